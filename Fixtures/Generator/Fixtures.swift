@@ -1,0 +1,1 @@
+// Deterministic EPM-like sales service generator (see Fixtures/README.md).

@@ -1,0 +1,62 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Layers (see docs/Architecture.md): CSodium/CLZ4 -> Engine; Model; -> CLI.
+// The engine imports no Foundation and no OData; the model knows nothing of storage.
+let package = Package(
+    name: "OfflineOData",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "OfflineODataEngine", targets: ["OfflineODataEngine"]),
+        .library(name: "OfflineODataModel", targets: ["OfflineODataModel"]),
+        .library(name: "OfflineODataFixtures", targets: ["OfflineODataFixtures"]),
+        .executable(name: "offline-odata", targets: ["offline-odata"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
+        .systemLibrary(
+            name: "CLZ4",
+            pkgConfig: "liblz4",
+            providers: [.apt(["liblz4-dev"]), .brew(["lz4"])]
+        ),
+        .target(
+            name: "OfflineODataEngine",
+            dependencies: ["CSodium", "CLZ4"]
+        ),
+        .target(name: "OfflineODataModel"),
+        .target(name: "OfflineODataFixtures", path: "Fixtures/Generator"),
+        .executableTarget(
+            name: "offline-odata",
+            dependencies: [
+                "OfflineODataEngine",
+                "OfflineODataModel",
+                "OfflineODataFixtures",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "OfflineODataEngineTests",
+            dependencies: [
+                "OfflineODataEngine",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "OfflineODataModelTests",
+            dependencies: [
+                "OfflineODataModel",
+                "OfflineODataFixtures",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

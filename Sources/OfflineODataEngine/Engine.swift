@@ -1,0 +1,1 @@
+// The storage engine: see docs/StorageFormat.md.
