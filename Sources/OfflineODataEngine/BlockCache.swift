@@ -1,0 +1,111 @@
+import Synchronization
+
+/// A sharded LRU cache of decoded blocks, bounded in bytes: the engine's memory for data
+/// read from run files never exceeds `capacity` (plus the blocks readers hold at the moment).
+final class BlockCache: Sendable {
+    private let shards: [Shard]
+    let capacity: Int
+
+    init(capacity: Int, shardCount: Int = 8) {
+        self.capacity = capacity
+        let per = max(capacity / shardCount, 64 << 10)
+        shards = (0..<shardCount).map { _ in Shard(capacity: per) }
+    }
+
+    static func key(file: UInt32, offset: UInt64) -> UInt64 { UInt64(file) << 40 | (offset & 0xFF_FFFF_FFFF) }
+
+    private func shard(_ key: UInt64) -> Shard {
+        let h = (key ^ (key >> 29)) &* 0x9E37_79B9_7F4A_7C15
+        return shards[Int(h >> 58) % shards.count]
+    }
+
+    func get(_ key: UInt64) -> Block? { shard(key).get(key) }
+
+    func insert(_ key: UInt64, _ block: Block) { shard(key).insert(key, block) }
+
+    func removeFile(_ file: UInt32) { for s in shards { s.removeFile(file) } }
+
+    var usedBytes: Int { shards.reduce(0) { $0 + $1.used } }
+
+    final class Shard: Sendable {
+        let state: Mutex<LRU>
+        init(capacity: Int) { state = Mutex(LRU(capacity: capacity)) }
+        func get(_ key: UInt64) -> Block? { state.withLock { $0.get(key) } }
+        func insert(_ key: UInt64, _ block: Block) { state.withLock { $0.insert(key, block) } }
+        func removeFile(_ file: UInt32) { state.withLock { $0.removeFile(file) } }
+        var used: Int { state.withLock { $0.used } }
+    }
+
+    /// Doubly linked list threaded through a slot array; no per-entry class allocations.
+    struct LRU: ~Copyable {
+        struct Slot { var key: UInt64; var block: Block?; var prev: Int; var next: Int }
+        var slots: [Slot] = []
+        var free: [Int] = []
+        var index: [UInt64: Int] = [:]
+        var head = -1  // most recent
+        var tail = -1  // least recent
+        var used = 0
+        let capacity: Int
+
+        init(capacity: Int) { self.capacity = capacity }
+
+        mutating func unlink(_ i: Int) {
+            let p = slots[i].prev, n = slots[i].next
+            if p >= 0 { slots[p].next = n } else { head = n }
+            if n >= 0 { slots[n].prev = p } else { tail = p }
+        }
+
+        mutating func pushFront(_ i: Int) {
+            slots[i].prev = -1
+            slots[i].next = head
+            if head >= 0 { slots[head].prev = i }
+            head = i
+            if tail < 0 { tail = i }
+        }
+
+        mutating func get(_ key: UInt64) -> Block? {
+            guard let i = index[key] else { return nil }
+            if head != i {
+                unlink(i)
+                pushFront(i)
+            }
+            return slots[i].block
+        }
+
+        mutating func insert(_ key: UInt64, _ block: Block) {
+            if let i = index[key] {
+                used -= slots[i].block?.memoryCost ?? 0
+                slots[i].block = block
+                used += block.memoryCost
+                unlink(i)
+                pushFront(i)
+            } else {
+                let i: Int
+                if let f = free.popLast() {
+                    i = f
+                    slots[i] = Slot(key: key, block: block, prev: -1, next: -1)
+                } else {
+                    i = slots.count
+                    slots.append(Slot(key: key, block: block, prev: -1, next: -1))
+                }
+                index[key] = i
+                used += block.memoryCost
+                pushFront(i)
+            }
+            while used > capacity, tail >= 0, tail != head { evict(tail) }
+        }
+
+        mutating func evict(_ i: Int) {
+            unlink(i)
+            used -= slots[i].block?.memoryCost ?? 0
+            index[slots[i].key] = nil
+            slots[i].block = nil
+            free.append(i)
+        }
+
+        mutating func removeFile(_ file: UInt32) {
+            let victims = index.filter { UInt32($0.key >> 40) == file }.map(\.value)
+            for i in victims { evict(i) }
+        }
+    }
+}

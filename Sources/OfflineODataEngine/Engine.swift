@@ -1,1 +1,0 @@
-// The storage engine: see docs/StorageFormat.md.

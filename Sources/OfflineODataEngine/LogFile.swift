@@ -1,0 +1,183 @@
+/// One operation of a commit, keyed by internal key (tree id prefix + user key).
+struct LogRecord: Sendable, Equatable {
+    var key: [UInt8]
+    /// nil = delete.
+    var value: [UInt8]?
+}
+
+/// Encodes commits as log frames (docs/StorageFormat.md, "Log files").
+enum LogEncoding {
+    static let opPut: UInt8 = 1
+    static let opDelete: UInt8 = 2
+
+    /// Splits a commit into frame payloads of at most `Format.maxCommitFrameRaw` bytes
+    /// (a single record larger than that gets a frame of its own).
+    static func payloads(sequence: UInt64, records: [LogRecord]) -> [[UInt8]] {
+        var result: [[UInt8]] = []
+        var w = ByteWriter(capacity: 64 << 10)
+        w.u64(sequence)
+        for r in records {
+            let size = r.key.count + (r.value?.count ?? 0) + 12
+            if w.bytes.count > 8 && w.bytes.count + size > Format.maxCommitFrameRaw {
+                result.append(w.bytes)
+                w = ByteWriter(capacity: 64 << 10)
+                w.u64(sequence)
+            }
+            w.u8(r.value == nil ? opDelete : opPut)
+            w.lengthPrefixed(r.key)
+            if let v = r.value { w.lengthPrefixed(v) }
+        }
+        result.append(w.bytes)
+        return result
+    }
+
+    static func decode(_ raw: [UInt8], file: String, offset: UInt64) throws(EngineError) -> (UInt64, [LogRecord]) {
+        var r = ByteReader(raw, context: "log frame", file: file, baseOffset: nil)
+        let seq = try r.u64()
+        var records: [LogRecord] = []
+        while !r.isAtEnd {
+            let op = try r.u8()
+            let key = try r.lengthPrefixed()
+            switch op {
+            case opPut: records.append(LogRecord(key: key, value: try r.lengthPrefixed()))
+            case opDelete: records.append(LogRecord(key: key, value: nil))
+            default: throw .corrupt("unknown log operation \(op)", file: file, offset: offset)
+            }
+        }
+        return (seq, records)
+    }
+}
+
+/// The active log: frames are appended, never rewritten. A log is never reopened for writing
+/// (each open starts a new one), so no (file, offset) pair is ever sealed twice.
+final class LogWriter: @unchecked Sendable {  // used only under the engine's writer lock
+    let fileNumber: UInt32
+    let name: String
+    private let file: any EngineFile
+    private let codec: FrameCodec
+    private(set) var size: UInt64
+
+    init(fs: any FileSystem, directory: String, fileNumber: UInt32, keys: KeyRing, compress: Bool, durable: Bool) throws(EngineError) {
+        self.fileNumber = fileNumber
+        name = FileNames.log(fileNumber)
+        let header = keys.newHeader(type: .log, fileNumber: fileNumber)
+        codec = keys.codec(for: header, fileName: name, compress: compress)
+        file = try fs.create(directory + "/" + name)
+        let bytes = header.encoded()
+        try file.write(bytes, at: 0)
+        size = UInt64(bytes.count)
+        if durable {
+            try file.sync()
+            try fs.syncDirectory(directory)
+        }
+    }
+
+    /// Appends a commit's frames (not yet synced).
+    func append(sequence: UInt64, records: [LogRecord]) throws(EngineError) {
+        let parts = LogEncoding.payloads(sequence: sequence, records: records)
+        var out: [UInt8] = []
+        var offset = size
+        for (i, part) in parts.enumerated() {
+            let kind: FrameKind = i == parts.count - 1 ? .commit : .commitPart
+            let before = out.count
+            part.withUnsafeBytes { codec.encode(kind: kind, raw: $0, offset: offset, into: &out) }
+            offset += UInt64(out.count - before)
+        }
+        try file.write(out, at: size)
+        size = offset
+    }
+
+    func sync() throws(EngineError) { try file.sync() }
+
+    func close() { file.close() }
+}
+
+/// Reads a log file frame by frame, applying complete commits in order.
+enum LogReplay {
+    struct Result {
+        /// End of the last complete commit.
+        var validEnd: UInt64
+        var fileSize: UInt64
+        var commits: Int
+        var lastSequence: UInt64?
+        /// Bytes after `validEnd` (a torn or incomplete tail).
+        var tornBytes: UInt64 { fileSize - validEnd }
+    }
+
+    /// `isLast`: the newest log, whose tail may be torn by a crash. Elsewhere any damage is
+    /// a typed corruption error naming file and offset.
+    static func replay(fs: any FileSystem, directory: String, fileNumber: UInt32, keys: KeyRing, isLast: Bool,
+                       apply: (UInt64, [LogRecord]) throws(EngineError) -> Void) throws(EngineError) -> Result {
+        let name = FileNames.log(fileNumber)
+        let file = try fs.open(directory + "/" + name, writable: false)
+        defer { file.close() }
+        let size = try file.size()
+        if size < UInt64(Format.fileHeaderSize) {
+            // A crash while the log was being created: nothing was committed in it.
+            if isLast { return Result(validEnd: 0, fileSize: size, commits: 0, lastSequence: nil) }
+            throw .corrupt("log file header truncated", file: name, offset: 0)
+        }
+        let header = try FileHeader.decode(try file.read(at: 0, count: Format.fileHeaderSize), expected: .log, file: name)
+        guard header.fileNumber == fileNumber else {
+            throw .corrupt("log header names file \(header.fileNumber)", file: name, offset: 12)
+        }
+        let codec = try keys.codecForExisting(header, fileName: name)
+        var offset = UInt64(Format.fileHeaderSize)
+        var result = Result(validEnd: offset, fileSize: size, commits: 0, lastSequence: nil)
+        var partial: [LogRecord] = []
+        var partialSequence: UInt64?
+
+        func tornOrCorrupt(_ error: EngineError, frameEnd: UInt64?) throws(EngineError) -> Bool {
+            guard isLast else { throw error }
+            if let frameEnd, frameEnd < size {
+                // Damage followed by more data is not a torn write unless the rest is zeros.
+                let rest = try file.read(at: offset, count: Int(min(size - offset, 1 << 24)))
+                if rest.contains(where: { $0 != 0 }) { throw error }
+            }
+            return true
+        }
+
+        while offset < size {
+            if size - offset < UInt64(Format.frameHeaderSize) {
+                _ = try tornOrCorrupt(.corrupt("log frame header truncated", file: name, offset: offset), frameEnd: nil)
+                break
+            }
+            let head = try file.read(at: offset, count: Format.frameHeaderSize)
+            guard let h = head.withUnsafeBytes({ FrameCodec.parseHeader($0) }),
+                  offset + UInt64(h.totalLength) <= size else {
+                _ = try tornOrCorrupt(.corrupt("log frame extends past end of file", file: name, offset: offset), frameEnd: nil)
+                break
+            }
+            let frame = try file.read(at: offset, count: h.totalLength)
+            let frameEnd = offset + UInt64(h.totalLength)
+            let decoded: (kind: UInt8, raw: [UInt8])
+            do {
+                decoded = try codec.decode(frame, offset: offset,
+                                           expecting: [FrameKind.commit.rawValue, FrameKind.commitPart.rawValue])
+            } catch {
+                _ = try tornOrCorrupt(error, frameEnd: frameEnd)
+                break
+            }
+            let (seq, records) = try LogEncoding.decode(decoded.raw, file: name, offset: offset)
+            if let partialSequence, partialSequence != seq {
+                throw .corrupt("commit \(partialSequence) is interrupted by commit \(seq)", file: name, offset: offset)
+            }
+            partial.append(contentsOf: records)
+            offset = frameEnd
+            if decoded.kind == FrameKind.commit.rawValue {
+                try apply(seq, partial)
+                partial.removeAll()
+                partialSequence = nil
+                result.validEnd = offset
+                result.commits += 1
+                result.lastSequence = seq
+            } else {
+                partialSequence = seq
+            }
+        }
+        if !partial.isEmpty && !isLast {
+            throw .corrupt("log ends inside a commit", file: name, offset: result.validEnd)
+        }
+        return result
+    }
+}

@@ -1,0 +1,352 @@
+/// Summary of a run, kept in its footer and in the manifest (docs/StorageFormat.md, "Run files").
+struct RunInfo: Sendable, Equatable {
+    var fileNumber: UInt32
+    var fileSize: UInt64
+    var entryCount: UInt64
+    var tombstoneCount: UInt64
+    var leafCount: UInt64
+    /// Sum of key and value bytes of every entry.
+    var rawBytes: UInt64
+    var height: Int
+    var minKey: [UInt8]
+    var maxKey: [UInt8]
+    var rootOffset: UInt64
+    var rootLength: Int
+
+    func encodeFooter() -> [UInt8] {
+        var w = ByteWriter()
+        w.u64(rootOffset)
+        w.u32(UInt32(rootLength))
+        w.u8(UInt8(height))
+        w.u64(entryCount)
+        w.u64(tombstoneCount)
+        w.u64(leafCount)
+        w.u64(rawBytes)
+        w.lengthPrefixed(minKey)
+        w.lengthPrefixed(maxKey)
+        return w.bytes
+    }
+
+    static func decodeFooter(_ raw: [UInt8], fileNumber: UInt32, fileSize: UInt64, file: String) throws(EngineError) -> RunInfo {
+        var r = ByteReader(raw, context: "run footer", file: file)
+        let rootOffset = try r.u64()
+        let rootLength = Int(try r.u32())
+        let height = Int(try r.u8())
+        let entries = try r.u64()
+        let tombstones = try r.u64()
+        let leaves = try r.u64()
+        let rawBytes = try r.u64()
+        let minKey = try r.lengthPrefixed()
+        let maxKey = try r.lengthPrefixed()
+        guard height >= 1, height <= 32, rootOffset + UInt64(rootLength) <= fileSize else {
+            throw .corrupt("run footer has an invalid root pointer or height", file: file, offset: nil)
+        }
+        return RunInfo(fileNumber: fileNumber, fileSize: fileSize, entryCount: entries, tombstoneCount: tombstones,
+                       leafCount: leaves, rawBytes: rawBytes, height: height, minKey: minKey, maxKey: maxKey,
+                       rootOffset: rootOffset, rootLength: rootLength)
+    }
+}
+
+/// Writes one immutable run: sorted entries into leaf blocks, a B+tree of index blocks above
+/// them, a footer frame and a plaintext trailer pointing at the footer.
+final class RunWriter: @unchecked Sendable {  // owned by one flush at a time
+    let fileNumber: UInt32
+    let name: String
+    private let path: String
+    private let fs: any FileSystem
+    private let file: any EngineFile
+    private let codec: FrameCodec
+    private let blockSize: Int
+    private var pending: [UInt8] = []
+    private var written: UInt64 = 0
+    private var leaf: BlockBuilder
+    private var levels: [BlockBuilder] = []
+    private var levelBlockCounts: [Int] = []
+    private var lastKey: [UInt8] = []
+    private var info: RunInfo
+
+    init(fs: any FileSystem, directory: String, fileNumber: UInt32, keys: KeyRing, compress: Bool, blockSize: Int) throws(EngineError) {
+        self.fs = fs
+        self.fileNumber = fileNumber
+        self.name = FileNames.run(fileNumber)
+        self.path = directory + "/" + name
+        self.blockSize = blockSize
+        let header = keys.newHeader(type: .run, fileNumber: fileNumber)
+        codec = keys.codec(for: header, fileName: name, compress: compress)
+        file = try fs.create(path)
+        pending = header.encoded()
+        leaf = BlockBuilder(isLeaf: true, capacity: blockSize)
+        info = RunInfo(fileNumber: fileNumber, fileSize: 0, entryCount: 0, tombstoneCount: 0, leafCount: 0, rawBytes: 0,
+                       height: 1, minKey: [], maxKey: [], rootOffset: 0, rootLength: 0)
+    }
+
+    var entryCount: UInt64 { info.entryCount }
+
+    /// Adds the next entry; keys must arrive strictly increasing. `value == nil` is a tombstone.
+    func add(key: [UInt8], value: [UInt8]?) throws(EngineError) {
+        if info.entryCount == 0 { info.minKey = key }
+        info.entryCount += 1
+        info.rawBytes += UInt64(key.count + (value?.count ?? 0))
+        if value == nil { info.tombstoneCount += 1 }
+        key.withUnsafeBytes { k in
+            if let value {
+                value.withUnsafeBytes { leaf.addLeaf(key: k, value: $0) }
+            } else {
+                leaf.addLeaf(key: k, value: nil)
+            }
+        }
+        lastKey = key
+        if leaf.estimatedSize >= blockSize { try flushLeaf() }
+    }
+
+    private func emit(kind: FrameKind, raw: [UInt8]) throws(EngineError) -> (UInt64, Int) {
+        let offset = written + UInt64(pending.count)
+        let before = pending.count
+        raw.withUnsafeBytes { codec.encode(kind: kind, raw: $0, offset: offset, into: &pending) }
+        let length = pending.count - before
+        if pending.count >= 1 << 20 { try flushPending() }
+        return (offset, length)
+    }
+
+    private func flushPending() throws(EngineError) {
+        guard !pending.isEmpty else { return }
+        try file.write(pending, at: written)
+        written += UInt64(pending.count)
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    private func flushLeaf() throws(EngineError) {
+        guard !leaf.isEmpty else { return }
+        let (offset, length) = try emit(kind: .runLeaf, raw: leaf.finish())
+        info.leafCount += 1
+        try addToIndex(level: 0, lastKey: lastKey, offset: offset, length: length)
+    }
+
+    private func addToIndex(level: Int, lastKey: [UInt8], offset: UInt64, length: Int) throws(EngineError) {
+        if levels.count <= level {
+            levels.append(BlockBuilder(isLeaf: false, capacity: blockSize))
+            levelBlockCounts.append(0)
+        }
+        levels[level].addIndex(lastKey: lastKey, childOffset: offset, childLength: length)
+        if levels[level].estimatedSize >= blockSize { try flushIndex(level: level, lastKey: lastKey) }
+    }
+
+    private func flushIndex(level: Int, lastKey: [UInt8]) throws(EngineError) {
+        guard !levels[level].isEmpty else { return }
+        let (offset, length) = try emit(kind: .runIndex, raw: levels[level].finish())
+        levelBlockCounts[level] += 1
+        try addToIndex(level: level + 1, lastKey: lastKey, offset: offset, length: length)
+    }
+
+    /// Writes the index levels, footer and trailer, syncs, and returns the run's summary.
+    func finish() throws(EngineError) -> RunInfo {
+        try flushLeaf()
+        info.maxKey = lastKey
+        if info.leafCount == 1 && levels.count == 1 {
+            // A single leaf is its own root.
+            let leafOnly = levels[0].finish()
+            var r = ByteReader(leafOnly, context: "index", file: name)
+            _ = try r.lengthPrefixed()
+            info.rootOffset = try r.u64()
+            info.rootLength = Int(try r.u32())
+            info.height = 1
+        } else {
+            var level = 0
+            while level < levels.count {
+                let isTop = level == levels.count - 1
+                if isTop && levelBlockCounts[level] == 0 {
+                    let (offset, length) = try emit(kind: .runIndex, raw: levels[level].finish())
+                    info.rootOffset = offset
+                    info.rootLength = length
+                    info.height = level + 2
+                    break
+                }
+                try flushIndex(level: level, lastKey: lastKey)
+                level += 1
+            }
+        }
+        let (footerOffset, footerLength) = try emit(kind: .runFooter, raw: info.encodeFooter())
+        var trailer = ByteWriter(capacity: Format.runTrailerSize)
+        trailer.u64(footerOffset)
+        trailer.u32(UInt32(footerLength))
+        trailer.u32(Format.runTrailerMagic)
+        pending.append(contentsOf: trailer.bytes)
+        try flushPending()
+        try file.sync()
+        info.fileSize = written
+        file.close()
+        return info
+    }
+
+    func abandon() {
+        file.close()
+        try? fs.remove(path)
+    }
+}
+
+/// An open, immutable run file.
+final class RunFile: @unchecked Sendable {
+    // Immutable after open; `EngineFile.read` is thread-safe (pread).
+    let info: RunInfo
+    let name: String
+    private let file: any EngineFile
+    private let codec: FrameCodec
+    private let cache: BlockCache
+
+    var number: UInt32 { info.fileNumber }
+
+    private init(info: RunInfo, name: String, file: any EngineFile, codec: FrameCodec, cache: BlockCache) {
+        self.info = info
+        self.name = name
+        self.file = file
+        self.codec = codec
+        self.cache = cache
+    }
+
+    deinit { file.close() }
+
+    static func open(fs: any FileSystem, directory: String, fileNumber: UInt32, keys: KeyRing, cache: BlockCache) throws(EngineError) -> RunFile {
+        let name = FileNames.run(fileNumber)
+        let file = try fs.open(directory + "/" + name, writable: false)
+        let size = try file.size()
+        guard size >= UInt64(Format.fileHeaderSize + Format.runTrailerSize) else {
+            throw .corrupt("run file truncated (\(size) bytes)", file: name, offset: 0)
+        }
+        let header = try FileHeader.decode(try file.read(at: 0, count: Format.fileHeaderSize), expected: .run, file: name)
+        guard header.fileNumber == fileNumber else {
+            throw .corrupt("run file header names file \(header.fileNumber)", file: name, offset: 12)
+        }
+        let codec = try keys.codecForExisting(header, fileName: name)
+        let trailerOffset = size - UInt64(Format.runTrailerSize)
+        let trailer = try file.read(at: trailerOffset, count: Format.runTrailerSize)
+        var r = ByteReader(trailer, context: "run trailer", file: name, baseOffset: trailerOffset)
+        let footerOffset = try r.u64()
+        let footerLength = Int(try r.u32())
+        guard try r.u32() == Format.runTrailerMagic, footerOffset + UInt64(footerLength) <= trailerOffset,
+              footerLength <= Format.maxFramePayload + Format.frameHeaderSize else {
+            throw .corrupt("run trailer is damaged", file: name, offset: trailerOffset)
+        }
+        let frame = try file.read(at: footerOffset, count: footerLength)
+        let (_, raw) = try codec.decode(frame, offset: footerOffset, expecting: [FrameKind.runFooter.rawValue])
+        let info = try RunInfo.decodeFooter(raw, fileNumber: fileNumber, fileSize: size, file: name)
+        return RunFile(info: info, name: name, file: file, codec: codec, cache: cache)
+    }
+
+    /// Loads (through the cache) the block at a child pointer.
+    func block(at offset: UInt64, length: Int, leaf: Bool) throws(EngineError) -> Block {
+        let key = BlockCache.key(file: info.fileNumber, offset: offset)
+        if let b = cache.get(key) { return b }
+        guard length >= Format.frameHeaderSize, offset + UInt64(length) <= info.fileSize else {
+            throw .corrupt("block pointer out of range", file: name, offset: offset)
+        }
+        let frame = try file.read(at: offset, count: length)
+        let kind = leaf ? FrameKind.runLeaf : FrameKind.runIndex
+        let (_, raw) = try codec.decode(frame, offset: offset, expecting: [kind.rawValue])
+        let block = try Block(data: raw, isLeaf: leaf, file: name, offset: offset)
+        cache.insert(key, block)
+        return block
+    }
+
+    var root: (offset: UInt64, length: Int) { (info.rootOffset, info.rootLength) }
+
+    func mayContain(_ key: [UInt8]) -> Bool {
+        info.entryCount > 0 && compareBytes(key, info.minKey) >= 0 && compareBytes(key, info.maxKey) <= 0
+    }
+
+    func get(_ key: [UInt8]) throws(EngineError) -> MemTable.Lookup {
+        guard mayContain(key) else { return .absent }
+        var pointer = root
+        var level = info.height - 1
+        while level > 0 {
+            let b = try block(at: pointer.offset, length: pointer.length, leaf: false)
+            let i = b.lowerBound(key)
+            guard i < b.count else { return .absent }
+            pointer = b.child(i)
+            level -= 1
+        }
+        let leaf = try block(at: pointer.offset, length: pointer.length, leaf: true)
+        let i = leaf.lowerBound(key)
+        guard i < leaf.count, key.withUnsafeBytes({ leaf.compare(i, $0) }) == 0 else { return .absent }
+        if let v = leaf.value(i) { return .value(v) }
+        return .tombstone
+    }
+}
+
+/// Bidirectional cursor over a run.
+struct RunCursor {
+    let run: RunFile
+    /// From the root (index 0) down to the leaf.
+    private var path: [(block: Block, index: Int)] = []
+
+    init(run: RunFile) { self.run = run }
+
+    var isValid: Bool {
+        guard let last = path.last, path.count == run.info.height else { return false }
+        return last.index >= 0 && last.index < last.block.count
+    }
+
+    var key: [UInt8] { path[path.count - 1].block.key(path[path.count - 1].index) }
+    var value: [UInt8]? { path[path.count - 1].block.value(path[path.count - 1].index) }
+    var leafBlock: Block { path[path.count - 1].block }
+    var leafIndex: Int { path[path.count - 1].index }
+
+    private func load(_ pointer: (offset: UInt64, length: Int), depth: Int) throws(EngineError) -> Block {
+        try run.block(at: pointer.offset, length: pointer.length, leaf: depth == run.info.height - 1)
+    }
+
+    mutating func seek(_ key: [UInt8]) throws(EngineError) {
+        path.removeAll(keepingCapacity: true)
+        guard run.info.entryCount > 0 else { return }
+        var pointer = run.root
+        for depth in 0..<run.info.height {
+            let b = try load(pointer, depth: depth)
+            let i = b.lowerBound(key)
+            path.append((b, i))
+            if i >= b.count { path.removeAll(); return }
+            if depth < run.info.height - 1 { pointer = b.child(i) }
+        }
+    }
+
+    mutating func seekToFirst() throws(EngineError) {
+        try seek(run.info.minKey)
+    }
+
+    mutating func seekToLast() throws(EngineError) {
+        path.removeAll(keepingCapacity: true)
+        guard run.info.entryCount > 0 else { return }
+        var pointer = run.root
+        for depth in 0..<run.info.height {
+            let b = try load(pointer, depth: depth)
+            path.append((b, b.count - 1))
+            if depth < run.info.height - 1 { pointer = b.child(b.count - 1) }
+        }
+    }
+
+    /// Last entry ≤ key.
+    mutating func seekForPrev(_ key: [UInt8]) throws(EngineError) {
+        try seek(key)
+        if !isValid { try seekToLast(); return }
+        if self.key.withUnsafeBytes({ k in key.withUnsafeBytes { compareBytes(k, $0) } }) > 0 { try previous() }
+    }
+
+    mutating func next() throws(EngineError) { try step(1) }
+    mutating func previous() throws(EngineError) { try step(-1) }
+
+    private mutating func step(_ delta: Int) throws(EngineError) {
+        guard !path.isEmpty else { return }
+        var depth = path.count - 1
+        path[depth].index += delta
+        // Climb while the position fell off its block.
+        while path[depth].index < 0 || path[depth].index >= path[depth].block.count {
+            if depth == 0 { path.removeAll(); return }
+            depth -= 1
+            path[depth].index += delta
+        }
+        // Descend to the leaf along the first (forward) or last (backward) children.
+        while depth < run.info.height - 1 {
+            let b = try load(path[depth].block.child(path[depth].index), depth: depth + 1)
+            path[depth + 1] = (b, delta > 0 ? 0 : b.count - 1)
+            depth += 1
+        }
+    }
+}

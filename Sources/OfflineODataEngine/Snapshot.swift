@@ -1,0 +1,124 @@
+/// A consistent, read-only view of the store at one commit. Later commits, flushes and
+/// compactions do not change what a snapshot sees. Cheap to take; hold it only as long as
+/// needed (it keeps the files and memory of its point in time alive).
+public struct Snapshot: @unchecked Sendable {
+    // Memtables are immutable once captured (copy-on-write); runs are immutable files.
+    let mems: [MemTable]  // newest first
+    let runs: [RunFile]  // newest first
+    /// The sequence number of the last commit this snapshot includes.
+    public let sequence: UInt64
+
+    public func get(_ key: [UInt8], in tree: Tree) throws(EngineError) -> [UInt8]? {
+        try getInternal(tree.internalKey(key))
+    }
+
+    public func contains(_ key: [UInt8], in tree: Tree) throws(EngineError) -> Bool {
+        try get(key, in: tree) != nil
+    }
+
+    func getInternal(_ k: [UInt8]) throws(EngineError) -> [UInt8]? {
+        for m in mems {
+            switch m.get(k) {
+            case .value(let v): return v
+            case .tombstone: return nil
+            case .absent: continue
+            }
+        }
+        for r in runs {
+            switch try r.get(k) {
+            case .value(let v): return v
+            case .tombstone: return nil
+            case .absent: continue
+            }
+        }
+        return nil
+    }
+
+    func mergeCursor(forward: Bool, includeTombstones: Bool = false) -> MergeCursor {
+        var sources: [SourceCursor] = mems.map { .mem($0.cursor()) }
+        sources += runs.map { .run(RunCursor(run: $0)) }
+        return MergeCursor(sources: sources, forward: forward, includeTombstones: includeTombstones)
+    }
+
+    /// A cursor over `tree` from `start` (inclusive; nil = the first key, or the last key when
+    /// `reverse`) up to `end` (exclusive; nil = the tree's end).
+    public func cursor(in tree: Tree, from start: [UInt8]? = nil, to end: [UInt8]? = nil, reverse: Bool = false)
+        throws(EngineError) -> KeyValueCursor
+    {
+        var merge = mergeCursor(forward: !reverse)
+        let lower = tree.internalKey(reverse ? (end ?? []) : (start ?? []))
+        if reverse {
+            // Start at the last key < end (or the tree's last key).
+            let from = end.map { tree.internalKey($0) } ?? tree.upperBound
+            try merge.seek(from)
+            if merge.isValid && compareBytes(merge.key, from) >= 0 { try merge.next() }
+            let floor = start.map { tree.internalKey($0) } ?? tree.prefix
+            return KeyValueCursor(merge: merge, prefixLength: 4, stopBelow: floor, stopAtOrAbove: nil)
+        }
+        try merge.seek(lower)
+        return KeyValueCursor(merge: merge, prefixLength: 4, stopBelow: nil,
+                              stopAtOrAbove: end.map { tree.internalKey($0) } ?? tree.upperBound)
+    }
+
+    /// Calls `body` for each entry in order until it returns false.
+    public func scan(in tree: Tree, from start: [UInt8]? = nil, to end: [UInt8]? = nil, reverse: Bool = false,
+                     _ body: (_ key: [UInt8], _ value: [UInt8]) throws -> Bool) throws {
+        var c = try cursor(in: tree, from: start, to: end, reverse: reverse)
+        while let (k, v) = try c.next() {
+            if try !body(k, v) { return }
+        }
+    }
+
+    /// Entries whose key starts with `prefix`.
+    public func scan(in tree: Tree, prefix: [UInt8], reverse: Bool = false,
+                     _ body: (_ key: [UInt8], _ value: [UInt8]) throws -> Bool) throws {
+        try scan(in: tree, from: prefix, to: Self.prefixEnd(prefix), reverse: reverse, body)
+    }
+
+    /// Number of entries in `tree` (a scan).
+    public func count(in tree: Tree) throws(EngineError) -> Int {
+        var c = try cursor(in: tree)
+        var n = 0
+        while try c.next() != nil { n += 1 }
+        return n
+    }
+
+    /// The smallest key greater than every key with this prefix; nil when there is none.
+    static func prefixEnd(_ prefix: [UInt8]) -> [UInt8]? {
+        var p = prefix
+        while let last = p.last {
+            if last < 0xFF {
+                p[p.count - 1] = last + 1
+                return p
+            }
+            p.removeLast()
+        }
+        return nil
+    }
+}
+
+/// Steps through a range of one tree. Not thread-safe: use one cursor per task.
+public struct KeyValueCursor {
+    var merge: MergeCursor
+    let prefixLength: Int
+    let stopBelow: [UInt8]?
+    let stopAtOrAbove: [UInt8]?
+    private var started = false
+
+    init(merge: MergeCursor, prefixLength: Int, stopBelow: [UInt8]?, stopAtOrAbove: [UInt8]?) {
+        self.merge = merge
+        self.prefixLength = prefixLength
+        self.stopBelow = stopBelow
+        self.stopAtOrAbove = stopAtOrAbove
+    }
+
+    /// The next entry (user key without the tree prefix, value), or nil at the end of the range.
+    public mutating func next() throws(EngineError) -> (key: [UInt8], value: [UInt8])? {
+        if started { try merge.next() } else { started = true }
+        guard merge.isValid, let value = merge.value else { return nil }
+        let k = merge.key
+        if let stopAtOrAbove, compareBytes(k, stopAtOrAbove) >= 0 { return nil }
+        if let stopBelow, compareBytes(k, stopBelow) < 0 { return nil }
+        return (Array(k[prefixLength...]), value)
+    }
+}

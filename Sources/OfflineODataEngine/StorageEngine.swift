@@ -1,0 +1,331 @@
+import Dispatch
+import Synchronization
+
+/// An open store: an encrypted, compressed, crash-safe, append-only key-value engine with
+/// named ordered trees (docs/StorageFormat.md describes every byte it writes).
+///
+/// Thread-safe. Many readers run concurrently with one writer at a time; commits from several
+/// threads are grouped into one log write and one sync (group commit). Memtables are flushed
+/// into immutable runs, and runs merged, on a background queue while reads and writes go on.
+public final class StorageEngine: Sendable {
+    public let directory: String
+    let options: EngineOptions
+    let fs: any FileSystem
+    let keys: KeyRing
+    let cache: BlockCache
+    private let lockFile: any EngineFile
+
+    let state: Mutex<State>
+    private let writer: Mutex<WriterState>
+    private let queue = Mutex<[PendingCommit]>([])
+    let fileNumbers: Mutex<UInt32>
+    let flushQueue = DispatchQueue(label: "OfflineODataEngine.flush")
+    let flushGroup = DispatchGroup()
+
+    struct State: ~Copyable {
+        var active = MemTable()
+        var frozen: MemTable?
+        var runs: [RunFile] = []
+        var manifest: ManifestData
+        /// Last commit applied (visible to readers).
+        var sequence: UInt64 = 0
+        /// Last commit in the frozen memtable (what its flush makes durable in a run).
+        var frozenSequence: UInt64 = 0
+        var trees: [String: UInt32] = [:]
+        var nextTreeID: UInt32 = 1
+        var closed = false
+        /// After a failed write or sync the store refuses writes until reopened.
+        var failure: EngineError?
+        var statistics = EngineCounters()
+    }
+
+    struct WriterState: ~Copyable {
+        var log: LogWriter?
+    }
+
+    final class PendingCommit: @unchecked Sendable {
+        // Written by the group leader while it holds the writer lock; read after that.
+        let records: [LogRecord]
+        var done = false
+        var error: EngineError?
+        var sequence: UInt64 = 0
+        init(records: [LogRecord]) { self.records = records }
+    }
+
+    init(directory: String, options: EngineOptions, keys: KeyRing, lockFile: any EngineFile, manifest: ManifestData,
+         runs: [RunFile], active: MemTable, sequence: UInt64, nextFileNumber: UInt32, cache: BlockCache) {
+        self.directory = directory
+        self.options = options
+        self.fs = options.fileSystem
+        self.keys = keys
+        self.lockFile = lockFile
+        self.cache = cache
+        var s = State(manifest: manifest)
+        s.runs = runs
+        s.active = active
+        s.sequence = sequence
+        s.frozenSequence = sequence
+        state = Mutex(s)
+        writer = Mutex(WriterState())
+        fileNumbers = Mutex(nextFileNumber)
+    }
+
+    func allocateFileNumber() -> UInt32 {
+        fileNumbers.withLock { n in
+            defer { n += 1 }
+            return n
+        }
+    }
+
+    // MARK: Reading
+
+    /// A consistent view of the store as of the last completed commit.
+    public func snapshot() throws(EngineError) -> Snapshot {
+        try state.withLock { s throws(EngineError) -> Snapshot in
+            if s.closed { throw EngineError(.storeClosed, "the store is closed") }
+            var mems = [s.active]
+            if let f = s.frozen { mems.append(f) }
+            return Snapshot(mems: mems, runs: s.runs, sequence: s.sequence)
+        }
+    }
+
+    /// Runs `body` against one snapshot.
+    public func read<T>(_ body: (Snapshot) throws -> T) throws -> T {
+        try body(try snapshot())
+    }
+
+    public func get(_ key: [UInt8], in tree: Tree) throws(EngineError) -> [UInt8]? {
+        try snapshot().get(key, in: tree)
+    }
+
+    // MARK: Trees
+
+    /// The tree with this name, created (durably, in its own commit) if it does not exist.
+    public func tree(_ name: String) throws(EngineError) -> Tree {
+        let bytes = Array(name.utf8)
+        guard !bytes.isEmpty, bytes.count <= 255 else {
+            throw EngineError(.invalidArgument, "a tree name must be 1…255 bytes of UTF-8, got \(bytes.count)")
+        }
+        if let id = try existingTreeID(name) { return Tree(name: name, id: id) }
+        // Serialize creation: under the writer lock, check again, then commit the catalog entry.
+        return try writer.withLock { w throws(EngineError) -> Tree in
+            if let id = try existingTreeID(name) { return Tree(name: name, id: id) }
+            let id = state.withLock { $0.nextTreeID }
+            var value = ByteWriter()
+            value.u32(id)
+            let pending = PendingCommit(records: [LogRecord(key: Tree.catalog.internalKey(bytes), value: value.bytes)])
+            try processGroup([pending], &w)
+            if let e = pending.error { throw e }
+            return Tree(name: name, id: id)
+        }
+    }
+
+    /// The tree with this name if it exists.
+    public func existingTree(_ name: String) throws(EngineError) -> Tree? {
+        try existingTreeID(name).map { Tree(name: name, id: $0) }
+    }
+
+    public func treeNames() throws(EngineError) -> [String] {
+        try state.withLock { s throws(EngineError) in
+            if s.closed { throw EngineError(.storeClosed, "the store is closed") }
+            return s.trees.keys.sorted()
+        }
+    }
+
+    private func existingTreeID(_ name: String) throws(EngineError) -> UInt32? {
+        try state.withLock { s throws(EngineError) in
+            if s.closed { throw EngineError(.storeClosed, "the store is closed") }
+            return s.trees[name]
+        }
+    }
+
+    /// Applies a catalog record to the in-memory name → id map.
+    static func noteCatalog(_ record: LogRecord, into s: inout State) {
+        guard record.key.count > 4, record.key[0] == 0, record.key[1] == 0, record.key[2] == 0, record.key[3] == 0,
+              let v = record.value, v.count == 4 else { return }
+        let id = UInt32(v[0]) | UInt32(v[1]) << 8 | UInt32(v[2]) << 16 | UInt32(v[3]) << 24
+        s.trees[String(decoding: record.key[4...], as: UTF8.self)] = id
+        s.nextTreeID = max(s.nextTreeID, id + 1)
+    }
+
+    // MARK: Writing
+
+    /// Applies the writes of `body` atomically: all or none, visible to readers together.
+    @discardableResult
+    public func write(_ body: (inout WriteBatch) throws -> Void) throws -> UInt64 {
+        var batch = WriteBatch()
+        try body(&batch)
+        return try commit(batch)
+    }
+
+    /// Commits a batch; returns its sequence number. With `.full` durability the batch is on
+    /// stable storage when this returns.
+    @discardableResult
+    public func commit(_ batch: WriteBatch) throws(EngineError) -> UInt64 {
+        try batch.validate()
+        if batch.isEmpty { return state.withLock { $0.sequence } }
+        if batch.records.contains(where: { $0.key.starts(with: [0, 0, 0, 0]) }) {
+            throw EngineError(.invalidArgument, "the catalog tree cannot be written directly")
+        }
+        let pending = PendingCommit(records: batch.records)
+        queue.withLock { $0.append(pending) }
+        try writer.withLock { w throws(EngineError) in
+            if pending.done { return }
+            let group = queue.withLock { q in
+                defer { q.removeAll(keepingCapacity: true) }
+                return q
+            }
+            try processGroup(group, &w)
+        }
+        if let e = pending.error { throw e }
+        return pending.sequence
+    }
+
+    /// Group commit, run by the writer-lock holder:
+    /// 1. refuse if the store failed or closed;
+    /// 2. append every commit's frames to the log;
+    /// 3. one sync for the group (`.full`);
+    /// 4. apply to the memtable and publish to readers;
+    /// 5. freeze and flush the memtable when it is full.
+    private func processGroup(_ group: [PendingCommit], _ w: inout WriterState) throws(EngineError) {
+        func finish(_ error: EngineError?) {
+            for p in group {
+                p.error = error
+                p.done = true
+            }
+        }
+        // 1.
+        let blocked: EngineError? = state.withLock { s in
+            if s.closed { return EngineError(.storeClosed, "the store is closed") }
+            return s.failure
+        }
+        if let blocked { finish(blocked); return }
+        var sequence = state.withLock { $0.sequence }
+        do {
+            // 2.
+            let log = try currentLog(&w)
+            for p in group {
+                sequence += 1
+                p.sequence = sequence
+                try log.append(sequence: sequence, records: p.records)
+            }
+            // 3.
+            if options.durability == .full { try log.sync() }
+        } catch {
+            state.withLock { $0.failure = error }
+            finish(error)
+            return
+        }
+        // 4.
+        let needsFlush = state.withLock { s -> Bool in
+            for p in group {
+                for r in p.records {
+                    s.active.set(r.key, r.value)
+                    if r.key.starts(with: [0, 0, 0, 0]) { Self.noteCatalog(r, into: &s) }
+                }
+                s.statistics.commits += 1
+            }
+            s.sequence = sequence
+            return s.active.byteSize >= options.memTableSize
+        }
+        finish(nil)
+        // 5.
+        if needsFlush { try? freezeAndFlush(&w, full: false) }
+    }
+
+    private func currentLog(_ w: inout WriterState) throws(EngineError) -> LogWriter {
+        if let log = w.log { return log }
+        let log = try LogWriter(fs: fs, directory: directory, fileNumber: allocateFileNumber(), keys: keys,
+                                compress: options.compression, durable: options.durability == .full)
+        w.log = log
+        return log
+    }
+
+    /// Moves the active memtable aside and flushes it on the background queue; later commits go
+    /// to a new log. Waits first if the previous flush is still running (back-pressure).
+    func freezeAndFlush(_ w: inout WriterState, full: Bool) throws(EngineError) {
+        flushGroup.wait()
+        if let failure = state.withLock({ $0.failure }) { throw failure }
+        // The next log's number is the boundary: logs before it are covered by the flush.
+        let boundary = allocateFileNumber()
+        if let log = w.log {
+            if options.durability == .relaxed { try? log.sync() }
+            log.close()
+            w.log = nil
+        }
+        let frozen = state.withLock { s -> MemTable in
+            let f = s.active
+            s.frozen = f
+            s.frozenSequence = s.sequence
+            s.active = MemTable()
+            return f
+        }
+        flushGroup.enter()
+        flushQueue.async { [self] in
+            defer { flushGroup.leave() }
+            do throws(EngineError) {
+                try runFlush(frozen: frozen, boundary: boundary, full: full, cancel: nil, progress: nil)
+            } catch {
+                state.withLock { s in
+                    if s.failure == nil { s.failure = error }
+                }
+            }
+        }
+    }
+
+    func withWriterLock<T>(_ body: (inout WriterState) throws(EngineError) -> T) throws(EngineError) -> T {
+        try writer.withLock { w throws(EngineError) -> T in try body(&w) }
+    }
+
+    // MARK: Lifecycle
+
+    /// Flushes what is in memory into a run (so the next open replays nothing), waits for
+    /// background work, releases the lock and wipes key material. Idempotent.
+    public func close() throws(EngineError) {
+        var firstError: EngineError?
+        writer.withLock { w in
+            let (alreadyClosed, failed, hasData) = state.withLock { s in (s.closed, s.failure != nil, !s.active.isEmpty) }
+            if alreadyClosed { return }
+            if hasData && !failed {
+                do throws(EngineError) {
+                    try freezeAndFlush(&w, full: false)
+                } catch {
+                    firstError = error
+                }
+            }
+            flushGroup.wait()
+            if let log = w.log {
+                if !failed, options.durability == .relaxed {
+                    do throws(EngineError) { try log.sync() } catch { firstError = firstError ?? error }
+                }
+                log.close()
+                w.log = nil
+            }
+            state.withLock { s in
+                if firstError == nil, let f = s.failure, !failed { firstError = f }
+                s.closed = true
+                s.runs = []
+                s.frozen = nil
+                s.active = MemTable()
+            }
+        }
+        lockFile.close()
+        keys.wipe()
+        if let firstError { throw firstError }
+    }
+
+    deinit {
+        try? close()
+    }
+
+    /// Test hook: whether the data key has been wiped.
+    var keyMaterialWiped: Bool { keys.isWiped }
+}
+
+/// Running totals for `stats`.
+struct EngineCounters: Sendable {
+    var commits: UInt64 = 0
+    var flushes: UInt64 = 0
+    var compactions: UInt64 = 0
+    var bytesWritten: UInt64 = 0
+}
