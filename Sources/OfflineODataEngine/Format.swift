@@ -8,7 +8,7 @@ enum Format {
     /// File header size (docs/StorageFormat.md, "File header").
     static let fileHeaderSize = 48
     /// Frame header size (docs/StorageFormat.md, "Frames").
-    static let frameHeaderSize = 16
+    static let frameHeaderSize = 20
     /// Largest stored payload of one frame; anything larger is treated as damage.
     static let maxFramePayload = 1 << 28
     /// Manifest key block size (docs/StorageFormat.md, "Manifest").

@@ -11,6 +11,7 @@ struct FrameCodec: Sendable {
         var kind: UInt8
         var flags: UInt8
         var rawLength: Int
+        /// CRC-32C of the payload (the header has its own, checked by `parseHeader`).
         var crc: UInt32
         var totalLength: Int { Format.frameHeaderSize + payloadLength }
     }
@@ -35,8 +36,9 @@ struct FrameCodec: Sendable {
         h.u8(flags)
         h.u16(0)
         h.u32(UInt32(raw.count))
+        h.u32(CRC32C.checksum(h.bytes))
         out.append(contentsOf: h.bytes)
-        out.append(contentsOf: [0, 0, 0, 0])  // crc, filled below
+        out.append(contentsOf: [0, 0, 0, 0])  // payload crc, filled below
         let payloadStart = out.count
         func emit(_ body: UnsafeRawBufferPointer) {
             if let cipher {
@@ -46,9 +48,8 @@ struct FrameCodec: Sendable {
             }
         }
         if let compressed { compressed.withUnsafeBytes { emit($0) } } else { emit(raw) }
-        var crc = h.bytes.withUnsafeBytes { CRC32C.update(0, UnsafeRawBufferPointer(rebasing: $0[0..<12])) }
-        crc = out.withUnsafeBytes { CRC32C.update(crc, UnsafeRawBufferPointer(rebasing: $0[payloadStart...])) }
-        for i in 0..<4 { out[start + 12 + i] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * i)) }
+        let crc = out.withUnsafeBytes { CRC32C.update(0, UnsafeRawBufferPointer(rebasing: $0[payloadStart...])) }
+        for i in 0..<4 { out[start + 16 + i] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * i)) }
     }
 
     func encode(kind: FrameKind, raw: [UInt8], offset: UInt64) -> [UInt8] {
@@ -58,12 +59,14 @@ struct FrameCodec: Sendable {
         return out
     }
 
+    /// The header if its own checksum verifies (so its length can be trusted), else nil.
     static func parseHeader(_ bytes: UnsafeRawBufferPointer) -> Header? {
         guard bytes.count >= Format.frameHeaderSize else { return nil }
+        guard CRC32C.update(0, UnsafeRawBufferPointer(rebasing: bytes[0..<12])) == readU32LE(bytes, 12) else { return nil }
         let length = Int(readU32LE(bytes, 0))
         guard length <= Format.maxFramePayload else { return nil }
         return Header(payloadLength: length, kind: bytes[4], flags: bytes[5],
-                      rawLength: Int(readU32LE(bytes, 8)), crc: readU32LE(bytes, 12))
+                      rawLength: Int(readU32LE(bytes, 8)), crc: readU32LE(bytes, 16))
     }
 
     /// Verifies and opens a complete frame (header + payload) read from `offset`.
@@ -85,15 +88,13 @@ struct FrameCodec: Sendable {
         throws(EngineError) -> (kind: UInt8, raw: [UInt8])
     {
         guard let h = Self.parseHeader(frame) else {
-            throw .corrupt("frame header truncated or length out of range", file: fileName, offset: offset)
+            throw .corrupt("frame header damaged or truncated", file: fileName, offset: offset)
         }
         guard frame.count >= h.totalLength else {
             throw .corrupt("frame truncated (\(frame.count) of \(h.totalLength) bytes)", file: fileName, offset: offset)
         }
         let payload = UnsafeRawBufferPointer(rebasing: frame[Format.frameHeaderSize..<h.totalLength])
-        var crc = CRC32C.update(0, UnsafeRawBufferPointer(rebasing: frame[0..<12]))
-        crc = CRC32C.update(crc, payload)
-        guard crc == h.crc else { throw .corrupt("frame checksum mismatch", file: fileName, offset: offset) }
+        guard CRC32C.update(0, payload) == h.crc else { throw .corrupt("frame checksum mismatch", file: fileName, offset: offset) }
         if let kinds, !kinds.contains(h.kind) {
             throw .corrupt("unexpected frame kind \(h.kind)", file: fileName, offset: offset)
         }

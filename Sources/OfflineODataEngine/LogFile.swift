@@ -112,12 +112,14 @@ enum LogReplay {
         let file = try fs.open(directory + "/" + name, writable: false)
         defer { file.close() }
         let size = try file.size()
-        if size < UInt64(Format.fileHeaderSize) {
+        let headerBytes = try file.read(at: 0, count: Format.fileHeaderSize)
+        if isLast && size <= UInt64(Format.fileHeaderSize)
+            && (headerBytes.count < Format.fileHeaderSize || headerBytes.allSatisfy({ $0 == 0 })
+                || (try? FileHeader.decode(headerBytes, expected: .log, file: name)) == nil) {
             // A crash while the log was being created: nothing was committed in it.
-            if isLast { return Result(validEnd: 0, fileSize: size, commits: 0, lastSequence: nil) }
-            throw .corrupt("log file header truncated", file: name, offset: 0)
+            return Result(validEnd: 0, fileSize: size, commits: 0, lastSequence: nil)
         }
-        let header = try FileHeader.decode(try file.read(at: 0, count: Format.fileHeaderSize), expected: .log, file: name)
+        let header = try FileHeader.decode(headerBytes, expected: .log, file: name)
         guard header.fileNumber == fileNumber else {
             throw .corrupt("log header names file \(header.fileNumber)", file: name, offset: 12)
         }
@@ -127,36 +129,40 @@ enum LogReplay {
         var partial: [LogRecord] = []
         var partialSequence: UInt64?
 
-        func tornOrCorrupt(_ error: EngineError, frameEnd: UInt64?) throws(EngineError) -> Bool {
-            guard isLast else { throw error }
-            if let frameEnd, frameEnd < size {
-                // Damage followed by more data is not a torn write unless the rest is zeros.
-                let rest = try file.read(at: offset, count: Int(min(size - offset, 1 << 24)))
-                if rest.contains(where: { $0 != 0 }) { throw error }
-            }
-            return true
+        /// Only the newest log can end in a torn write, and a torn write is the last thing in
+        /// the file: a frame whose (checksummed) length runs past the end, a frame that fails its
+        /// checks and ends exactly at the end, or an unreadable header followed only by zeros.
+        /// Anything else is damage: a typed error, never a silent truncation.
+        func isTornTail(damagedEnd: UInt64?) throws(EngineError) -> Bool {
+            guard isLast else { return false }
+            if let damagedEnd { return damagedEnd >= size }
+            let rest = try file.read(at: offset, count: Int(min(size - offset, 1 << 24)))
+            return size - offset <= 1 << 24 && rest.allSatisfy { $0 == 0 }
         }
 
         while offset < size {
             if size - offset < UInt64(Format.frameHeaderSize) {
-                _ = try tornOrCorrupt(.corrupt("log frame header truncated", file: name, offset: offset), frameEnd: nil)
-                break
+                if try isTornTail(damagedEnd: size) { break }
+                throw .corrupt("log frame header truncated", file: name, offset: offset)
             }
             let head = try file.read(at: offset, count: Format.frameHeaderSize)
-            guard let h = head.withUnsafeBytes({ FrameCodec.parseHeader($0) }),
-                  offset + UInt64(h.totalLength) <= size else {
-                _ = try tornOrCorrupt(.corrupt("log frame extends past end of file", file: name, offset: offset), frameEnd: nil)
-                break
+            guard let h = head.withUnsafeBytes({ FrameCodec.parseHeader($0) }) else {
+                if try isTornTail(damagedEnd: nil) { break }
+                throw .corrupt("log frame header damaged", file: name, offset: offset)
+            }
+            let frameEnd = offset + UInt64(h.totalLength)
+            if frameEnd > size {
+                if try isTornTail(damagedEnd: frameEnd) { break }
+                throw .corrupt("log frame extends past the end of the file", file: name, offset: offset)
             }
             let frame = try file.read(at: offset, count: h.totalLength)
-            let frameEnd = offset + UInt64(h.totalLength)
             let decoded: (kind: UInt8, raw: [UInt8])
-            do {
+            do throws(EngineError) {
                 decoded = try codec.decode(frame, offset: offset,
                                            expecting: [FrameKind.commit.rawValue, FrameKind.commitPart.rawValue])
             } catch {
-                _ = try tornOrCorrupt(error, frameEnd: frameEnd)
-                break
+                if try isTornTail(damagedEnd: frameEnd) { break }
+                throw error
             }
             let (seq, records) = try LogEncoding.decode(decoded.raw, file: name, offset: offset)
             if let partialSequence, partialSequence != seq {

@@ -118,7 +118,7 @@ extension StorageEngine {
                 }
                 sequence = max(sequence, seq)
             }
-            if isLast && result.tornBytes > 0 {
+            if isLast && (result.tornBytes > 0 || result.validEnd == 0) {
                 let path = directory + "/" + FileNames.log(number)
                 if result.validEnd == 0 {
                     try fs.remove(path)

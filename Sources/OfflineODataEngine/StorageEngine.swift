@@ -13,7 +13,7 @@ public final class StorageEngine: Sendable {
     let fs: any FileSystem
     let keys: KeyRing
     let cache: BlockCache
-    private let lockFile: any EngineFile
+    let lockFile: any EngineFile
 
     let state: Mutex<State>
     private let writer: Mutex<WriterState>
@@ -277,6 +277,10 @@ public final class StorageEngine: Sendable {
         try writer.withLock { w throws(EngineError) -> T in try body(&w) }
     }
 
+    func withWriterLockUnchecked(_ body: (inout WriterState) -> Void) {
+        writer.withLock { w in body(&w) }
+    }
+
     // MARK: Lifecycle
 
     /// Flushes what is in memory into a run (so the next open replays nothing), waits for
@@ -314,8 +318,18 @@ public final class StorageEngine: Sendable {
         if let firstError { throw firstError }
     }
 
+    /// Dropping an engine without `close()` is safe but leaves the memtable in the log (the next
+    /// open replays it). Nothing here may retain `self` (no flush is started from deinit).
     deinit {
-        try? close()
+        writer.withLock { w in
+            if let log = w.log {
+                if options.durability == .relaxed { try? log.sync() }
+                log.close()
+                w.log = nil
+            }
+        }
+        lockFile.close()
+        keys.wipe()
     }
 
     /// Test hook: whether the data key has been wiped.
@@ -328,4 +342,23 @@ struct EngineCounters: Sendable {
     var flushes: UInt64 = 0
     var compactions: UInt64 = 0
     var bytesWritten: UInt64 = 0
+}
+
+extension StorageEngine {
+    /// Test hook: stops the engine the way a crash would — nothing is flushed or synced, files
+    /// are closed and the lock released — so tests can reopen and inspect recovery.
+    func simulateCrash() {
+        withWriterLockUnchecked { w in
+            flushGroup.wait()
+            w.log?.close()
+            w.log = nil
+            state.withLock { s in
+                s.closed = true
+                s.runs = []
+                s.frozen = nil
+                s.active = MemTable()
+            }
+        }
+        lockFile.close()
+    }
 }
