@@ -14,55 +14,64 @@ final class Block: @unchecked Sendable {
     init(data: [UInt8], isLeaf: Bool, file: String, offset: UInt64) throws(EngineError) {
         self.data = data
         self.isLeaf = isLeaf
-        let what = isLeaf ? "leaf block" : "index block"
-        func bad(_ why: String) -> EngineError { .corrupt("\(what): \(why)", file: file, offset: offset) }
-        guard data.count >= 4 else { throw bad("too short") }
-        let n = data.withUnsafeBytes { Int(readU32LE($0, data.count - 4)) }
-        guard n > 0, n <= (data.count - 4) / 4 else { throw bad("entry count \(n) out of range") }
-        let offsetsStart = data.count - 4 - 4 * n
-        var layout = [Int32]()
-        layout.reserveCapacity(n * 4)
-        var previousEnd = 0
-        for i in 0..<n {
-            let entryOffset = data.withUnsafeBytes { Int(readU32LE($0, offsetsStart + 4 * i)) }
-            guard entryOffset == previousEnd else { throw bad("entry \(i) offset \(entryOffset) not contiguous") }
-            var r = ByteReader(data, from: entryOffset, to: offsetsStart, context: what, file: file, baseOffset: nil)
-            let keyLen = try r.length(max: offsetsStart)
-            var valueLen: Int
-            if isLeaf {
-                let tag = try r.varint()
-                guard tag <= UInt64(offsetsStart) + 1 else { throw bad("value length out of range") }
-                valueLen = tag == 0 ? -1 : Int(tag - 1)
-            } else {
-                valueLen = 12
+        // One pass over the raw bytes with bounds checks; afterwards accessors trust `layout`.
+        let parsed: Result<[Int32], EngineError> = data.withUnsafeBytes { buf in
+            func bad(_ why: String) -> Result<[Int32], EngineError> {
+                .failure(.corrupt("\(isLeaf ? "leaf" : "index") block: \(why)", file: file, offset: offset))
             }
-            let keyStart = r.position
-            try r.need(keyLen)
-            r.position += keyLen
-            let valueStart = r.position
-            if valueLen > 0 {
-                try r.need(valueLen)
-                r.position += valueLen
+            let size = buf.count
+            guard size >= 4 else { return bad("too short") }
+            let n = Int(readU32LE(buf, size - 4))
+            guard n > 0, n <= (size - 4) / 4 else { return bad("entry count \(n) out of range") }
+            let offsetsStart = size - 4 - 4 * n
+            var layout = [Int32](repeating: 0, count: n * 4)
+            var position = 0
+            // Reads a varint at `position` that must end before `offsetsStart`.
+            func varint() -> Int? {
+                var result = 0
+                var shift = 0
+                while position < offsetsStart && shift < 35 {
+                    let b = buf[position]
+                    position += 1
+                    result |= Int(b & 0x7f) << shift
+                    if b < 0x80 { return result }
+                    shift += 7
+                }
+                return nil
             }
-            previousEnd = r.position
-            layout.append(Int32(keyStart))
-            layout.append(Int32(keyLen))
-            layout.append(Int32(valueStart))
-            layout.append(Int32(valueLen))
+            var previousKey: Range<Int>?
+            for i in 0..<n {
+                guard Int(readU32LE(buf, offsetsStart + 4 * i)) == position else { return bad("entry \(i) offset not contiguous") }
+                guard let keyLen = varint() else { return bad("entry \(i) key length damaged") }
+                var valueLen = 12
+                if isLeaf {
+                    guard let tag = varint() else { return bad("entry \(i) value length damaged") }
+                    valueLen = tag - 1
+                }
+                let keyStart = position
+                guard keyLen <= offsetsStart - position else { return bad("entry \(i) key overruns the block") }
+                position += keyLen
+                let valueStart = position
+                if valueLen > 0 {
+                    guard valueLen <= offsetsStart - position else { return bad("entry \(i) value overruns the block") }
+                    position += valueLen
+                }
+                let key = keyStart..<(keyStart + keyLen)
+                if let previousKey,
+                   compareBytes(UnsafeRawBufferPointer(rebasing: buf[previousKey]), UnsafeRawBufferPointer(rebasing: buf[key])) >= 0 {
+                    return bad("keys out of order at entry \(i)")
+                }
+                previousKey = key
+                layout[4 * i] = Int32(keyStart)
+                layout[4 * i + 1] = Int32(keyLen)
+                layout[4 * i + 2] = Int32(valueStart)
+                layout[4 * i + 3] = Int32(valueLen)
+            }
+            guard position == offsetsStart else { return bad("entries do not fill the block") }
+            return .success(layout)
         }
-        guard previousEnd == offsetsStart else { throw bad("entries do not fill the block") }
-        self.layout = layout
-        self.count = n
-        // Keys must be strictly increasing.
-        for i in 1..<max(n, 1) where compareKeys(i - 1, i) >= 0 {
-            throw bad("keys out of order at entry \(i)")
-        }
-    }
-
-    @inline(__always) private func compareKeys(_ a: Int, _ b: Int) -> Int {
-        data.withUnsafeBytes { buf in
-            compareBytes(UnsafeRawBufferPointer(rebasing: buf[keyRange(a)]), UnsafeRawBufferPointer(rebasing: buf[keyRange(b)]))
-        }
+        self.layout = try parsed.get()
+        self.count = layout.count / 4
     }
 
     @inline(__always) func keyRange(_ i: Int) -> Range<Int> {
@@ -98,12 +107,18 @@ final class Block: @unchecked Sendable {
     /// First index whose key is ≥ `key` (count if none).
     func lowerBound(_ key: [UInt8]) -> Int {
         key.withUnsafeBytes { k in
-            var lo = 0, hi = count
-            while lo < hi {
-                let mid = (lo + hi) >> 1
-                if compare(mid, k) < 0 { lo = mid + 1 } else { hi = mid }
+            data.withUnsafeBytes { buf in
+                layout.withUnsafeBufferPointer { lay in
+                    var lo = 0, hi = count
+                    while lo < hi {
+                        let mid = (lo + hi) >> 1
+                        let s = Int(lay[4 * mid])
+                        let entry = UnsafeRawBufferPointer(rebasing: buf[s..<(s + Int(lay[4 * mid + 1]))])
+                        if compareBytes(entry, k) < 0 { lo = mid + 1 } else { hi = mid }
+                    }
+                    return lo
+                }
             }
-            return lo
         }
     }
 }

@@ -40,6 +40,7 @@ enum FrameKind: UInt8 {
     case runIndex = 4
     case runFooter = 5
     case manifestBody = 6
+    case runFilter = 7
 }
 
 enum FileType {

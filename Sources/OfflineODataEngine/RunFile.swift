@@ -12,6 +12,9 @@ struct RunInfo: Sendable, Equatable {
     var maxKey: [UInt8]
     var rootOffset: UInt64
     var rootLength: Int
+    /// The Bloom filter frame (length 0: none).
+    var filterOffset: UInt64 = 0
+    var filterLength: Int = 0
 
     func encodeFooter() -> [UInt8] {
         var w = ByteWriter()
@@ -24,6 +27,8 @@ struct RunInfo: Sendable, Equatable {
         w.u64(rawBytes)
         w.lengthPrefixed(minKey)
         w.lengthPrefixed(maxKey)
+        w.u64(filterOffset)
+        w.u32(UInt32(filterLength))
         return w.bytes
     }
 
@@ -38,12 +43,15 @@ struct RunInfo: Sendable, Equatable {
         let rawBytes = try r.u64()
         let minKey = try r.lengthPrefixed()
         let maxKey = try r.lengthPrefixed()
-        guard height >= 1, height <= 32, rootOffset + UInt64(rootLength) <= fileSize else {
-            throw .corrupt("run footer has an invalid root pointer or height", file: file, offset: nil)
+        let filterOffset = try r.u64()
+        let filterLength = Int(try r.u32())
+        guard height >= 1, height <= 32, rootOffset + UInt64(rootLength) <= fileSize,
+              filterOffset + UInt64(filterLength) <= fileSize else {
+            throw .corrupt("run footer has an invalid root or filter pointer or height", file: file, offset: nil)
         }
         return RunInfo(fileNumber: fileNumber, fileSize: fileSize, entryCount: entries, tombstoneCount: tombstones,
                        leafCount: leaves, rawBytes: rawBytes, height: height, minKey: minKey, maxKey: maxKey,
-                       rootOffset: rootOffset, rootLength: rootLength)
+                       rootOffset: rootOffset, rootLength: rootLength, filterOffset: filterOffset, filterLength: filterLength)
     }
 }
 
@@ -64,8 +72,12 @@ final class RunWriter: @unchecked Sendable {  // owned by one flush at a time
     private var levelBlockCounts: [Int] = []
     private var lastKey: [UInt8] = []
     private var info: RunInfo
+    private var filter: BloomFilter
 
-    init(fs: any FileSystem, directory: String, fileNumber: UInt32, keys: KeyRing, compress: Bool, blockSize: Int) throws(EngineError) {
+    /// `expectedEntries` (an upper bound) sizes the Bloom filter.
+    init(fs: any FileSystem, directory: String, fileNumber: UInt32, keys: KeyRing, compress: Bool, blockSize: Int,
+         expectedEntries: Int) throws(EngineError) {
+        filter = BloomFilter(expectedEntries: expectedEntries)
         self.fs = fs
         self.fileNumber = fileNumber
         self.name = FileNames.run(fileNumber)
@@ -88,6 +100,7 @@ final class RunWriter: @unchecked Sendable {  // owned by one flush at a time
         info.entryCount += 1
         info.rawBytes += UInt64(key.count + (value?.count ?? 0))
         if value == nil { info.tombstoneCount += 1 }
+        filter.insert(key)
         key.withUnsafeBytes { k in
             if let value {
                 value.withUnsafeBytes { leaf.addLeaf(key: k, value: $0) }
@@ -165,6 +178,7 @@ final class RunWriter: @unchecked Sendable {  // owned by one flush at a time
                 level += 1
             }
         }
+        (info.filterOffset, info.filterLength) = try emit(kind: .runFilter, raw: filter.encoded)
         let (footerOffset, footerLength) = try emit(kind: .runFooter, raw: info.encodeFooter())
         var trailer = ByteWriter(capacity: Format.runTrailerSize)
         trailer.u64(footerOffset)
@@ -189,18 +203,27 @@ final class RunFile: @unchecked Sendable {
     // Immutable after open; `EngineFile.read` is thread-safe (pread).
     let info: RunInfo
     let name: String
+    let number: UInt32
     private let file: any EngineFile
     private let codec: FrameCodec
     private let cache: BlockCache
+    let filter: BloomFilter?
+    // Copies of hot `info` fields, so lookups do not copy the struct.
+    private let minKey: [UInt8], maxKey: [UInt8], height: Int, fileSize: UInt64, isEmpty: Bool
 
-    var number: UInt32 { info.fileNumber }
-
-    private init(info: RunInfo, name: String, file: any EngineFile, codec: FrameCodec, cache: BlockCache) {
+    private init(info: RunInfo, name: String, file: any EngineFile, codec: FrameCodec, cache: BlockCache, filter: BloomFilter?) {
         self.info = info
         self.name = name
+        self.number = info.fileNumber
         self.file = file
         self.codec = codec
         self.cache = cache
+        self.filter = filter
+        minKey = info.minKey
+        maxKey = info.maxKey
+        height = info.height
+        fileSize = info.fileSize
+        isEmpty = info.entryCount == 0
     }
 
     deinit { file.close() }
@@ -229,14 +252,23 @@ final class RunFile: @unchecked Sendable {
         let frame = try file.read(at: footerOffset, count: footerLength)
         let (_, raw) = try codec.decode(frame, offset: footerOffset, expecting: [FrameKind.runFooter.rawValue])
         let info = try RunInfo.decodeFooter(raw, fileNumber: fileNumber, fileSize: size, file: name)
-        return RunFile(info: info, name: name, file: file, codec: codec, cache: cache)
+        var filter: BloomFilter?
+        if info.filterLength > 0 {
+            let frame = try file.read(at: info.filterOffset, count: info.filterLength)
+            let (_, bits) = try codec.decode(frame, offset: info.filterOffset, expecting: [FrameKind.runFilter.rawValue])
+            guard let f = BloomFilter(encoded: bits) else {
+                throw .corrupt("run filter has an invalid size", file: name, offset: info.filterOffset)
+            }
+            filter = f
+        }
+        return RunFile(info: info, name: name, file: file, codec: codec, cache: cache, filter: filter)
     }
 
     /// Loads (through the cache) the block at a child pointer.
     func block(at offset: UInt64, length: Int, leaf: Bool) throws(EngineError) -> Block {
-        let key = BlockCache.key(file: info.fileNumber, offset: offset)
+        let key = BlockCache.key(file: number, offset: offset)
         if let b = cache.get(key) { return b }
-        guard length >= Format.frameHeaderSize, offset + UInt64(length) <= info.fileSize else {
+        guard length >= Format.frameHeaderSize, offset + UInt64(length) <= fileSize else {
             throw .corrupt("block pointer out of range", file: name, offset: offset)
         }
         let frame = try file.read(at: offset, count: length)
@@ -250,13 +282,13 @@ final class RunFile: @unchecked Sendable {
     var root: (offset: UInt64, length: Int) { (info.rootOffset, info.rootLength) }
 
     func mayContain(_ key: [UInt8]) -> Bool {
-        info.entryCount > 0 && compareBytes(key, info.minKey) >= 0 && compareBytes(key, info.maxKey) <= 0
+        !isEmpty && compareBytes(key, minKey) >= 0 && compareBytes(key, maxKey) <= 0 && (filter?.mayContain(key) ?? true)
     }
 
     func get(_ key: [UInt8]) throws(EngineError) -> MemTable.Lookup {
         guard mayContain(key) else { return .absent }
         var pointer = root
-        var level = info.height - 1
+        var level = height - 1
         while level > 0 {
             let b = try block(at: pointer.offset, length: pointer.length, leaf: false)
             let i = b.lowerBound(key)

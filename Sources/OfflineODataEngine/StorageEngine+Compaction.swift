@@ -103,7 +103,8 @@ extension StorageEngine {
         let sources: [SourceCursor] = [.mem(frozen.cursor())] + runs.map { .run(RunCursor(run: $0)) }
         var merge = MergeCursor(sources: sources, forward: true, includeTombstones: !dropTombstones)
         let writer = try RunWriter(fs: fs, directory: directory, fileNumber: allocateFileNumber(), keys: keys,
-                                   compress: options.compression, blockSize: options.blockSize)
+                                   compress: options.compression, blockSize: options.blockSize,
+                                   expectedEntries: Int(min(total, UInt64(Int32.max))))
         do throws(EngineError) {
             try merge.seek([])
             var written: UInt64 = 0

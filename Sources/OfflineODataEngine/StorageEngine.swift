@@ -95,7 +95,31 @@ public final class StorageEngine: Sendable {
     }
 
     public func get(_ key: [UInt8], in tree: Tree) throws(EngineError) -> [UInt8]? {
-        try snapshot().get(key, in: tree)
+        let k = tree.internalKey(key)
+        let (active, frozen, runs) = try state.withLock { s throws(EngineError) in
+            if s.closed { throw EngineError(.storeClosed, "the store is closed") }
+            return (s.active, s.frozen, s.runs)
+        }
+        switch active.get(k) {
+        case .value(let v): return v
+        case .tombstone: return nil
+        case .absent: break
+        }
+        if let frozen {
+            switch frozen.get(k) {
+            case .value(let v): return v
+            case .tombstone: return nil
+            case .absent: break
+            }
+        }
+        for r in runs {
+            switch try r.get(k) {
+            case .value(let v): return v
+            case .tombstone: return nil
+            case .absent: continue
+            }
+        }
+        return nil
     }
 
     // MARK: Trees

@@ -7,7 +7,7 @@ struct OfflineODataCLI: AsyncParsableCommand {
         abstract: "An embeddable, encrypted offline OData store: tools for its stores.",
         subcommands: [
             DemoCommand.self, CheckCommand.self, StatsCommand.self, CompactCommand.self, RekeyCommand.self,
-            DumpCommand.self, CrashWorkerCommand.self,
+            DumpCommand.self, CrashWorkerCommand.self, EngineProbeCommand.self,
         ]
     )
 }

@@ -1,0 +1,73 @@
+/// A per-run Bloom filter over internal keys (10 bits per key, 7 probes: ~1% false positives),
+/// so a point read skips the runs that cannot hold its key (docs/StorageFormat.md, "Run files").
+/// Kept in memory while the run is open: 1.25 bytes per key, outside the block cache.
+struct BloomFilter: Sendable {
+    static let bitsPerKey = 10
+    static let probes = 7
+    private(set) var words: [UInt64]
+
+    init(expectedEntries: Int) {
+        let bits = max(64, expectedEntries * Self.bitsPerKey)
+        words = [UInt64](repeating: 0, count: (bits + 63) / 64)
+    }
+
+    init?(encoded: [UInt8]) {
+        guard encoded.count >= 8, encoded.count % 8 == 0 else { return nil }
+        words = encoded.withUnsafeBytes { b in (0..<(b.count / 8)).map { readU64LE(b, $0 * 8) } }
+    }
+
+    var encoded: [UInt8] {
+        var w = ByteWriter(capacity: words.count * 8)
+        for x in words { w.u64(x) }
+        return w.bytes
+    }
+
+    var byteSize: Int { words.count * 8 }
+
+    mutating func insert(_ key: [UInt8]) {
+        let h = key.withUnsafeBytes { Self.hash($0) }
+        let m = UInt64(words.count * 64)
+        var a = h & 0xFFFF_FFFF, b = (h >> 32) | 1
+        for _ in 0..<Self.probes {
+            let bit = a % m
+            words[Int(bit >> 6)] |= 1 << (bit & 63)
+            a &+= b
+            b &+= 1
+        }
+    }
+
+    func mayContain(_ key: [UInt8]) -> Bool {
+        let h = key.withUnsafeBytes { Self.hash($0) }
+        let m = UInt64(words.count * 64)
+        var a = h & 0xFFFF_FFFF, b = (h >> 32) | 1
+        for _ in 0..<Self.probes {
+            let bit = a % m
+            if words[Int(bit >> 6)] & (1 << (bit & 63)) == 0 { return false }
+            a &+= b
+            b &+= 1
+        }
+        return true
+    }
+
+    /// 64-bit hash of a byte string: 8-byte multiply-xorshift rounds and a SplitMix64 finish.
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var h: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(bytes.count)
+        var i = 0
+        while i + 8 <= bytes.count {
+            h = (h ^ readU64LE(bytes, i)) &* 0x9E37_79B9_7F4A_7C15
+            h ^= h >> 29
+            i += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < bytes.count {
+            tail |= UInt64(bytes[i]) << shift
+            shift += 8
+            i += 1
+        }
+        h = (h ^ tail) &* 0xBF58_476D_1CE4_E5B9
+        h ^= h >> 31
+        h = h &* 0x94D0_49BB_1331_11EB
+        return h ^ (h >> 29)
+    }
+}
