@@ -204,7 +204,7 @@ extension SalesServiceGenerator {
     func writeSalesOrderItem(_ index: Int, into writer: inout JSONWriter, quoted: Bool) {
         var facts = itemFacts(index)
         let order = orderFacts(facts.salesOrder)
-        let customer = partnerFacts(order.customer)
+        let customerCountry = partnerCountry(order.customer)
         writer.beginObject()
         writer.name("SalesOrderID")
         writer.string(salesOrderID(facts.salesOrder))
@@ -219,7 +219,7 @@ extension SalesServiceGenerator {
         default: writer.string(facts.rng.pick(Vocabulary.notes, or: ""))
         }
         writer.name("CurrencyCode")
-        writer.string(customer.country.currency)
+        writer.string(customerCountry.currency)
         writer.name("GrossAmount")
         writer.decimal(facts.grossMilli, scale: 3, quoted: quoted)
         writer.name("NetAmount")

@@ -83,10 +83,21 @@ extension SalesServiceGenerator {
         var domain: String
     }
 
+    /// The country of a partner: the first draw of its fact stream, so this agrees with
+    /// `partnerFacts(index).country` without building names.
+    func partnerCountry(_ index: Int) -> CountryProfile {
+        var rng = stream(.businessPartners, index, 0)
+        return Self.drawCountry(&rng)
+    }
+
+    static func drawCountry(_ rng: inout SplitMix64) -> CountryProfile {
+        let countries = Vocabulary.countries
+        return countries[rng.weighted(Vocabulary.countryWeights) % countries.count]
+    }
+
     func partnerFacts(_ index: Int) -> PartnerFacts {
         var rng = stream(.businessPartners, index, 0)
-        let countries = Vocabulary.countries
-        let country = countries[rng.weighted(Vocabulary.countryWeights) % countries.count]
+        let country = Self.drawCountry(&rng)
         let lastName = rng.pick(country.lastNames, or: "Becker")
         let stem = rng.pick(Vocabulary.companyStems, or: "Pear")
         let name: String
@@ -134,7 +145,9 @@ extension SalesServiceGenerator {
         case 1: cents = cents / 10 * 10
         default: cents = cents / 100 * 100 + 99
         }
-        let taxCode = [1, 2, 3][rng.weighted([80, 15, 5])]
+        // Tax tariff 1 (19%) for 80%, 2 (7%) for 15%, 3 (0%) for 5% of the products.
+        let taxRoll = rng.int(below: 100)
+        let taxCode = taxRoll < 80 ? 1 : taxRoll < 95 ? 2 : 3
         let supplier = 4 * rng.int(below: Swift.max(1, supplierCount))
         return ProductFacts(category: category, priceMilli: Int64(cents) * 10, taxTarifCode: taxCode, supplier: supplier)
     }
@@ -189,9 +202,16 @@ extension SalesServiceGenerator {
 
     func itemFacts(_ index: Int) -> ItemFacts {
         let (order, ordinal) = salesOrder(ofItem: index)
+        return itemFacts(index, order: order, ordinal: ordinal)
+    }
+
+    /// Item facts when the order and position are already known (saves the block lookup).
+    func itemFacts(_ index: Int, order: Int, ordinal: Int) -> ItemFacts {
         var rng = stream(.salesOrderItems, index, 0)
         let product = rng.skewed(below: Swift.max(1, scale.products))
-        let quantity = Int64([rng.int(in: 1...3), rng.int(in: 4...10), rng.int(in: 11...50)][rng.weighted([60, 30, 10])])
+        // 1–3 units for 60% of the items, 4–10 for 30%, 11–50 for 10%.
+        let quantityRoll = rng.int(below: 100)
+        let quantity = Int64(rng.int(in: quantityRoll < 60 ? 1...3 : quantityRoll < 90 ? 4...10 : 11...50))
         let facts = productFacts(product)
         let net = facts.priceMilli * quantity
         let tax = (net * Self.taxPercent(code: facts.taxTarifCode) + 50) / 100
@@ -205,8 +225,9 @@ extension SalesServiceGenerator {
     func orderTotals(_ index: Int) -> (net: Int64, tax: Int64) {
         var net: Int64 = 0
         var tax: Int64 = 0
-        for item in itemRange(ofSalesOrder: index) {
-            let facts = itemFacts(item)
+        let items = itemRange(ofSalesOrder: index)
+        for item in items {
+            let facts = itemFacts(item, order: index, ordinal: item - items.lowerBound)
             net += facts.netMilli
             tax += facts.taxMilli
         }
