@@ -34,6 +34,32 @@ import Testing
         #expect(seen == total)
     }
 
+    @Test func pageSequenceStreamsTheSamePages() throws {
+        for set in [SalesEntitySet.salesOrders, .contacts] {
+            let streamed = Array(try generator.pages(of: set, pageSize: 64))
+            let linked = try FixtureTestSupport.allPages(generator, set, pageSize: 64)
+            #expect(streamed == linked)
+        }
+        let empty = SalesServiceGenerator(seed: 1, scale: try Scale(businessPartners: 0, products: 0, salesOrders: 0))
+        #expect(Array(try empty.pages(of: .products, pageSize: 10)).count == 1)
+        #expect(throws: FixtureError.self) { try generator.pages(of: .products, pageSize: 0) }
+    }
+
+    @Test func keyPredicatesNameTheEntityKeys() throws {
+        let items = try FixtureTestSupport.object(try generator.page(set: .salesOrderItems, index: 0, pageSize: 10))
+        let values = try #require(items["value"] as? [[String: Any]])
+        for (index, item) in values.enumerated() {
+            let order = try #require(item["SalesOrderID"] as? String)
+            let position = try #require(item["ItemPosition"] as? String)
+            #expect(try generator.keyPredicate(set: .salesOrderItems, index: index)
+                == "(SalesOrderID='\(order)',ItemPosition='\(position)')")
+        }
+        let contact = try FixtureTestSupport.object(try generator.entityJSON(set: .contacts, index: 3))
+        #expect(try generator.keyPredicate(set: .contacts, index: 3) == "(\(try #require(contact["ContactGuid"] as? String)))")
+        #expect(try generator.keyPredicate(set: .salesOrders, index: 12) == "('0500000012')")
+        #expect(throws: FixtureError.self) { try generator.keyPredicate(set: .products, index: -1) }
+    }
+
     @Test func countAndETagsAreOptional() throws {
         let plain = try FixtureTestSupport.object(try generator.page(set: .products, index: 0, pageSize: 5))
         #expect(plain["@odata.count"] == nil)
