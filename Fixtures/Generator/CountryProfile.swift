@@ -12,7 +12,7 @@ struct CityProfile: Sendable {
 struct CountryProfile: Sendable {
     let code: String
     let currency: String
-    /// `#` = random digit.
+    /// `#` = random digit, `@` = random digit 2–9.
     let phonePattern: String
     let topLevelDomain: String
     let legalForms: [String]

@@ -17,7 +17,8 @@ public struct EngineWorkload: Sendable, Hashable {
     }
 
     /// 16 bytes, unique per `i`: bytes 0–5, 7 and 9 carry a bijection of `i`, the rest are
-    /// derived from it (with the UUID version and variant bits set).
+    /// derived from it (with the UUID version and variant bits set). The byte layout is
+    /// documented in Fixtures/README.md ("Key layout").
     public func key(_ i: Int) -> [UInt8] {
         let high = SplitMix64.mix(UInt64(bitPattern: Int64(i)) ^ keySalt)
         let low = SplitMix64.mix(high ^ valueSalt)

@@ -97,18 +97,19 @@ extension SalesServiceGenerator {
         writer.name("Name")
         let variant = rng.pick(category.variants, or: "")
         let stem = rng.pick(category.stems, or: category.name)
-        writer.string(variant.isEmpty ? stem : stem + " " + variant)
+        let name = variant.isEmpty ? stem : stem + " " + variant
+        writer.string(name)
         writer.name("Description")
         if rng.chance(10) {
             writer.null()
         } else {
             // 1 to 5 distinct fragments: consecutive ones from a random start.
-            var description = stem
+            var description = name
             let fragments = category.fragments
             let start = rng.int(below: fragments.count)
             for step in 0..<Swift.min(fragments.count, rng.int(in: 1...5)) {
                 let fragment = fragments[(start + step) % fragments.count]
-                let separator = description == stem ? " with " : ", "
+                let separator = description == name ? " with " : ", "
                 if description.count + separator.count + fragment.count > 255 { break }
                 description += separator + fragment
             }

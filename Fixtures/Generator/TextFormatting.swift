@@ -1,13 +1,16 @@
 /// Small text helpers: pattern filling, ASCII folding for e-mail addresses and domains,
 /// UUID formatting and FNV-1a hashing.
 enum TextFormatting {
-    /// Replaces every `#` in `pattern` with a random digit.
+    /// Replaces every `#` in `pattern` with a random digit and every `@` with a digit 2–9
+    /// (North American area codes and exchanges never start with 0 or 1).
     static func fill(_ pattern: String, _ rng: inout SplitMix64) -> String {
         var result = ""
         result.unicodeScalars.reserveCapacity(pattern.unicodeScalars.count)
         for scalar in pattern.unicodeScalars {
             if scalar == "#" {
                 result.unicodeScalars.append(Unicode.Scalar(UInt8(ascii: "0") + UInt8(rng.int(below: 10))))
+            } else if scalar == "@" {
+                result.unicodeScalars.append(Unicode.Scalar(UInt8(ascii: "2") + UInt8(rng.int(below: 8))))
             } else {
                 result.unicodeScalars.append(scalar)
             }
@@ -51,7 +54,7 @@ enum TextFormatting {
 
     /// Sixteen bytes shaped like a random (version 4, RFC 4122 variant) UUID. `high` is kept
     /// whole (bytes 0–5, 7 and 9), so distinct `high` values give distinct UUIDs; `low` fills
-    /// the rest around the version and variant bits.
+    /// the rest around the version and variant bits. Layout: Fixtures/README.md, "Key layout".
     static func uuidBytes(high: UInt64, low: UInt64) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: 16)
         for position in 0..<6 {

@@ -18,7 +18,7 @@ enum Vocabulary {
             lastNames: ["Müller", "Schmidt", "Schröder", "Becker", "Weiß", "Groß", "Köhler", "Sommer", "Mayer", "Schulze", "Hoffmann", "Jäger"],
             companyWords: ["Technik", "Elektronik", "Handel", "Systeme", "Vertrieb", "Bürobedarf", "Werke"]),
         CountryProfile(
-            code: "US", currency: "USD", phonePattern: "+1 ###-###-####", topLevelDomain: "com",
+            code: "US", currency: "USD", phonePattern: "+1 @##-@##-####", topLevelDomain: "com",
             legalForms: ["Inc.", "LLC", "Corp.", "Co."], utcOffsetMinutes: -300, weight: 20,
             cities: [
                 CityProfile(name: "Atlanta, Georgia", postalPattern: "303##", streets: ["Dunwoody Xing", "Peachtree Street", "Piedmont Avenue"]),
@@ -177,7 +177,7 @@ enum Vocabulary {
             lastNames: ["Sharma", "Iyer", "Reddy", "Patel", "Krishnan"],
             companyWords: ["Infotech", "Technologies", "Traders", "Electronics"]),
         CountryProfile(
-            code: "CA", currency: "CAD", phonePattern: "+1 514-###-####", topLevelDomain: "ca",
+            code: "CA", currency: "CAD", phonePattern: "+1 514-@##-####", topLevelDomain: "ca",
             legalForms: ["Inc.", "Ltée", "Corp."], utcOffsetMinutes: -300, weight: 3,
             cities: [
                 CityProfile(name: "Montréal", postalPattern: "H3B #A#", streets: ["Rue Sainte-Catherine", "Boulevard René-Lévesque"]),

@@ -106,3 +106,29 @@ import Testing
         #expect(next == generator.count(of: .contacts))
     }
 }
+
+/// Pins the exact output so that an accidental change of the generated data (or a platform
+/// difference) is noticed. When the data changes on purpose, update the fingerprints and say
+/// so in the commit: stored benchmark baselines and fixtures built from a seed change with it.
+@Suite struct SalesServiceFingerprintTests {
+    static func fnv1a(_ bytes: [UInt8], into hash: inout UInt64) {
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+    }
+
+    @Test func tinyServiceBytesAreStable() throws {
+        let generator = SalesServiceGenerator(seed: 20_240_305, scale: .tiny)
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        Self.fnv1a(Array(generator.metadataXML().utf8), into: &hash)
+        for set in SalesEntitySet.allCases {
+            for page in try generator.pages(of: set, pageSize: 16, options: PageOptions(includeCount: true, includeETags: true)) {
+                Self.fnv1a(page, into: &hash)
+            }
+        }
+        let workload = EngineWorkload(seed: 7)
+        for i in 0..<64 {
+            Self.fnv1a(workload.key(i), into: &hash)
+            Self.fnv1a(workload.value(i), into: &hash)
+        }
+        #expect(String(hash, radix: 16) == "eed988ccf3ab3869")
+    }
+}
