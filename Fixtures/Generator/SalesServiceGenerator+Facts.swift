@@ -12,14 +12,15 @@ extension SalesServiceGenerator {
 
     // MARK: Identifiers
 
-    /// `0100000000` + index.
+    /// `0100000000` + index. (These ID helpers never trap; outside `0..<count(of:)` their
+    /// text is meaningless.)
     public func businessPartnerID(_ index: Int) -> String {
         "01" + TextFormatting.pad(index, 8)
     }
 
     /// `HT-1000` + index.
     public func productID(_ index: Int) -> String {
-        "HT-" + String(1000 + index)
+        "HT-" + String(1000 &+ index)
     }
 
     /// `0500000000` + index.
@@ -29,7 +30,7 @@ extension SalesServiceGenerator {
 
     /// `0000000010`, `0000000020`, … for the 0-based position of an item within its order.
     public func itemPosition(ordinal: Int) -> String {
-        TextFormatting.pad((ordinal + 1) * 10, 10)
+        TextFormatting.pad((ordinal &+ 1) &* 10, 10)
     }
 
     /// The lower-case GUID key of contact `index` (unique per index: its first 64 bits are a
@@ -40,23 +41,26 @@ extension SalesServiceGenerator {
         return TextFormatting.uuidText(TextFormatting.uuidBytes(high: high, low: low))
     }
 
-    /// The items of sales order `index`, as indices into `SalesOrderItems`.
+    /// The items of sales order `index`, as indices into `SalesOrderItems` (empty when `index`
+    /// is out of range).
     public func itemRange(ofSalesOrder index: Int) -> Range<Int> {
         itemDistribution.childRange(ofParent: index)
     }
 
-    /// The contacts of business partner `index`, as indices into `Contacts`.
+    /// The contacts of business partner `index`, as indices into `Contacts` (empty when `index`
+    /// is out of range).
     public func contactRange(ofBusinessPartner index: Int) -> Range<Int> {
         contactDistribution.childRange(ofParent: index)
     }
 
-    /// The sales order of item `index` and the item's 0-based position in it.
+    /// The sales order of item `index` and the item's 0-based position in it (`(0, 0)` when
+    /// `index` is out of range).
     public func salesOrder(ofItem index: Int) -> (salesOrder: Int, ordinal: Int) {
         let found = itemDistribution.parent(ofChild: index)
         return (found.parent, found.ordinal)
     }
 
-    /// The business partner of contact `index`.
+    /// The business partner of contact `index` (0 when `index` is out of range).
     public func businessPartner(ofContact index: Int) -> Int {
         contactDistribution.parent(ofChild: index).parent
     }

@@ -1,6 +1,6 @@
 /// Country profiles (see `CountryProfile`). Names deliberately include non-ASCII letters
 /// (Müller, Søren, José, Łukasz, Zoë) and apostrophes (O'Neil, D'Angelo, King's Road).
-enum Vocabulary {
+extension Vocabulary {
     static let countries: [CountryProfile] = [
         CountryProfile(
             code: "DE", currency: "EUR", phonePattern: "+49 6### ######", topLevelDomain: "de",
@@ -188,22 +188,4 @@ enum Vocabulary {
             lastNames: ["Tremblay", "Gagné", "Côté", "O'Reilly", "Bélanger"],
             companyWords: ["Technologies", "Distribution", "Électronique", "Services"]),
     ]
-
-    static let countryWeights: [Int] = countries.map(\.weight)
-
-    /// English company-name stems (used in every country, like the EPM demo data).
-    static let companyStems: [String] = [
-        "Pear", "Alpine", "Becker", "DelBont", "Talpa", "Panorama", "Robert Brown", "Bionic",
-        "Titanium", "Mexican Oil", "Printing for All", "Skyline", "Blue Harbor", "Nordic",
-        "Crescent", "Silverline", "Quantum", "Evergreen", "Red Rock", "Polaris", "Anav",
-        "Laurent", "Sunburst", "North Star", "Greenfield", "Ironbridge", "Cobalt", "Harbourview",
-    ]
-
-    static let companyNouns: [String] = [
-        "Computing Services", "Industries", "Systems", "Trading Company", "Studios",
-        "Entertainment", "Electronics", "Logistics", "Office Supplies", "Networks", "Retail",
-        "Technologies", "Distribution", "Solutions", "Media", "Components",
-    ]
-
-    static let emailUsers: [String] = ["info", "sales", "orders", "purchasing", "contact", "do.not.reply"]
 }

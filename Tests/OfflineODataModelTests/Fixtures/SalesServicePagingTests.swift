@@ -136,6 +136,24 @@ import Testing
         #expect(try SalesServiceGenerator.skipToken(inNextLink: "SalesOrders?$skiptoken=500&$top=3") == 500)
     }
 
+    /// Helpers that take an index never trap, whatever the index.
+    @Test func indexHelpersTolerateExtremeIndices() {
+        for index in [Int.min, -1, generator.count(of: .salesOrderItems), Int.max] {
+            _ = generator.businessPartnerID(index)
+            _ = generator.productID(index)
+            _ = generator.salesOrderID(index)
+            _ = generator.contactGuid(index)
+            _ = generator.itemPosition(ordinal: index)
+            #expect(generator.itemRange(ofSalesOrder: index).isEmpty)
+            #expect(generator.contactRange(ofBusinessPartner: index).isEmpty)
+            #expect(generator.salesOrder(ofItem: index).salesOrder == 0)
+            #expect(generator.businessPartner(ofContact: index) == 0)
+            #expect(generator.entityProperties(set: .salesOrderItems, index: index) == nil)
+        }
+        #expect(generator.itemPosition(ordinal: 0) == "0000000010")
+        #expect(generator.productID(0) == "HT-1000")
+    }
+
     @Test func invalidScalesAreRejected() {
         let cases: [(Int, Int, Int)] = [(-1, 1, 1), (2, -1, 1), (2, 1, -1), (1, 1, 10), (2, 0, 10), (0, 5, 0),
                                         (Scale.maxBusinessPartners + 1, 1, 0), (2, Scale.maxProducts + 1, 0),
