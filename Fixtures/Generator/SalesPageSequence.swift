@@ -41,21 +41,4 @@ extension SalesServiceGenerator {
         guard pageSize >= 1 else { throw .invalidPageSize(pageSize) }
         return SalesPageSequence(generator: self, set: set, pageSize: pageSize, options: options)
     }
-
-    /// The key predicate of an entity as it appears in a resource path:
-    /// `('0500000001')`, `(SalesOrderID='0500000001',ItemPosition='0000000010')`, or
-    /// `(a6287381-bcf5-4d3c-8ca2-493e30d54b28)` for a contact's GUID.
-    public func keyPredicate(set: SalesEntitySet, index: Int) throws(FixtureError) -> String {
-        let total = count(of: set)
-        guard index >= 0, index < total else { throw .entityIndexOutOfRange(index, set: set, count: total) }
-        switch set {
-        case .businessPartners: return "('" + businessPartnerID(index) + "')"
-        case .contacts: return "(" + contactGuid(index) + ")"
-        case .products: return "('" + productID(index) + "')"
-        case .salesOrders: return "('" + salesOrderID(index) + "')"
-        case .salesOrderItems:
-            let (order, ordinal) = salesOrder(ofItem: index)
-            return "(SalesOrderID='" + salesOrderID(order) + "',ItemPosition='" + itemPosition(ordinal: ordinal) + "')"
-        }
-    }
 }

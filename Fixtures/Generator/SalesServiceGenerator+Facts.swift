@@ -12,6 +12,8 @@ extension SalesServiceGenerator {
 
     // MARK: Identifiers
 
+    static let contactGuidSalt: UInt64 = 0xC0_47AC7
+
     /// `0100000000` + index. (These ID helpers never trap; outside `0..<count(of:)` their
     /// text is meaningless.)
     public func businessPartnerID(_ index: Int) -> String {
@@ -36,7 +38,7 @@ extension SalesServiceGenerator {
     /// The lower-case GUID key of contact `index` (unique per index: its first 64 bits are a
     /// bijection of the index).
     public func contactGuid(_ index: Int) -> String {
-        let high = SplitMix64.mix(UInt64(bitPattern: Int64(index)) ^ SplitMix64.mix(seed ^ 0xC0_47AC7))
+        let high = SplitMix64.mix(UInt64(bitPattern: Int64(index)) ^ SplitMix64.mix(seed ^ Self.contactGuidSalt))
         let low = SplitMix64.mix(high ^ seed)
         return TextFormatting.uuidText(TextFormatting.uuidBytes(high: high, low: low))
     }

@@ -21,6 +21,27 @@ struct SplitMix64: Sendable, Hashable {
         return z ^ (z >> 31)
     }
 
+    /// The inverse of `mix`: `unmix(mix(x)) == x` for every `x`.
+    static func unmix(_ value: UInt64) -> UInt64 {
+        var z = value
+        z ^= (z >> 31) ^ (z >> 62)
+        z = z &* inverse(0x94D0_49BB_1331_11EB)
+        z ^= (z >> 27) ^ (z >> 54)
+        z = z &* inverse(0xBF58_476D_1CE4_E5B9)
+        z ^= (z >> 30) ^ (z >> 60)
+        return z
+    }
+
+    /// The multiplicative inverse of an odd number modulo 2^64 (Newton's iteration; each step
+    /// doubles the number of correct low bits, starting from 3 correct bits for `x·x ≡ 1 mod 8`).
+    static func inverse(_ odd: UInt64) -> UInt64 {
+        var x = odd
+        for _ in 0..<5 {
+            x = x &* (2 &- odd &* x)
+        }
+        return x
+    }
+
     /// A well-spread state for one purpose of one entity of one set.
     static func derive(seed: UInt64, set: UInt64, index: UInt64, purpose: UInt64 = 0) -> SplitMix64 {
         let a = mix(seed ^ (set &* 0x9E37_79B9_7F4A_7C15))

@@ -25,6 +25,13 @@ import Testing
         }
     }
 
+    @Test func unmixInvertsMix() async {
+        await propertyCheck(count: 500, input: Gen.uint64(in: 0 ... .max)) { value in
+            #expect(SplitMix64.unmix(SplitMix64.mix(value)) == value)
+            #expect(SplitMix64.mix(SplitMix64.unmix(value)) == value)
+        }
+    }
+
     @Test func controlCharactersAreEscaped() {
         var writer = JSONWriter()
         writer.string("a\"b\\c\n\t\u{1}é🎁")

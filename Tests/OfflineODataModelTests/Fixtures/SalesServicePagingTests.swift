@@ -60,6 +60,43 @@ import Testing
         #expect(throws: FixtureError.self) { try generator.keyPredicate(set: .products, index: -1) }
     }
 
+    @Test func everyKeyMapsBackToItsIndex() throws {
+        for set in SalesEntitySet.allCases {
+            for (index, entity) in try FixtureTestSupport.entities(generator, set).enumerated() {
+                var key: [String: String] = [:]
+                for name in set.keyProperties { key[name] = try #require(entity[name] as? String) }
+                #expect(generator.entityIndex(set: set, key: key) == index, "\(set.name) \(key)")
+            }
+        }
+    }
+
+    @Test func unknownKeysHaveNoIndex() {
+        let misses: [(SalesEntitySet, [String: String])] = [
+            (.businessPartners, ["BusinessPartnerID": "0100000050"]),   // one past the end
+            (.businessPartners, ["BusinessPartnerID": "01+0000001"]),
+            (.businessPartners, ["BusinessPartnerID": "0100000001 "]),
+            (.businessPartners, [:]),
+            (.products, ["ProductID": "HT-999"]),
+            (.products, ["ProductID": "HT-01000"]),
+            (.products, ["ProductID": "HT-99999999999999999999999"]),
+            (.salesOrders, ["SalesOrderID": "0600000001"]),
+            (.salesOrders, ["SalesOrderID": "05"]),
+            (.salesOrderItems, ["SalesOrderID": "0500000001", "ItemPosition": "0000000015"]),
+            (.salesOrderItems, ["SalesOrderID": "0500000001", "ItemPosition": "0000009990"]),
+            (.salesOrderItems, ["SalesOrderID": "0500000001", "ItemPosition": "10"]),
+            (.salesOrderItems, ["SalesOrderID": "0500000001"]),
+            (.contacts, ["ContactGuid": "00000000-0000-4000-8000-000000000000"]),
+            (.contacts, ["ContactGuid": "not-a-guid"]),
+            (.contacts, ["ContactGuid": generator.contactGuid(0).uppercased()]),
+        ]
+        for (set, key) in misses {
+            #expect(generator.entityIndex(set: set, key: key) == nil, "\(set.name) \(key)")
+        }
+        // A key of another seed's service is not found either.
+        let other = SalesServiceGenerator(seed: 1, scale: .small)
+        #expect(generator.entityIndex(set: .contacts, key: ["ContactGuid": other.contactGuid(5)]) == nil)
+    }
+
     @Test func countAndETagsAreOptional() throws {
         let plain = try FixtureTestSupport.object(try generator.page(set: .products, index: 0, pageSize: 5))
         #expect(plain["@odata.count"] == nil)
