@@ -39,34 +39,61 @@ enum CivilTime {
     }
 
     static func dateText(days: Int64) -> String {
-        let (y, m, d) = civil(days: days)
-        return pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2)
+        var bytes: [UInt8] = []
+        appendDate(days: days, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `YYYY-MM-DDThh:mm:ss.fffZ`, or with `±hh:mm` when `offsetMinutes` is not 0 (the local
     /// wall-clock time is shifted accordingly; the instant is the same).
     static func dateTimeOffsetText(millis: Int64, offsetMinutes: Int) -> String {
+        var bytes: [UInt8] = []
+        appendDateTimeOffset(millis: millis, offsetMinutes: offsetMinutes, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func appendDate(days: Int64, to bytes: inout [UInt8]) {
+        let (y, m, d) = civil(days: days)
+        appendPadded(y, 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendPadded(m, 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendPadded(d, 2, to: &bytes)
+    }
+
+    static func appendDateTimeOffset(millis: Int64, offsetMinutes: Int, to bytes: inout [UInt8]) {
         let local = millis + Int64(offsetMinutes) * 60_000
         let days = floorDiv(local, millisPerDay)
         let inDay = local - days * millisPerDay
-        let hours = Int(inDay / 3_600_000)
-        let minutes = Int(inDay / 60_000 % 60)
-        let seconds = Int(inDay / 1000 % 60)
-        let fraction = Int(inDay % 1000)
-        var text = dateText(days: days) + "T" + pad(hours, 2) + ":" + pad(minutes, 2) + ":"
-        text += pad(seconds, 2) + "." + pad(fraction, 3)
+        appendDate(days: days, to: &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        appendPadded(Int(inDay / 3_600_000), 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendPadded(Int(inDay / 60_000 % 60), 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendPadded(Int(inDay / 1000 % 60), 2, to: &bytes)
+        bytes.append(UInt8(ascii: "."))
+        appendPadded(Int(inDay % 1000), 3, to: &bytes)
         if offsetMinutes == 0 {
-            text += "Z"
+            bytes.append(UInt8(ascii: "Z"))
         } else {
-            let sign = offsetMinutes < 0 ? "-" : "+"
+            bytes.append(offsetMinutes < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
             let magnitude = abs(offsetMinutes)
-            text += sign + pad(magnitude / 60, 2) + ":" + pad(magnitude % 60, 2)
+            appendPadded(magnitude / 60, 2, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            appendPadded(magnitude % 60, 2, to: &bytes)
         }
-        return text
+    }
+
+    /// Appends a non-negative `value` with at least `width` digits (negative values: `-` and
+    /// the magnitude).
+    static func appendPadded(_ value: Int, _ width: Int, to bytes: inout [UInt8]) {
+        JSONWriter.appendDecimal(Int64(value), scale: 0, to: &bytes, minimumDigits: width)
     }
 
     static func pad(_ value: Int, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+        var bytes: [UInt8] = []
+        appendPadded(value, width, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

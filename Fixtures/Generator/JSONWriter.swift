@@ -81,14 +81,11 @@ struct JSONWriter {
     /// A decimal given in units of 10^-scale, written with exactly `scale` fraction digits
     /// (`1234500`, 3 → `1234.500`); quoted when `quoted` (IEEE754Compatible=true).
     mutating func decimal(_ units: Int64, scale: Int, quoted: Bool) {
-        let text = Self.decimalText(units, scale: scale)
-        if quoted {
-            string(text)
-        } else {
-            separator()
-            bytes.append(contentsOf: text.utf8)
-            needsComma = true
-        }
+        separator()
+        if quoted { bytes.append(UInt8(ascii: "\"")) }
+        Self.appendDecimal(units, scale: scale, to: &bytes)
+        if quoted { bytes.append(UInt8(ascii: "\"")) }
+        needsComma = true
     }
 
     mutating func decimal(_ units: Int64?, scale: Int, quoted: Bool) {
@@ -96,40 +93,112 @@ struct JSONWriter {
         decimal(units, scale: scale, quoted: quoted)
     }
 
+    /// A quoted `Edm.Date`: `"YYYY-MM-DD"`.
+    mutating func date(days: Int64) {
+        separator()
+        bytes.append(UInt8(ascii: "\""))
+        CivilTime.appendDate(days: days, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    /// A quoted `Edm.DateTimeOffset` with milliseconds (see `CivilTime.appendDateTimeOffset`).
+    mutating func dateTimeOffset(millis: Int64, offsetMinutes: Int) {
+        separator()
+        bytes.append(UInt8(ascii: "\""))
+        CivilTime.appendDateTimeOffset(millis: millis, offsetMinutes: offsetMinutes, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
     static func decimalText(_ units: Int64, scale: Int) -> String {
-        let negative = units < 0
+        var bytes: [UInt8] = []
+        appendDecimal(units, scale: scale, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the digits of `units / 10^scale` with exactly `scale` fraction digits and at
+    /// least one integer digit, without building a String.
+    static func appendDecimal(_ units: Int64, scale: Int, to bytes: inout [UInt8], minimumDigits: Int = 1) {
+        if units < 0 { bytes.append(UInt8(ascii: "-")) }
         let magnitude = units.magnitude
-        var digits = String(magnitude)
-        if scale > 0 {
-            if digits.count <= scale {
-                digits = String(repeating: "0", count: scale - digits.count + 1) + digits
-            }
-            digits.insert(".", at: digits.index(digits.endIndex, offsetBy: -scale))
+        var digitCount = 1
+        var probe = magnitude / 10
+        while probe > 0 {
+            digitCount += 1
+            probe /= 10
         }
-        return negative ? "-" + digits : digits
+        let fraction = Swift.max(0, scale)
+        let total = Swift.max(digitCount, fraction + 1, minimumDigits)
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: total + (fraction > 0 ? 1 : 0)))
+        var value = magnitude
+        var position = bytes.count - 1
+        for produced in 0..<total {
+            if produced == fraction, fraction > 0 {
+                bytes[position] = UInt8(ascii: ".")
+                position -= 1
+            }
+            bytes[position] = UInt8(ascii: "0") + UInt8(value % 10)
+            value /= 10
+            position -= 1
+        }
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    private mutating func appendQuoted(_ text: String) {
+    /// `pattern` quoted, with `#` replaced by a random digit and `@` by a random digit 2–9
+    /// (phone numbers and postal codes; the patterns are ASCII without characters to escape).
+    mutating func filledPattern(_ pattern: String, _ rng: inout SplitMix64) {
+        separator()
         bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
+        for byte in pattern.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0..<0x20:
-                bytes.append(contentsOf: [
-                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                    Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0x0F)],
-                ])
+            case UInt8(ascii: "#"): bytes.append(UInt8(ascii: "0") + UInt8(rng.int(below: 10)))
+            case UInt8(ascii: "@"): bytes.append(UInt8(ascii: "2") + UInt8(rng.int(below: 8)))
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0..<0x20: break
             default: bytes.append(byte)
             }
         }
         bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    private mutating func appendQuoted(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { buffer in
+            // Fast path: nothing to escape (the common case) is copied in one go.
+            var clean = true
+            for byte in buffer where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                clean = false
+                break
+            }
+            if clean {
+                bytes.append(contentsOf: buffer)
+            } else {
+                appendEscaped(buffer)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendEscaped(_ buffer: UnsafeBufferPointer<UInt8>) {
+        for byte in buffer {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "\\"))
+            case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
+            case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+            case 0x08: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "b"))
+            case 0x0C: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "f"))
+            case 0..<0x20:
+                for escaped in [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0x0F)]] {
+                    bytes.append(escaped)
+                }
+            default: bytes.append(byte)
+            }
+        }
     }
 }

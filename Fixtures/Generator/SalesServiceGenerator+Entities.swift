@@ -7,7 +7,7 @@ extension SalesServiceGenerator {
         writer.name("City")
         writer.string(city.name)
         writer.name("PostalCode")
-        writer.string(TextFormatting.fill(city.postalPattern, &rng))
+        writer.filledPattern(city.postalPattern, &rng)
         writer.name("Street")
         writer.string(rng.pick(city.streets, or: "Hauptstraße"))
         writer.name("Building")
@@ -32,7 +32,11 @@ extension SalesServiceGenerator {
         writer.name("EmailAddress")
         writer.string(rng.pick(Vocabulary.emailUsers, or: "info") + "@" + facts.domain)
         writer.name("PhoneNumber")
-        writer.string(rng.chance(10) ? nil : TextFormatting.fill(facts.country.phonePattern, &rng))
+        if rng.chance(10) {
+            writer.null()
+        } else {
+            writer.filledPattern(facts.country.phonePattern, &rng)
+        }
         writer.name("CurrencyCode")
         writer.string(facts.country.currency)
         writer.name("BusinessPartnerRole")
@@ -41,7 +45,7 @@ extension SalesServiceGenerator {
         writer.name("CreatedAt")
         let created = (Self.partnerEpochDays + Int64(rng.int(below: 1_461))) * CivilTime.millisPerDay
             + Int64(rng.int(below: Int(CivilTime.millisPerDay)))
-        writer.string(CivilTime.dateTimeOffsetText(millis: created, offsetMinutes: 0))
+        writer.dateTimeOffset(millis: created, offsetMinutes: 0)
         writer.endObject()
     }
 
@@ -69,7 +73,7 @@ extension SalesServiceGenerator {
         writer.name("Sex")
         writer.string(male ? "M" : "F")
         writer.name("PhoneNumber")
-        writer.string(TextFormatting.fill(country.phonePattern, &rng))
+        writer.filledPattern(country.phonePattern, &rng)
         writer.name("EmailAddress")
         writer.string(TextFormatting.asciiSlug(first) + "." + TextFormatting.asciiSlug(last) + "@" + facts.domain)
         writer.name("DateOfBirth")
@@ -77,7 +81,7 @@ extension SalesServiceGenerator {
             writer.null()
         } else {
             let born = CivilTime.days(year: 1955, month: 1, day: 1) + Int64(rng.int(below: 49 * 365))
-            writer.string(CivilTime.dateText(days: born))
+            writer.date(days: born)
         }
         writeAddress(country: country, rng: &rng, into: &writer)
         writer.endObject()
@@ -110,7 +114,8 @@ extension SalesServiceGenerator {
             for step in 0..<Swift.min(fragments.count, rng.int(in: 1...5)) {
                 let fragment = fragments[(start + step) % fragments.count]
                 let separator = description == name ? " with " : ", "
-                if description.count + separator.count + fragment.count > 255 { break }
+                // UTF-8 length bounds the character count, so MaxLength 255 holds.
+                if description.utf8.count + separator.utf8.count + fragment.utf8.count > 255 { break }
                 description += separator + fragment
             }
             writer.string(description)
@@ -141,7 +146,7 @@ extension SalesServiceGenerator {
         writer.name("CreatedAt")
         let created = (Self.productEpochDays + Int64(rng.int(below: 1_095))) * CivilTime.millisPerDay
             + Int64(rng.int(below: Int(CivilTime.millisPerDay)))
-        writer.string(CivilTime.dateTimeOffsetText(millis: created, offsetMinutes: 0))
+        writer.dateTimeOffset(millis: created, offsetMinutes: 0)
         writer.endObject()
     }
 
@@ -193,12 +198,12 @@ extension SalesServiceGenerator {
         writer.name("DeliveryStatus")
         writer.string(delivery)
         writer.name("CreatedAt")
-        writer.string(CivilTime.dateTimeOffsetText(millis: facts.createdMillis, offsetMinutes: 0))
+        writer.dateTimeOffset(millis: facts.createdMillis, offsetMinutes: 0)
         writer.name("ChangedAt")
         facts.changedOffsetMinutes = facts.rng.chance(40) ? customer.country.utcOffsetMinutes : 0
-        writer.string(CivilTime.dateTimeOffsetText(millis: facts.changedMillis, offsetMinutes: facts.changedOffsetMinutes))
+        writer.dateTimeOffset(millis: facts.changedMillis, offsetMinutes: facts.changedOffsetMinutes)
         writer.name("DeliveryDate")
-        writer.string(CivilTime.dateText(days: facts.deliveryDays))
+        writer.date(days: facts.deliveryDays)
         writer.endObject()
     }
 
@@ -232,7 +237,7 @@ extension SalesServiceGenerator {
         writer.name("QuantityUnit")
         writer.string("EA")
         writer.name("DeliveryDate")
-        writer.string(CivilTime.dateText(days: order.deliveryDays))
+        writer.date(days: order.deliveryDays)
         writer.endObject()
     }
 }

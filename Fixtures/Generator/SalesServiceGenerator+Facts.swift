@@ -84,9 +84,18 @@ extension SalesServiceGenerator {
     // MARK: Business partners
 
     struct PartnerFacts {
+        var index: Int
         var country: CountryProfile
         var companyName: String
-        var domain: String
+        /// The words the web domain is made of (folded to ASCII only when needed).
+        var domainWords: String
+
+        /// `<ascii-slug><index % 97>.<tld>`, e.g. `mueller17.de`.
+        var domain: String {
+            var slug = TextFormatting.asciiSlug(domainWords)
+            if slug.isEmpty { slug = "company" }
+            return slug + String(index % 97) + "." + country.topLevelDomain
+        }
     }
 
     /// The country of a partner: the first draw of its fact stream, so this agrees with
@@ -124,10 +133,7 @@ extension SalesServiceGenerator {
             name = stem + " " + rng.pick(country.companyWords, or: "Trading")
             domainWords = stem
         }
-        var slug = TextFormatting.asciiSlug(domainWords)
-        if slug.isEmpty { slug = "company" }
-        slug += String(index % 97)
-        return PartnerFacts(country: country, companyName: name, domain: slug + "." + country.topLevelDomain)
+        return PartnerFacts(index: index, country: country, companyName: name, domainWords: domainWords)
     }
 
     // MARK: Products

@@ -75,6 +75,7 @@ struct SplitMix64: Sendable, Hashable {
     }
 
     /// A uniformly chosen element; `fallback` when the array is empty.
+    @inline(__always)
     mutating func pick<T>(_ items: [T], or fallback: T) -> T {
         guard !items.isEmpty else { return fallback }
         return items[int(below: items.count)]

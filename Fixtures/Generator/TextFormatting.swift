@@ -1,23 +1,6 @@
-/// Small text helpers: pattern filling, ASCII folding for e-mail addresses and domains,
+/// Small text helpers: ASCII folding for e-mail addresses and domains,
 /// UUID formatting and FNV-1a hashing.
 enum TextFormatting {
-    /// Replaces every `#` in `pattern` with a random digit and every `@` with a digit 2–9
-    /// (North American area codes and exchanges never start with 0 or 1).
-    static func fill(_ pattern: String, _ rng: inout SplitMix64) -> String {
-        var result = ""
-        result.unicodeScalars.reserveCapacity(pattern.unicodeScalars.count)
-        for scalar in pattern.unicodeScalars {
-            if scalar == "#" {
-                result.unicodeScalars.append(Unicode.Scalar(UInt8(ascii: "0") + UInt8(rng.int(below: 10))))
-            } else if scalar == "@" {
-                result.unicodeScalars.append(Unicode.Scalar(UInt8(ascii: "2") + UInt8(rng.int(below: 8))))
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
-
     private static let folds: [Unicode.Scalar: String] = [
         "ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "Ä": "ae", "Ö": "oe", "Ü": "ue",
         "ø": "oe", "Ø": "oe", "å": "aa", "Å": "aa", "æ": "ae", "Æ": "ae",
@@ -33,23 +16,24 @@ enum TextFormatting {
     /// Lower-case ASCII letters and digits of `text`, with accented letters folded
     /// (`Müller` → `mueller`, `Søren` → `soeren`) and everything else dropped (`O'Neil` → `oneil`).
     static func asciiSlug(_ text: String) -> String {
-        var result = ""
+        var result: [UInt8] = []
+        result.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
-            if let folded = folds[scalar] {
-                result += folded
-            } else if scalar.isASCII {
+            if scalar.isASCII {
                 let value = UInt8(truncatingIfNeeded: scalar.value)
                 switch value {
                 case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    result.unicodeScalars.append(scalar)
+                    result.append(value)
                 case UInt8(ascii: "A")...UInt8(ascii: "Z"):
-                    result.unicodeScalars.append(Unicode.Scalar(value + 32))
+                    result.append(value + 32)
                 default:
                     break
                 }
+            } else if let folded = folds[scalar] {
+                result.append(contentsOf: folded.utf8)
             }
         }
-        return result
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// Sixteen bytes shaped like a random (version 4, RFC 4122 variant) UUID. `high` is kept
@@ -70,28 +54,28 @@ enum TextFormatting {
         return bytes
     }
 
-    private static let hex: [Character] = Array("0123456789abcdef")
+    private static let hexBytes: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Lower-case `8-4-4-4-12` text of 16 bytes.
     static func uuidText(_ bytes: [UInt8]) -> String {
-        var text = ""
+        var text: [UInt8] = []
         text.reserveCapacity(36)
         for (position, byte) in bytes.enumerated() {
-            if position == 4 || position == 6 || position == 8 || position == 10 { text.append("-") }
-            text.append(hex[Int(byte >> 4)])
-            text.append(hex[Int(byte & 0x0F)])
+            if position == 4 || position == 6 || position == 8 || position == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(hexBytes[Int(byte >> 4)])
+            text.append(hexBytes[Int(byte & 0x0F)])
         }
-        return text
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// 16 lower-case hex digits.
     static func hex64(_ value: UInt64) -> String {
-        var text = ""
+        var text: [UInt8] = []
         text.reserveCapacity(16)
         for shift in stride(from: 60, through: 0, by: -4) {
-            text.append(hex[Int((value >> UInt64(shift)) & 0x0F)])
+            text.append(hexBytes[Int((value >> UInt64(shift)) & 0x0F)])
         }
-        return text
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// FNV-1a, 64 bit.

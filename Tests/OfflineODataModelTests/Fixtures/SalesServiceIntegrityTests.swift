@@ -179,6 +179,19 @@ import Testing
         }
         // Characters outside the BMP (emoji) are written raw as 4-byte UTF-8.
         #expect(text.unicodeScalars.contains { $0.value > 0xFFFF })
+        // Phone numbers and postal codes are filled patterns: no placeholder survives, and
+        // North American numbers never have an area code or exchange starting with 0 or 1.
+        let phones = try (FixtureTestSupport.entities(generator, .businessPartners)
+            + FixtureTestSupport.entities(generator, .contacts)).compactMap { $0["PhoneNumber"] as? String }
+        #expect(phones.count > 100)
+        #expect(phones.allSatisfy { $0.wholeMatch(of: /\+[0-9][0-9 \-]{6,24}/) != nil }, "\(phones.prefix(5))")
+        for phone in phones where phone.hasPrefix("+1 ") {
+            #expect(phone.wholeMatch(of: /\+1 [2-9]\d\d-[2-9]\d\d-\d{4}/) != nil, "\(phone)")
+        }
+        let postalCodes = try (FixtureTestSupport.entities(generator, .businessPartners)
+            + FixtureTestSupport.entities(generator, .contacts)).compactMap { ($0["Address"] as? [String: Any])?["PostalCode"] as? String }
+        #expect(postalCodes.count == generator.count(of: .businessPartners) + generator.count(of: .contacts))
+        #expect(postalCodes.allSatisfy { !$0.contains("#") && !$0.contains("@") && $0.contains(where: \.isNumber) })
         // Names of people and companies are varied.
         let contacts = try FixtureTestSupport.entities(generator, .contacts)
         #expect(Set(contacts.compactMap { $0["LastName"] as? String }).count > 40)
