@@ -16,15 +16,23 @@ public struct FixtureError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: Int
     /// What was wrong, naming the offending value.
     public var message: String
+    /// Where, when the input is text (e.g. "offset 12" in a next link), else nil.
+    public var location: String?
 
-    public init(name: String, code: Int, message: String) {
+    /// Always `invalidInput` (the `ODataErrorCategory` raw value these errors map to).
+    public var category: String { "invalidInput" }
+
+    public init(name: String, code: Int, message: String, location: String? = nil) {
         self.name = name
         self.code = code
         self.message = message
+        self.location = location
     }
 
     public var description: String {
-        "[invalidInput] \(name) (\(code)): \(message)"
+        var text = "[\(category)] \(name) (\(code)): \(message)"
+        if let location { text += " at \(location)" }
+        return text
     }
 
     static func invalidPageSize(_ size: Int) -> FixtureError {
@@ -47,9 +55,10 @@ public struct FixtureError: Error, Sendable, Hashable, CustomStringConvertible {
         FixtureError(name: "invalidScale", code: 1504, message: detail)
     }
 
-    static func invalidSkipToken(_ link: String) -> FixtureError {
+    static func invalidSkipToken(_ link: String, offset: Int?) -> FixtureError {
         FixtureError(
             name: "invalidSkipToken", code: 1505,
-            message: "next link '\(link)' has no non-negative integer $skiptoken")
+            message: "next link '\(link)' has no non-negative integer $skiptoken",
+            location: offset.map { "offset \($0)" })
     }
 }

@@ -61,10 +61,12 @@ public struct SalesServiceGenerator: Sendable, Hashable {
     /// The `$skiptoken` of a next link produced by `page` (`…?$skiptoken=500` → 500).
     public static func skipToken(inNextLink link: String) throws(FixtureError) -> Int {
         let marker = "$skiptoken="
-        guard let range = link.firstRange(of: marker) else { throw .invalidSkipToken(link) }
+        guard let range = link.firstRange(of: marker) else { throw .invalidSkipToken(link, offset: nil) }
         let digits = link[range.upperBound...].prefix { $0 != "&" }
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(digits)
-        else { throw .invalidSkipToken(link) }
+        else {
+            throw .invalidSkipToken(link, offset: link.utf8.distance(from: link.startIndex, to: range.upperBound))
+        }
         return value
     }
 

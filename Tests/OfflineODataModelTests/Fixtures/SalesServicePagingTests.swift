@@ -171,6 +171,10 @@ import Testing
             }
         }
         #expect(try SalesServiceGenerator.skipToken(inNextLink: "SalesOrders?$skiptoken=500&$top=3") == 500)
+        #expect { try SalesServiceGenerator.skipToken(inNextLink: "SalesOrders?$skiptoken=x1") } throws: { error in
+            (error as? FixtureError)?.location == "offset 23"
+                && "\(error)" == "[invalidInput] invalidSkipToken (1505): next link 'SalesOrders?$skiptoken=x1' has no non-negative integer $skiptoken at offset 23"
+        }
     }
 
     /// Helpers that take an index never trap, whatever the index.
