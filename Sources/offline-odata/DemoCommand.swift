@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OfflineODataEngine
+import OfflineODataFixtures
 
 /// The README's main job: shows the engine end to end with timings.
 struct DemoCommand: ParsableCommand {
@@ -33,8 +34,9 @@ struct DemoCommand: ParsableCommand {
         let dir = path ?? FileManager.default.temporaryDirectory.appendingPathComponent("offline-odata-demo-\(UUID().uuidString)").path
         defer { if !keep { try? FileManager.default.removeItem(atPath: dir) } }
         let passphrase = "demo passphrase: correct horse battery staple"
-        let workload = DemoWorkload(seed: seed)
-        print("OfflineOData engine demo: \(records) records of ~\(workload.averageValueSize) B into \(dir)")
+        let workload = EngineWorkload(seed: seed)
+        let averageSize = (0..<100).reduce(0) { $0 + workload.value($1).count } / 100
+        print("OfflineOData engine demo: \(records) sales records (EPM-like JSON, ~\(averageSize) B each) into \(dir)")
 
         step("1. Create an encrypted store (Argon2id key derivation, \(CipherSuite.preferred))")
         var t = Date()
@@ -123,43 +125,6 @@ struct DemoCommand: ParsableCommand {
         print("searched every file for \"\(String(decoding: needle, as: UTF8.self))\": found in \(leaks) file(s)")
         print("\ndone.")
     }
-}
-
-/// Sales-order-item-like JSON records with random 16-byte keys, deterministic from a seed.
-struct DemoWorkload {
-    let seed: UInt64
-    private static let products = ["Notebook Basic 15", "Ergo Screen E-I", "Flat Future", "Laser Allround Pro",
-                                   "Smart Design", "Beam Breaker B-1", "Camcorder View", "Müller Kaffeemühle",
-                                   "O'Neil Office Chair", "Hurricane GX"]
-    private static let notes = ["", "Deliver to the back entrance", "Urgent: customer waiting since last week",
-                                "Gift wrap; add a card saying happy birthday", "Partial delivery accepted"]
-
-    func key(_ i: Int) -> [UInt8] {
-        var r = DemoRandom(seed: seed &+ UInt64(i) &* 0x9E37_79B9_7F4A_7C15)
-        var k = [UInt8]()
-        for _ in 0..<2 { withUnsafeBytes(of: r.next()) { k.append(contentsOf: $0) } }
-        return k
-    }
-
-    func value(_ i: Int) -> [UInt8] {
-        var r = DemoRandom(seed: seed ^ UInt64(i) &* 0x2545_F491_4F6C_DD1D)
-        let order = 500_000_000 + i / 4
-        let product = Self.products[Int(r.next() % UInt64(Self.products.count))]
-        let qty = Int(r.next() % 20) + 1
-        let price = Double(r.next() % 200_000) / 100
-        let note = Self.notes[Int(r.next() % UInt64(Self.notes.count))]
-        let json = """
-        {"SalesOrderID":"0\(order)","ItemPosition":"00000000\((i % 4 + 1) * 10)","ProductID":"HT-\(1000 + Int(r.next() % 1000))",\
-        "ProductName":"\(product)","Note":\(note.isEmpty ? "null" : "\"\(note)\""),"CurrencyCode":"EUR",\
-        "GrossAmount":"\(String(format: "%.3f", price * Double(qty) * 1.19))","NetAmount":"\(String(format: "%.3f", price * Double(qty)))",\
-        "TaxAmount":"\(String(format: "%.3f", price * Double(qty) * 0.19))","Quantity":"\(qty).000","QuantityUnit":"EA",\
-        "DeliveryDate":"2026-\(String(format: "%02d", Int(r.next() % 12) + 1))-\(String(format: "%02d", Int(r.next() % 28) + 1))",\
-        "CreatedAt":"2026-01-15T10:\(String(format: "%02d", Int(r.next() % 60))):00Z","ChangedBy":"USER\(r.next() % 100)"}
-        """
-        return Array(json.utf8)
-    }
-
-    var averageValueSize: Int { (0..<100).reduce(0) { $0 + value($1).count } / 100 }
 }
 
 struct DemoRandom: RandomNumberGenerator {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OfflineODataEngine
+import OfflineODataFixtures
 
 /// Quick single-configuration engine measurement for development (`BENCHMARKS.md` comes from
 /// the Benchmarks package, not from this).
@@ -25,7 +26,7 @@ struct EngineProbeCommand: ParsableCommand {
         o.cacheSize = cacheMB << 20
         o.memTableSize = memtableMB << 20
         o.compression = !noCompression
-        let w = DemoWorkload(seed: 1)
+        let w = EngineWorkload(seed: 1)
         let keys = (0..<records).map { w.key($0) }
         let values = (0..<records).map { w.value($0) }
         let db = try StorageEngine.open(path: dir, options: o)
