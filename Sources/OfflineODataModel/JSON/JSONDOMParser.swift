@@ -1,0 +1,267 @@
+/// The iterative whole-document parser behind `JSONReader`.
+///
+/// Values of open containers are kept on one flat stack (`values`), member names on another
+/// (`keys`); closing a container moves its slice into a new array or `JSONObject`. No recursion,
+/// so nesting depth is limited only by `maxDepth`. The stacks also give the JSON path of an
+/// error without any bookkeeping on the fast path.
+struct JSONDOMParser {
+    struct Frame {
+        var isObject: Bool
+        var valueStart: Int
+        var keyStart: Int
+    }
+
+    let input: UnsafeBufferPointer<UInt8>
+    let options: JSONReaderOptions
+    var index = 0
+    var values: [JSONValue] = []
+    var keys: [String] = []
+    /// Offset of each name in `keys` (for duplicate-member errors).
+    var keyOffsets: [Int] = []
+    var frames: [Frame] = []
+    var scratch: [UInt8] = []
+
+    init(input: UnsafeBufferPointer<UInt8>, options: JSONReaderOptions) {
+        self.input = input
+        self.options = options
+    }
+
+    mutating func run() throws(JSONScanFailure) -> JSONValue {
+        let end = input.count
+        if end >= 3 && input[0] == 0xEF && input[1] == 0xBB && input[2] == 0xBF {
+            guard options.allowsByteOrderMark else {
+                throw JSONScanFailure(.syntaxError, at: 0, "byte order mark not allowed")
+            }
+            index = 3
+        }
+        skipWhitespace()
+        guard index < end else {
+            throw JSONScanFailure(.unexpectedEnd, at: index, "empty document: expected a JSON value")
+        }
+        values.reserveCapacity(64)
+        keys.reserveCapacity(64)
+        keyOffsets.reserveCapacity(64)
+        frames.reserveCapacity(16)
+
+        outer: while true {
+            guard index < end else {
+                throw JSONScanFailure(.unexpectedEnd, at: index, "unexpected end of input: expected a value")
+            }
+            let byte = input[index]
+            switch byte {
+            case 0x7B:  // {
+                try pushFrame(isObject: true)
+                index += 1
+                skipWhitespace()
+                if index < end && input[index] == 0x7D {
+                    index += 1
+                    frames.removeLast()
+                    values.append(.object(JSONObject()))
+                } else {
+                    try readKeyAndColon()
+                    continue outer
+                }
+            case 0x5B:  // [
+                try pushFrame(isObject: false)
+                index += 1
+                skipWhitespace()
+                if index < end && input[index] == 0x5D {
+                    index += 1
+                    frames.removeLast()
+                    values.append(.array([]))
+                } else {
+                    continue outer
+                }
+            case 0x22:
+                values.append(.string(try readString()))
+            case 0x2D, 0x30...0x39:
+                let start = index
+                index = try JSONScanner.scanNumber(input, from: start, isFinal: true) ?? end
+                let text = String(decoding: UnsafeBufferPointer(rebasing: input[start..<index]), as: UTF8.self)
+                values.append(.number(JSONNumber(unchecked: text)))
+            case 0x74:
+                try expectLiteral("true")
+                values.append(.bool(true))
+            case 0x66:
+                try expectLiteral("false")
+                values.append(.bool(false))
+            case 0x6E:
+                try expectLiteral("null")
+                values.append(.null)
+            default:
+                throw JSONScanFailure(
+                    .syntaxError, at: index, "unexpected \(JSONScanner.describeByte(byte)): expected a value")
+            }
+
+            // A value is complete: close containers until one expects another member or element.
+            while true {
+                skipWhitespace()
+                guard let frame = frames.last else {
+                    guard index == end else {
+                        throw JSONScanFailure(
+                            .syntaxError, at: index,
+                            "unexpected \(JSONScanner.describeByte(input[index])) after the JSON value")
+                    }
+                    return values.removeLast()
+                }
+                guard index < end else {
+                    throw JSONScanFailure(
+                        .unexpectedEnd, at: index,
+                        "unexpected end of input: expected ',' or '\(frame.isObject ? "}" : "]")'")
+                }
+                let c = input[index]
+                if c == 0x2C {
+                    index += 1
+                    skipWhitespace()
+                    if frame.isObject {
+                        try readKeyAndColon()
+                    } else if index < end && input[index] == 0x5D {
+                        throw JSONScanFailure(.syntaxError, at: index, "trailing comma before ']'")
+                    }
+                    continue outer
+                }
+                if frame.isObject {
+                    guard c == 0x7D else {
+                        throw JSONScanFailure(
+                            .syntaxError, at: index,
+                            "unexpected \(JSONScanner.describeByte(c)): expected ',' or '}' after an object member")
+                    }
+                    index += 1
+                    try closeObject(frame)
+                } else {
+                    guard c == 0x5D else {
+                        throw JSONScanFailure(
+                            .syntaxError, at: index,
+                            "unexpected \(JSONScanner.describeByte(c)): expected ',' or ']' after an array element")
+                    }
+                    index += 1
+                    let elements = Array(values[frame.valueStart...])
+                    values.removeSubrange(frame.valueStart...)
+                    frames.removeLast()
+                    values.append(.array(elements))
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    private mutating func skipWhitespace() {
+        let end = input.count
+        while index < end {
+            let b = input[index]
+            guard b <= 0x20, b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 else { return }
+            index += 1
+        }
+    }
+
+    private mutating func pushFrame(isObject: Bool) throws(JSONScanFailure) {
+        guard frames.count < options.maxDepth else {
+            throw JSONScanFailure(
+                .depthLimitExceeded, at: index, "nesting deeper than the limit of \(options.maxDepth) levels")
+        }
+        frames.append(Frame(isObject: isObject, valueStart: values.count, keyStart: keys.count))
+    }
+
+    /// Reads `"name"` and `:` at `index`, leaving `index` at the member's value.
+    private mutating func readKeyAndColon() throws(JSONScanFailure) {
+        let end = input.count
+        guard index < end else {
+            throw JSONScanFailure(.unexpectedEnd, at: index, "unexpected end of input: expected a member name")
+        }
+        let c = input[index]
+        guard c == JSONScanner.quote else {
+            if c == 0x7D {
+                throw JSONScanFailure(.syntaxError, at: index, "trailing comma before '}'")
+            }
+            throw JSONScanFailure(
+                .syntaxError, at: index, "unexpected \(JSONScanner.describeByte(c)): expected a member name in quotes")
+        }
+        keyOffsets.append(index)
+        keys.append(try readString())
+        skipWhitespace()
+        guard index < end else {
+            throw JSONScanFailure(.unexpectedEnd, at: index, "unexpected end of input: expected ':' after a member name")
+        }
+        guard input[index] == 0x3A else {
+            throw JSONScanFailure(
+                .syntaxError, at: index,
+                "unexpected \(JSONScanner.describeByte(input[index])): expected ':' after a member name")
+        }
+        index += 1
+        skipWhitespace()
+    }
+
+    /// Reads the string whose opening quote is at `index`.
+    private mutating func readString() throws(JSONScanFailure) -> String {
+        let open = index
+        guard let (string, next) = try JSONScanner.scanString(input, from: open + 1, scratch: &scratch) else {
+            throw JSONScanFailure(.unexpectedEnd, at: open, "unterminated string")
+        }
+        index = next
+        return string
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONScanFailure) {
+        let length = literal.utf8CodeUnitCount
+        let expected = UnsafeBufferPointer(start: literal.utf8Start, count: length)
+        var k = 0
+        while k < length {
+            guard index + k < input.count else {
+                throw JSONScanFailure(.unexpectedEnd, at: index, "unexpected end of input in literal '\(literal)'")
+            }
+            guard input[index + k] == expected[k] else {
+                throw JSONScanFailure(.syntaxError, at: index, "invalid literal: expected '\(literal)'")
+            }
+            k += 1
+        }
+        index += length
+    }
+
+    private mutating func closeObject(_ frame: Frame) throws(JSONScanFailure) {
+        let names = keys[frame.keyStart...]
+        if let duplicate = JSONObject.firstDuplicate(in: names) {
+            let offset = keyOffsets[duplicate]
+            // Leave the duplicate as the current member so the error path names it.
+            keys.removeSubrange((duplicate + 1)...)
+            values.removeSubrange((frame.valueStart + duplicate - frame.keyStart)...)
+            throw JSONScanFailure(
+                .duplicateMember, at: offset,
+                "duplicate member \"\(JSONScanner.escapedForMessage(keys[duplicate]))\"")
+        }
+        let object = JSONObject(uncheckedKeys: Array(names), values: Array(values[frame.valueStart...]))
+        keys.removeSubrange(frame.keyStart...)
+        keyOffsets.removeSubrange(frame.keyStart...)
+        values.removeSubrange(frame.valueStart...)
+        frames.removeLast()
+        values.append(.object(object))
+    }
+
+    // MARK: Errors
+
+    /// The path of the value being read when parsing stopped.
+    func currentPath() -> String {
+        var components: [JSONPathComponent] = []
+        components.reserveCapacity(frames.count)
+        for (f, frame) in frames.enumerated() {
+            let isLast = f + 1 == frames.count
+            if frame.isObject {
+                let keyEnd = isLast ? keys.count : frames[f + 1].keyStart
+                if keyEnd > frame.keyStart { components.append(.key(keys[keyEnd - 1])) }
+            } else {
+                let valueEnd = isLast ? values.count : frames[f + 1].valueStart
+                components.append(.index(valueEnd - frame.valueStart))
+            }
+        }
+        return JSONPath.render(components)
+    }
+
+    func makeError(_ failure: JSONScanFailure) -> ODataError {
+        let (line, column) = JSONPath.lineAndColumn(input, offset: failure.offset)
+        var message = failure.message
+        if failure.offset < input.count && failure.kind != .invalidUTF8 {
+            message += " near \"\(JSONScanner.snippet(input, at: failure.offset))\""
+        }
+        return failure.kind.error(
+            message, location: JSONPath.location(path: currentPath(), line: line, column: column, offset: failure.offset))
+    }
+}
