@@ -113,8 +113,9 @@ enum JSONScanner {
         }
         guard high >= 0xD800 && high <= 0xDBFF else { return (high, at + 6) }
         let next = at + 6
-        guard next + 1 < buf.count else { return nil }
-        guard buf[next] == backslash && buf[next + 1] == 0x75 else {
+        let hasBackslash = next < buf.count ? buf[next] == backslash : true
+        let hasU = next + 1 < buf.count ? buf[next + 1] == 0x75 : true
+        guard hasBackslash && hasU else {
             throw JSONScanFailure(
                 .invalidSurrogate, at: at, "lone high surrogate \\u\(hex(high)) not followed by a low surrogate")
         }

@@ -204,7 +204,6 @@ public struct JSONStreamReader: Sendable {
                 if isObject {
                     state = .key
                 } else {
-                    frames[frames.count - 1].index += 1
                     state = .elementAfterComma
                 }
                 return try step(buf)
@@ -251,12 +250,18 @@ public struct JSONStreamReader: Sendable {
     private mutating func closeContainer(_ event: JSONEvent) -> JSONEvent {
         pos += 1
         frames.removeLast()
-        state = frames.isEmpty ? .done : .commaOrEnd
-        return event
+        return valueDone(event)
     }
 
+    /// A value is complete: an array's index moves on to the next element (as in
+    /// `JSONDOMParser`, where the index is the count of completed elements).
     private mutating func valueDone(_ event: JSONEvent) -> JSONEvent {
-        state = frames.isEmpty ? .done : .commaOrEnd
+        if frames.isEmpty {
+            state = .done
+        } else {
+            state = .commaOrEnd
+            if !frames[frames.count - 1].isObject { frames[frames.count - 1].index += 1 }
+        }
         return event
     }
 
