@@ -159,7 +159,8 @@ public struct JSONCollectionStream: Sendable {
         do {
             return try builder.add(event)
         } catch {
-            var path = reader.path
+            // The object just closed holds the duplicate; the location is its closing brace.
+            var path = reader.completedValuePath
             JSONPath.append(.key(error.name), to: &path)
             throw JSONErrorKind.duplicateMember.error(
                 "duplicate member \"\(JSONScanner.escapedForMessage(error.name))\"",

@@ -70,6 +70,21 @@ public struct JSONStreamReader: Sendable {
         })
     }
 
+    /// The path of the value whose last event was just reported (an array's index is not yet
+    /// advanced to the next element).
+    var completedValuePath: String {
+        var components: [JSONPathComponent] = []
+        for (f, frame) in frames.enumerated() {
+            if frame.isObject {
+                if let key = frame.key { components.append(.key(key)) }
+            } else {
+                let isLast = f + 1 == frames.count
+                components.append(.index(isLast && state == .commaOrEnd ? frame.index - 1 : frame.index))
+            }
+        }
+        return JSONPath.render(components)
+    }
+
     /// Adds the next bytes of the document.
     /// - Throws: `jsonStreamMisuse` after `finish()`, `jsonDocumentTooLarge` past `maxDocumentSize`,
     ///   or an earlier error again.
