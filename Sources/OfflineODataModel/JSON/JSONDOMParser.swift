@@ -18,6 +18,8 @@ struct JSONDOMParser {
     var keys: [String] = []
     /// Offset of each name in `keys` (for duplicate-member errors).
     var keyOffsets: [Int] = []
+    /// `JSONObject.keyHash` of each name in `keys` (for the duplicate check).
+    var keyHashes: [UInt64] = []
     var frames: [Frame] = []
     var scratch: [UInt8] = []
 
@@ -41,6 +43,7 @@ struct JSONDOMParser {
         values.reserveCapacity(64)
         keys.reserveCapacity(64)
         keyOffsets.reserveCapacity(64)
+        keyHashes.reserveCapacity(64)
         frames.reserveCapacity(16)
 
         outer: while true {
@@ -135,8 +138,7 @@ struct JSONDOMParser {
                             "unexpected \(JSONScanner.describeByte(c)): expected ',' or ']' after an array element")
                     }
                     index += 1
-                    let elements = Array(values[frame.valueStart...])
-                    values.removeSubrange(frame.valueStart...)
+                    let elements = JSONStack.popTail(&values, from: frame.valueStart, filler: .null)
                     frames.removeLast()
                     values.append(.array(elements))
                 }
@@ -176,8 +178,14 @@ struct JSONDOMParser {
             throw JSONScanFailure(
                 .syntaxError, at: index, "unexpected \(JSONScanner.describeByte(c)): expected a member name in quotes")
         }
-        keyOffsets.append(index)
-        keys.append(try readString())
+        let open = index
+        var key = try readString()
+        let raw = UnsafeBufferPointer(rebasing: input[(open + 1)..<(index - 1)])
+        // Every escape is longer than what it stands for: equal lengths mean no escapes.
+        let hash = raw.count == key.utf8.count ? JSONObject.keyHash(raw) : key.withUTF8 { JSONObject.keyHash($0) }
+        keyOffsets.append(open)
+        keyHashes.append(hash)
+        keys.append(key)
         skipWhitespace()
         guard index < end else {
             throw JSONScanFailure(.unexpectedEnd, at: index, "unexpected end of input: expected ':' after a member name")
@@ -218,8 +226,9 @@ struct JSONDOMParser {
     }
 
     private mutating func closeObject(_ frame: Frame) throws(JSONScanFailure) {
-        let names = keys[frame.keyStart...]
-        if let duplicate = JSONObject.firstDuplicate(in: names) {
+        if let duplicate = JSONObject.firstDuplicate(
+            in: keys[frame.keyStart...], hashes: keyHashes[frame.keyStart...])
+        {
             let offset = keyOffsets[duplicate]
             // Leave the duplicate as the current member so the error path names it.
             keys.removeSubrange((duplicate + 1)...)
@@ -228,10 +237,11 @@ struct JSONDOMParser {
                 .duplicateMember, at: offset,
                 "duplicate member \"\(JSONScanner.escapedForMessage(keys[duplicate]))\"")
         }
-        let object = JSONObject(uncheckedKeys: Array(names), values: Array(values[frame.valueStart...]))
-        keys.removeSubrange(frame.keyStart...)
+        let object = JSONObject(
+            uncheckedKeys: JSONStack.popTail(&keys, from: frame.keyStart, filler: ""),
+            values: JSONStack.popTail(&values, from: frame.valueStart, filler: .null))
         keyOffsets.removeSubrange(frame.keyStart...)
-        values.removeSubrange(frame.valueStart...)
+        keyHashes.removeSubrange(frame.keyStart...)
         frames.removeLast()
         values.append(.object(object))
     }

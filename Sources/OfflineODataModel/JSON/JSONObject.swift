@@ -87,24 +87,58 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
 
     /// The index of the first name that repeats an earlier one, or nil.
     static func firstDuplicate(in keys: ArraySlice<String>) -> Int? {
-        let count = keys.count
+        if keys.count < 2 { return nil }
+        let hashes = keys.map { key in
+            var key = key
+            return key.withUTF8 { keyHash($0) }
+        }
+        return firstDuplicate(in: keys, hashes: hashes[...])
+    }
+
+    /// The index (in `keys`) of the first name that repeats an earlier one, or nil, given the
+    /// `keyHash` of every name (parallel slices). Only equal hashes cost a string comparison.
+    static func firstDuplicate(in keys: ArraySlice<String>, hashes: ArraySlice<UInt64>) -> Int? {
+        let count = hashes.count
         if count < 2 { return nil }
-        if count <= 16 {
-            var j = keys.startIndex + 1
-            while j < keys.endIndex {
-                var i = keys.startIndex
-                while i < j {
-                    if keys[i] == keys[j] { return j }
-                    i += 1
+        let offset = keys.startIndex - hashes.startIndex
+        if count <= 64 {
+            // A 128-bit mask of hash bits finds candidates; only those are compared.
+            var low: UInt64 = 0
+            var high: UInt64 = 0
+            var j = hashes.startIndex
+            while j < hashes.endIndex {
+                let hash = hashes[j]
+                let bit: UInt64 = 1 << (hash & 63)
+                let seen = hash & 64 == 0 ? low & bit != 0 : high & bit != 0
+                if seen {
+                    var i = hashes.startIndex
+                    while i < j {
+                        if hashes[i] == hash && keys[i + offset] == keys[j + offset] { return j + offset }
+                        i += 1
+                    }
                 }
+                if hash & 64 == 0 { low |= bit } else { high |= bit }
                 j += 1
             }
             return nil
         }
-        var seen = Set<String>(minimumCapacity: count)
-        for index in keys.indices where !seen.insert(keys[index]).inserted {
-            return index
+        var seen = Set<UInt64>(minimumCapacity: count)
+        for j in hashes.indices where !seen.insert(hashes[j]).inserted {
+            let hash = hashes[j]
+            for i in hashes.startIndex..<j where hashes[i] == hash && keys[i + offset] == keys[j + offset] {
+                return j + offset
+            }
         }
         return nil
+    }
+
+    /// FNV-1a of a name's UTF-8 bytes (equal names, equal hashes).
+    @inline(__always)
+    static func keyHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in bytes {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        }
+        return hash
     }
 }

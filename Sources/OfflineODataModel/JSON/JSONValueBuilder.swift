@@ -31,17 +31,15 @@ struct JSONValueBuilder: Sendable {
             return nil
         case .endArray:
             guard let frame = frames.popLast() else { return nil }
-            value = .array(Array(values[frame.valueStart...]))
-            values.removeSubrange(frame.valueStart...)
+            value = .array(JSONStack.popTail(&values, from: frame.valueStart, filler: .null))
         case .endObject:
             guard let frame = frames.popLast() else { return nil }
-            let names = keys[frame.keyStart...]
-            if let duplicate = JSONObject.firstDuplicate(in: names) {
+            if let duplicate = JSONObject.firstDuplicate(in: keys[frame.keyStart...]) {
                 throw Duplicate(name: keys[duplicate])
             }
-            value = .object(JSONObject(uncheckedKeys: Array(names), values: Array(values[frame.valueStart...])))
-            keys.removeSubrange(frame.keyStart...)
-            values.removeSubrange(frame.valueStart...)
+            value = .object(JSONObject(
+                uncheckedKeys: JSONStack.popTail(&keys, from: frame.keyStart, filler: ""),
+                values: JSONStack.popTail(&values, from: frame.valueStart, filler: .null)))
         case .string(let string): value = .string(string)
         case .number(let number): value = .number(number)
         case .bool(let bool): value = .bool(bool)
