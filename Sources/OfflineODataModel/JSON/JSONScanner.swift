@@ -177,10 +177,12 @@ enum JSONScanner {
         _ source: UnsafeBufferPointer<UInt8>, _ sourceStart: Int, _ sourceEnd: Int
     ) throws(JSONScanFailure) -> String {
         guard nonASCII else { return String(decoding: content, as: UTF8.self) }
-        if let string = String(validating: content, as: UTF8.self) { return string }
-        let (offset, message) = firstInvalidUTF8(source, from: sourceStart, to: sourceEnd)
-            ?? (sourceStart, "invalid UTF-8 in string")
-        throw JSONScanFailure(.invalidUTF8, at: offset, message)
+        // Escapes decode to well-formed UTF-8 and never complete a raw sequence, so the decoded
+        // content is valid exactly when the raw source is; check the source to name the byte.
+        if let (offset, message) = firstInvalidUTF8(source, from: sourceStart, to: sourceEnd) {
+            throw JSONScanFailure(.invalidUTF8, at: offset, message)
+        }
+        return String(decoding: content, as: UTF8.self)
     }
 
     /// Finds the closing quote of a string whose content is scanned from `from` (never in the
