@@ -105,11 +105,10 @@ public struct JSONStreamReader: Sendable {
         }
         totalFed += chunk.count
         guard totalFed <= options.maxDocumentSize else {
+            // Line and column of that offset are unknown: the bytes before it are not all read yet.
             let error = JSONErrorKind.documentTooLarge.error(
                 "document exceeds the limit of \(options.maxDocumentSize) bytes",
-                location: JSONPath.location(
-                    path: path, line: line, column: options.maxDocumentSize - lineStart + 1,
-                    offset: options.maxDocumentSize))
+                location: "\(path) (offset \(options.maxDocumentSize))")
             failure = error
             throw error
         }

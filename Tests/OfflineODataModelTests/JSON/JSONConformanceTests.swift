@@ -238,5 +238,6 @@ import Testing
         let streamed = try #require(
             JSONTesting.streamError(bytes, cuts: [3], options: JSONReaderOptions(maxDocumentSize: 6)))
         #expect(streamed.name == "jsonDocumentTooLarge")
+        #expect(streamed.location == "$[1] (offset 6)")
     }
 }

@@ -81,6 +81,28 @@ import Testing
         #expect(reader.bufferedByteCount == 0)
     }
 
+    @Test func longStringInTinyChunks() throws {
+        let content = String(repeating: "abc\\\"é\\u00e9", count: 4000)
+        let bytes = Array("[\"\(content)\"]".utf8)
+        let expected = try JSONReader.parse(bytes)
+        var reader = JSONStreamReader()
+        var events: [JSONEvent] = []
+        var peak = 0
+        var start = 0
+        while start < bytes.count {
+            let end = min(start + 3, bytes.count)
+            try reader.feed(Array(bytes[start..<end]))
+            while let event = try reader.next() { events.append(event) }
+            peak = max(peak, reader.bufferedByteCount)
+            start = end
+        }
+        try reader.finish()
+        while let event = try reader.next() { events.append(event) }
+        #expect(events == JSONTesting.events(of: expected))
+        #expect(peak <= bytes.count)
+        #expect(peak >= bytes.count - 4)
+    }
+
     @Test func tokenSizeLimitBoundsTheBuffer() throws {
         var reader = JSONStreamReader(options: JSONReaderOptions(maxTokenSize: 16))
         try reader.feed(Array(#"["0123456789"#.utf8))
