@@ -186,21 +186,25 @@ enum JSONScanner {
     }
 
     /// Finds the closing quote of a string whose content is scanned from `from` (never in the
-    /// middle of an escape). Returns the quote's index, or nil and the index to resume from.
-    static func findStringEnd(_ buf: UnsafeBufferPointer<UInt8>, from: Int) -> (end: Int?, resume: Int) {
+    /// middle of an escape). Returns the quote's index, or nil and the index to resume from;
+    /// `isBroken` when an unescaped control character shows the string is invalid anyway.
+    static func findStringEnd(
+        _ buf: UnsafeBufferPointer<UInt8>, from: Int
+    ) -> (end: Int?, resume: Int, isBroken: Bool) {
         var i = from
         let end = buf.count
         while i < end {
             let b = buf[i]
-            if b == quote { return (i, i) }
+            if b == quote { return (i, i, false) }
+            if b < 0x20 { return (nil, i, true) }
             if b == backslash {
-                if i + 1 >= end { return (nil, i) }
+                if i + 1 >= end { return (nil, i, false) }
                 i += 2
                 continue
             }
             i += 1
         }
-        return (nil, end)
+        return (nil, end, false)
     }
 
     // MARK: UTF-8

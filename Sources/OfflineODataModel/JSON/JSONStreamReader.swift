@@ -321,10 +321,14 @@ public struct JSONStreamReader: Sendable {
     private mutating func readString(_ buf: UnsafeBufferPointer<UInt8>) throws(JSONScanFailure) -> String? {
         let contentStart = pos + 1
         let from = stringResume >= 0 ? max(contentStart, stringResume - base) : contentStart
-        let (close, resume) = JSONScanner.findStringEnd(buf, from: from)
+        let (close, resume, isBroken) = JSONScanner.findStringEnd(buf, from: from)
         guard close != nil else {
             stringResume = base + resume
-            if finished { throw JSONScanFailure(.unexpectedEnd, at: pos, "unterminated string") }
+            if finished || isBroken {
+                // Scan what there is, as JSONReader would: the first error in the string wins.
+                _ = try JSONScanner.scanString(buf, from: contentStart, scratch: &scratch)
+                if finished { throw JSONScanFailure(.unexpectedEnd, at: pos, "unterminated string") }
+            }
             try checkTokenSize(buf)
             return nil
         }

@@ -32,6 +32,42 @@ import Testing
         }
     }
 
+    /// Corrupted documents: whatever the DOM reader says (a value, or an error), the streaming
+    /// reader over random chunks says the same (duplicate names aside, which only the DOM checks).
+    @Test func readersAgreeOnCorruptedInput() async {
+        let noise: [UInt8] = [
+            0x22, 0x5C, 0x2C, 0x3A, 0x5B, 0x5D, 0x7B, 0x7D, 0x30, 0x2D, 0x2E, 0x65, 0x75, 0x20, 0x0A, 0x01,
+            0x80, 0xC0, 0xE2, 0xED, 0xF4, 0xFF, 0x74, 0x6E, 0x66,
+        ]
+        await propertyCheck(count: 500, input: JSONGen.valueCase()) { sample in
+            var rng = SplitMix(seed: sample.seed)
+            var bytes = sample.value.serialized(options: JSONWriter.Options(pretty: Bool.random(using: &rng)))
+            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                let at = Int.random(in: 0..<bytes.count, using: &rng)
+                switch Int.random(in: 0..<3, using: &rng) {
+                case 0: bytes[at] = noise[Int.random(in: 0..<noise.count, using: &rng)]
+                case 1: bytes.remove(at: at)
+                default: bytes.insert(noise[Int.random(in: 0..<noise.count, using: &rng)], at: at)
+                }
+                if bytes.isEmpty { break }
+            }
+            let cuts = rng.cuts(length: bytes.count, maxCuts: 8)
+            let dom = Result { () throws(ODataError) in try JSONReader.parse(bytes) }
+            switch dom {
+            case .success(let value):
+                let streamed = try JSONTesting.streamEvents(bytes, cuts: cuts)
+                #expect(streamed == JSONTesting.events(of: value))
+            case .failure(let error) where error.name != "jsonDuplicateMember":
+                let streamed = JSONTesting.streamError(bytes, cuts: cuts)
+                #expect(streamed?.name == error.name, "\(bytes) cuts \(cuts)")
+                #expect(streamed?.location == error.location, "\(bytes) cuts \(cuts)")
+                #expect(JSONTesting.streamError(bytes, cuts: []) == error)
+            case .failure:
+                break
+            }
+        }
+    }
+
     @Test func collectionStreamOverRandomChunksYieldsTheElements() async {
         await propertyCheck(count: 200, input: JSONGen.valueCase(depth: 3)) { sample in
             var rng = SplitMix(seed: sample.seed)

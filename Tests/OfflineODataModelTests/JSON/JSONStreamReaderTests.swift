@@ -117,6 +117,15 @@ import Testing
         #expect(throws: error) { try reader.next() }
     }
 
+    @Test func brokenUnfinishedStringFailsWithoutWaitingForTheEnd() throws {
+        var reader = JSONStreamReader()
+        try reader.feed(Array("[\"ab\n".utf8))
+        #expect(try reader.next() == .startArray)
+        let error = try #require(throws: ODataError.self) { try reader.next() }
+        #expect(error.name == "jsonControlCharacter")
+        #expect(error.location == "$[0] (line 1, column 5, offset 4)")
+    }
+
     @Test func feedAfterFinishIsMisuse() throws {
         var reader = JSONStreamReader()
         try reader.feed(Array("[]".utf8))
