@@ -22,6 +22,9 @@ struct JSONDOMParser {
     var keyHashes: [UInt64] = []
     var frames: [Frame] = []
     var scratch: [UInt8] = []
+    /// Recently read member names by hash (see `readPlainKey`).
+    var keyCache: [(hash: UInt64, key: String)] = []
+    static let keyCacheSize = 256
 
     init(input: UnsafeBufferPointer<UInt8>, options: JSONReaderOptions) {
         self.input = input
@@ -179,10 +182,16 @@ struct JSONDOMParser {
                 .syntaxError, at: index, "unexpected \(JSONScanner.describeByte(c)): expected a member name in quotes")
         }
         let open = index
-        var key = try readString()
-        let raw = UnsafeBufferPointer(rebasing: input[(open + 1)..<(index - 1)])
-        // Every escape is longer than what it stands for: equal lengths mean no escapes.
-        let hash = raw.count == key.utf8.count ? JSONObject.keyHash(raw) : key.withUTF8 { JSONObject.keyHash($0) }
+        let key: String
+        let hash: UInt64
+        if let (cached, cachedHash) = readPlainKey() {
+            key = cached
+            hash = cachedHash
+        } else {
+            var decoded = try readString()
+            hash = decoded.withUTF8 { JSONObject.keyHash($0) }
+            key = decoded
+        }
         keyOffsets.append(open)
         keyHashes.append(hash)
         keys.append(key)
@@ -197,6 +206,36 @@ struct JSONDOMParser {
         }
         index += 1
         skipWhitespace()
+    }
+
+    /// Reads a member name of plain printable ASCII (no escapes) at `index`, reusing the String
+    /// of an earlier equal name: payloads repeat the same names in every entity, and names
+    /// longer than 15 bytes would otherwise cost an allocation each time. Nil (nothing read)
+    /// for any other name.
+    private mutating func readPlainKey() -> (String, UInt64)? {
+        let start = index + 1
+        let end = input.count
+        var i = start
+        while i < end {
+            let b = input[i]
+            if b == JSONScanner.quote { break }
+            if b == JSONScanner.backslash || b < 0x20 || b >= 0x80 { return nil }
+            i += 1
+        }
+        guard i < end else { return nil }
+        let raw = UnsafeBufferPointer(rebasing: input[start..<i])
+        let hash = JSONObject.keyHash(raw)
+        let slot = Int(truncatingIfNeeded: hash & UInt64(JSONDOMParser.keyCacheSize - 1))
+        index = i + 1
+        if keyCache.isEmpty {
+            keyCache = Array(repeating: (0, ""), count: JSONDOMParser.keyCacheSize)
+        } else if keyCache[slot].hash == hash {
+            var cached = keyCache[slot].key
+            if cached.withUTF8({ $0.elementsEqual(raw) }) { return (cached, hash) }
+        }
+        let key = String(decoding: raw, as: UTF8.self)
+        keyCache[slot] = (hash, key)
+        return (key, hash)
     }
 
     /// Reads the string whose opening quote is at `index`.
