@@ -22,16 +22,18 @@ public struct JSONCollectionStream: Sendable {
     private enum Phase: Sendable {
         case start
         case members(Level)
-        case expectArray(Level, String)
+        case expectArray(Level)
         case expectD
         case collection(Level)
-        case control(Level, String)
+        case control(Level)
         case done
     }
 
     private var reader: JSONStreamReader
     private var builder = JSONValueBuilder()
     private var phase = Phase.start
+    /// The member whose value is being read (`expectArray`, `control`).
+    private var memberName = ""
     private var sawCollection = false
     private var topNames: Set<String> = []
     private var dNames: Set<String> = []
@@ -98,12 +100,13 @@ public struct JSONCollectionStream: Sendable {
                             "duplicate member \"\(JSONScanner.escapedForMessage(name))\"",
                             location: reader.location(path: reader.path, offset: reader.offset))
                     }
+                    memberName = name
                     if (level == .top && name == "value") || (level == .d && name == "results") {
-                        phase = .expectArray(level, name)
+                        phase = .expectArray(level)
                     } else if level == .top && name == "d" {
                         phase = .expectD
                     } else {
-                        phase = .control(level, name)
+                        phase = .control(level)
                     }
                 case .endObject:
                     if level == .d {
@@ -117,9 +120,9 @@ public struct JSONCollectionStream: Sendable {
                 default:
                     throw notACollection("unexpected \(describe(event))")
                 }
-            case .expectArray(let level, let name):
+            case .expectArray(let level):
                 guard event == .startArray else {
-                    throw notACollection("member \"\(name)\" is \(describe(event)), not an array")
+                    throw notACollection("member \"\(memberName)\" is \(describe(event)), not an array")
                 }
                 sawCollection = true
                 phase = .collection(level)
@@ -142,11 +145,11 @@ public struct JSONCollectionStream: Sendable {
                     elementCount += 1
                     return .element(value)
                 }
-            case .control(let level, let name):
+            case .control(let level):
                 if let value = try build(event) {
                     phase = .members(level)
-                    record(name, value)
-                    return .control(name: name, value: value)
+                    record(memberName, value)
+                    return .control(name: memberName, value: value)
                 }
             case .done:
                 throw notACollection("unexpected \(describe(event)) after the collection")

@@ -133,7 +133,10 @@ public struct JSONStreamReader: Sendable {
     /// complete (after `finish()`; see `isComplete`).
     public mutating func next() throws(ODataError) -> JSONEvent? {
         if let failure { throw failure }
-        let storage = buffer
+        // Borrow the buffer without a retain per event: swap it out while scanning.
+        var storage: [UInt8] = []
+        swap(&storage, &buffer)
+        defer { swap(&storage, &buffer) }
         do {
             return try storage.withUnsafeBufferPointer { (buf) throws(JSONScanFailure) in try step(buf) }
         } catch {
