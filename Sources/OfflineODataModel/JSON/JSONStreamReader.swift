@@ -149,17 +149,15 @@ public struct JSONStreamReader: Sendable {
     // MARK: Scanning
 
     private mutating func step(_ buf: UnsafeBufferPointer<UInt8>) throws(JSONScanFailure) -> JSONEvent? {
-        if state == .start && base + pos == 0 && options.allowsByteOrderMark == true {
-            let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-            let available = min(3, buf.count)
-            if available > 0 && buf[0] == 0xEF {
-                if available < 3 && !finished && buf[0..<available].elementsEqual(bom[0..<available]) { return nil }
-                if available == 3 && buf[1] == 0xBB && buf[2] == 0xBF { pos = 3 }
+        if state == .start && base + pos == 0 && !buf.isEmpty && buf[0] == 0xEF {
+            // A leading byte order mark, possibly split across chunks.
+            if buf.count < 3 && !finished && (buf.count < 2 || buf[1] == 0xBB) { return nil }
+            if buf.count >= 3 && buf[1] == 0xBB && buf[2] == 0xBF {
+                guard options.allowsByteOrderMark else {
+                    throw JSONScanFailure(.syntaxError, at: 0, "byte order mark not allowed")
+                }
+                pos = 3
             }
-        } else if state == .start && base + pos == 0 && buf.count >= 3 && buf[0] == 0xEF && buf[1] == 0xBB
-            && buf[2] == 0xBF
-        {
-            throw JSONScanFailure(.syntaxError, at: 0, "byte order mark not allowed")
         }
         let end = buf.count
         while pos < end {

@@ -218,6 +218,8 @@ import Testing
         #expect(error.name == "jsonSyntaxError")
         #expect(error.message.hasPrefix("byte order mark not allowed"))
         #expect(JSONTesting.streamError(bytes, cuts: [], options: options) == error)
+        #expect(JSONTesting.streamError(bytes, cuts: [1, 2], options: options) == error)
+        #expect(try JSONTesting.streamEvents(bytes, cuts: [1, 2]) == [.startArray, .number(JSONNumber(1)), .endArray])
     }
 
     @Test func depthLimitIsConfigurable() throws {
