@@ -2,8 +2,8 @@
 /// pretty) line breaks and indentation itself.
 ///
 /// Calls never throw: a call that does not fit the structure (a key outside an object, a value
-/// where a key is due, an invalid raw number, a NaN) is ignored and remembered in `error`, and
-/// `finish()` throws the first one. For large payloads, `takeBytes()` hands over what was written
+/// where a key is due, an invalid raw number, a NaN) is remembered in `error`, every call after it
+/// is ignored, and `finish()` throws it. For large payloads, `takeBytes()` hands over what was written
 /// so far, so output can be streamed with bounded memory.
 public struct JSONWriter: Sendable {
     public struct Options: Sendable, Hashable {
@@ -73,6 +73,7 @@ public struct JSONWriter: Sendable {
     }
 
     public mutating func endObject() {
+        guard error == nil else { return }
         guard let top = stack.last, top.isObject, !top.hasKey else {
             return fail("endObject() outside an object or after a key without value")
         }
@@ -89,6 +90,7 @@ public struct JSONWriter: Sendable {
     }
 
     public mutating func endArray() {
+        guard error == nil else { return }
         guard let top = stack.last, !top.isObject else {
             return fail("endArray() outside an array")
         }
