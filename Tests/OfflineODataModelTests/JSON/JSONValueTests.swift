@@ -72,6 +72,24 @@ import Testing
         #expect(parsed?.location?.hasPrefix("$.k39 ") == true)
     }
 
+    @Test func wideObjectsUseTheHashedDuplicateCheck() throws {
+        let names = (0..<100).map { "Property_with_a_long_name_\($0)" }
+        let text = "{" + names.map { #""\#($0)":1"# }.joined(separator: ",") + "}"
+        let object = try #require(try JSONReader.parse(text).objectValue)
+        #expect(object.keys == names)
+        let duplicated = "{" + names.map { #""\#($0)":1"# }.joined(separator: ",") + #","Property_with_a_long_name_3":2}"#
+        let error = #expect(throws: ODataError.self) { try JSONReader.parse(duplicated) }
+        #expect(error?.name == "jsonDuplicateMember")
+        #expect(error?.location?.hasPrefix("$.Property_with_a_long_name_3 ") == true)
+        // An escaped spelling of the same name is the same name.
+        let escaped = #"{"ab":1,"\u0061b":2}"#
+        #expect(throws: ODataError.self) { try JSONReader.parse(escaped) }
+        var stream = JSONCollectionStream()
+        try stream.feed(Array("[\(duplicated)]".utf8))
+        try stream.finish()
+        #expect(throws: ODataError.self) { while try stream.next() != nil {} }
+    }
+
     @Test func accessors() throws {
         let value = try JSONReader.parse(#"{"s":"x","n":1,"b":false,"a":[null],"o":{}}"#)
         #expect(value["s"]?.stringValue == "x")
