@@ -3,8 +3,8 @@
 ///   is a collection when that end's Multiplicity is `*`, non-nullable when it is `1`;
 /// - Partner is the navigation property of the target type over the same association with
 ///   the roles swapped;
-/// - the association's ReferentialConstraint becomes constraints on both directions, with
-///   `property` on the declaring (FromRole) side and `referencedProperty` on the target side;
+/// - the association's ReferentialConstraint becomes constraints on both directions (when the
+///   declaring type is the FromRole end's type), with `property` on the declaring side and `referencedProperty` on the target side;
 /// - OnDelete of the FromRole end becomes the navigation property's OnDelete;
 /// - each AssociationSet adds a NavigationPropertyBinding to the entity sets of both ends.
 extension CSDLDocumentReader {
@@ -27,7 +27,8 @@ extension CSDLDocumentReader {
                 for n in schemas[s].entityTypes[t].navigationProperties.indices {
                     let navigation = schemas[s].entityTypes[t].navigationProperties[n]
                     schemas[s].entityTypes[t].navigationProperties[n] = try resolve(
-                        navigation, associations: associations,
+                        navigation, declaredOn: schemas[s].entityTypes[t].qualifiedName,
+                        associations: associations,
                         navigationsByType: navigationsByType)
                 }
             }
@@ -35,7 +36,7 @@ extension CSDLDocumentReader {
         try bindAssociationSets(&schemas, associations: associations)
     }
 
-    func resolve(_ navigation: CSDLNavigationProperty,
+    func resolve(_ navigation: CSDLNavigationProperty, declaredOn declaringType: String,
                  associations: [String: CSDLAssociation],
                  navigationsByType: [String: [CSDLNavigationProperty]]) throws
         -> CSDLNavigationProperty
@@ -69,7 +70,10 @@ extension CSDLDocumentReader {
             return other.association == relationship.association
                 && other.fromRole == relationship.toRole && other.toRole == relationship.fromRole
         }?.name
-        if let constraint = association.referentialConstraint {
+        // Some published documents (e.g. SAP's store-overview GWSAMPLE_BASIC variant) declare a
+        // navigation property on a type that is not its FromRole end's type; the association's
+        // constraint does not describe that type, so it is not carried over.
+        if let constraint = association.referentialConstraint, from.type == declaringType {
             let pairs: [(String, String)]
             if constraint.principalRole == relationship.fromRole {
                 pairs = Array(zip(constraint.principalProperties, constraint.dependentProperties))

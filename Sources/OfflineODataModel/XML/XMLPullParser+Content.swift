@@ -85,7 +85,8 @@ extension XMLPullParser {
     mutating func appendReference(to buffer: inout [UInt8]) throws {
         let start = index
         var i = index + 1
-        while i < bytes.count, i - start <= 12, bytes[i] != UInt8(ascii: ";") { i += 1 }
+        while i < bytes.count, i - start <= 12,
+              Self.isNameChar(bytes[i]) || bytes[i] == UInt8(ascii: "#") { i += 1 }
         guard i < bytes.count, bytes[i] == UInt8(ascii: ";") else {
             if i >= bytes.count {
                 throw XMLErrorCode.xmlUnexpectedEnd.error(
