@@ -7,14 +7,18 @@ public struct CSDLAnnotation: Sendable, Hashable {
     public var termAsWritten: String
     public var qualifier: String?
     public var value: CSDLAnnotationValue
+    /// Annotations of this annotation (e.g. `UI.TextArrangement` inside `Common.Text`).
+    public var annotations: [CSDLAnnotation]
     public var position: CSDLSourcePosition
 
     public init(term: String, termAsWritten: String? = nil, qualifier: String? = nil,
-                value: CSDLAnnotationValue, position: CSDLSourcePosition) {
+                value: CSDLAnnotationValue, annotations: [CSDLAnnotation] = [],
+                position: CSDLSourcePosition) {
         self.term = term
         self.termAsWritten = termAsWritten ?? term
         self.qualifier = qualifier
         self.value = value
+        self.annotations = annotations
         self.position = position
     }
 

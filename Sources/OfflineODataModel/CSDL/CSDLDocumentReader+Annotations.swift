@@ -17,6 +17,7 @@ extension CSDLDocumentReader {
         return CSDLAnnotation(term: qualify(term), termAsWritten: term,
                               qualifier: element.attribute("Qualifier"),
                               value: try annotationValue(of: element),
+                              annotations: try annotations(of: element),
                               position: CSDLSourcePosition(element))
     }
 
