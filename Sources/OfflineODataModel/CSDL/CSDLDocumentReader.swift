@@ -39,7 +39,9 @@ struct CSDLDocumentReader {
             throw CSDLErrorCode.csdlNotMetadata.error(
                 "<\(root.name.qualified)> has no edmx:DataServices", at: root)
         }
-        let schemaElements = try schemaElements(of: dataServices)
+        let schemaElements = try schemaElements(of: dataServices).map {
+            Self.keepingEDMElements($0, edmNamespace: $0.name.namespace)
+        }
         try collectNames(schemaElements)
         var schemas: [CSDLSchema] = []
         for element in schemaElements {
@@ -58,6 +60,18 @@ struct CSDLDocumentReader {
             model.attach(entry.annotations, target: entry.target)
         }
         return model
+    }
+
+    /// The element with every descendant outside the schema's EDM namespace removed
+    /// (e.g. `atom:link`), except V4 annotation elements, which V2 documents embed.
+    static func keepingEDMElements(_ element: XMLElement, edmNamespace: String) -> XMLElement {
+        var result = element
+        result.children = element.children.compactMap { child in
+            guard child.name.namespace == edmNamespace
+                || child.name.namespace == CSDLNamespaces.edmV4 else { return nil }
+            return keepingEDMElements(child, edmNamespace: edmNamespace)
+        }
+        return result
     }
 
     mutating func collectReferenceAliases(_ root: XMLElement) {

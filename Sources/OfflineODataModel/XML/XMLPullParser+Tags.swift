@@ -10,6 +10,7 @@ extension XMLPullParser {
         let rawName = try readName(context: "an element name")
         var rawAttributes: [(name: String, value: String, offset: Int)] = []
         var selfClosing = false
+        var seenAttributeNames = Set<String>()
         while true {
             let hadSpace = skipWhitespace()
             guard index < bytes.count else {
@@ -54,7 +55,7 @@ extension XMLPullParser {
             index += 1
             skipWhitespace()
             let value = try readAttributeValue(attributeName, element: rawName)
-            if rawAttributes.contains(where: { $0.name == attributeName }) {
+            if !seenAttributeNames.insert(attributeName).inserted {
                 throw XMLErrorCode.xmlDuplicateAttribute.error(
                     "attribute '\(attributeName)' appears twice on <\(rawName)>",
                     at: position(of: attributeOffset))
@@ -69,6 +70,7 @@ extension XMLPullParser {
         var declared = 0
         var attributes: [XMLAttribute] = []
         attributes.reserveCapacity(rawAttributes.count)
+        var seenExpandedNames = Set<XMLName>()
         for attribute in rawAttributes {
             if attribute.name == "xmlns" {
                 bindings.append(("", attribute.value))
@@ -93,8 +95,8 @@ extension XMLPullParser {
             where attribute.name != "xmlns" && !attribute.name.hasPrefix("xmlns:") {
                 let attributeName = try resolve(attribute.name, isAttribute: true,
                                                 offset: attribute.offset)
-                if attributes.contains(where: { $0.name.namespace == attributeName.namespace
-                    && $0.name.local == attributeName.local }) {
+                let expanded = XMLName(namespace: attributeName.namespace, local: attributeName.local)
+                if !seenExpandedNames.insert(expanded).inserted {
                     throw XMLErrorCode.xmlDuplicateAttribute.error(
                         "attribute '\(attribute.name)' duplicates another attribute of <\(rawName)> in the same namespace",
                         at: position(of: attribute.offset))

@@ -65,6 +65,16 @@ private func isTypedInputError(_ error: any Error) -> Bool {
         #expect(model.entityType(qualifiedName: "NS.T")?.key == [CSDLPropertyRef(name: "Id")])
     }
 
+    @Test func elementsOfForeignNamespacesAreIgnored() throws {
+        let model = try ServiceModel.parse(metadata: v4("""
+            <EntityType Name="T"><Key><PropertyRef Name="Id"/></Key>
+              <Property Name="Id" Type="Edm.Int32" Nullable="false"/>
+              <x:Property xmlns:x="urn:x" Name="Odd" Type="Edm.Foo"/>
+            </EntityType>
+            """))
+        #expect(model.entityType(qualifiedName: "NS.T")?.properties.map(\.name) == ["Id"])
+    }
+
     @Test func mismatchedTagNamesElementAndLine() throws {
         let error = try #require(parseError(v4("""
             <EntityType Name="T"><Key><PropertyRef Name="Id"/></Key>
