@@ -125,6 +125,16 @@ extension ServiceModel {
         return entitySet(named: binding.target)
     }
 
+    /// The binding for a navigation path of an entity set or singleton (exact path match),
+    /// whatever its target is (set, singleton, `Container/Set` or containment path).
+    public func navigationBinding(source: String, navigation: String)
+        -> CSDLNavigationPropertyBinding?
+    {
+        let bindings = entitySet(named: source)?.navigationPropertyBindings
+            ?? singleton(named: source)?.navigationPropertyBindings ?? []
+        return bindings.first { $0.path == navigation }
+    }
+
     /// Resolves a type name as written in this model's documents (`Edm.String`,
     /// `Alias.Type`, `Collection(NS.Type)`; in V2 models also `Edm.DateTime`/`Edm.Time`).
     public func resolveType(_ name: String) -> CSDLTypeReference? {

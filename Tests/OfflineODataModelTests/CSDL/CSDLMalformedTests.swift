@@ -65,6 +65,51 @@ private func isTypedInputError(_ error: any Error) -> Bool {
         #expect(model.entityType(qualifiedName: "NS.T")?.key == [CSDLPropertyRef(name: "Id")])
     }
 
+    @Test func keyPathIntoComplexPropertyWithAlias() throws {
+        let model = try ServiceModel.parse(metadata: v4("""
+            <ComplexType Name="Info"><Property Name="Code" Type="Edm.String" Nullable="false"/></ComplexType>
+            <EntityType Name="T"><Key><PropertyRef Name="Info/Code" Alias="Code"/></Key>
+              <Property Name="Info" Type="NS.Info" Nullable="false"/>
+            </EntityType>
+            """))
+        let type = try #require(model.entityType(qualifiedName: "NS.T"))
+        #expect(model.key(of: type) == [CSDLPropertyRef(name: "Info/Code", alias: "Code")])
+        #expect(model.key(of: type).map(\.keyName) == ["Code"])
+        let bad = try #require(parseError(v4("""
+            <ComplexType Name="Info"><Property Name="Code" Type="Edm.String"/></ComplexType>
+            <EntityType Name="T"><Key><PropertyRef Name="Info/Nope" Alias="Code"/></Key>
+              <Property Name="Info" Type="NS.Info" Nullable="false"/>
+            </EntityType>
+            """)))
+        #expect(bad.name == "csdlInvalidKey")
+        #expect(bad.message.contains("Info/Nope"))
+    }
+
+    @Test func olderV2EDMNamespacesAndSingletonBindings() throws {
+        let doc = String(decoding: v2(Self.entity), as: UTF8.self).replacingOccurrences(
+            of: "http://schemas.microsoft.com/ado/2008/09/edm\"",
+            with: "http://schemas.microsoft.com/ado/2006/04/edm\"")
+        let model = try ServiceModel.parse(metadata: Array(doc.utf8))
+        #expect(model.version == .v2)
+        #expect(model.serviceVersion == "2.0")
+        #expect(model.entityType(qualifiedName: "NS.T") != nil)
+
+        let v4model = try ServiceModel.parse(metadata: v4("""
+            <EntityType Name="T"><Key><PropertyRef Name="Id"/></Key>
+              <Property Name="Id" Type="Edm.Int32" Nullable="false"/>
+              <NavigationProperty Name="Next" Type="NS.T"/>
+            </EntityType>
+            <EntityContainer Name="C">
+              <EntitySet Name="Ts" EntityType="NS.T"><NavigationPropertyBinding Path="Next" Target="Me"/></EntitySet>
+              <Singleton Name="Me" Type="NS.T"><NavigationPropertyBinding Path="Next" Target="Ts"/></Singleton>
+            </EntityContainer>
+            """))
+        #expect(v4model.navigationTarget(set: "Ts", navigation: "Next") == nil)  // a singleton
+        #expect(v4model.navigationBinding(source: "Ts", navigation: "Next")?.target == "Me")
+        #expect(v4model.navigationBinding(source: "Me", navigation: "Next")?.target == "Ts")
+        #expect(v4model.navigationBinding(source: "Me", navigation: "Other") == nil)
+    }
+
     @Test func elementsOfForeignNamespacesAreIgnored() throws {
         let model = try ServiceModel.parse(metadata: v4("""
             <EntityType Name="T"><Key><PropertyRef Name="Id"/></Key>

@@ -163,6 +163,23 @@ private func xmlError(_ bytes: [UInt8], maxDepth: Int = XMLPullParser.defaultMax
         #expect(error.location == "line 1, column 6")
     }
 
+    @Test func doctypeEntitiesAreNeverExpanded() throws {
+        // External entity (XXE): the DTD is skipped, the reference is an error, nothing is fetched.
+        let external = try #require(xmlError(
+            "<!DOCTYPE r SYSTEM \"http://example.invalid/evil.dtd\"><r>&ext;</r>"))
+        #expect(external.name == "xmlUndefinedEntity")
+        #expect(external.message.contains("&ext;"))
+        // Entity expansion bombs never expand.
+        let bomb = """
+            <!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]>
+            <lolz>&lol2;</lolz>
+            """
+        #expect(xmlError(bomb)?.name == "xmlUndefinedEntity")
+        #expect(xmlError("<!DOCTYPE a><!DOCTYPE a><a/>")?.name == "xmlSyntaxError")
+        #expect(xmlError("<a/><!DOCTYPE a>")?.name == "xmlSyntaxError")
+        #expect(xmlError("<!DOCTYPE a [ <!ENTITY x \"]>\"> ]><a/>") == nil)
+    }
+
     @Test func utf16ByteOrderMarkIsUnsupported() throws {
         let error = try #require(xmlError([0xFF, 0xFE, 0x3C, 0x00]))
         #expect(error.name == "xmlUnsupportedEncoding")
