@@ -8,11 +8,23 @@ extension CSDLDocumentReader {
 
     /// The `Annotation` children of an element (in any namespace: V2 documents carry V4
     /// annotations).
-    func annotations(of element: XMLElement) throws -> [CSDLAnnotation] {
+    func annotations(of element: XMLTreeElement) throws -> [CSDLAnnotation] {
         try element.children.filter { $0.name.local == "Annotation" }.map(annotation)
     }
 
-    func annotation(_ element: XMLElement) throws -> CSDLAnnotation {
+    /// The annotations of an `<Annotations Target>` element; its `Qualifier`, if any, applies
+    /// to each annotation that has none of its own.
+    func outOfLineAnnotations(_ element: XMLTreeElement) throws -> [CSDLAnnotation] {
+        var result = try annotations(of: element)
+        if let qualifier = element.attribute("Qualifier") {
+            for i in result.indices where result[i].qualifier == nil {
+                result[i].qualifier = qualifier
+            }
+        }
+        return result
+    }
+
+    func annotation(_ element: XMLTreeElement) throws -> CSDLAnnotation {
         let term = try required(element, "Term")
         return CSDLAnnotation(term: qualify(term), termAsWritten: term,
                               qualifier: element.attribute("Qualifier"),
@@ -23,7 +35,7 @@ extension CSDLDocumentReader {
 
     /// The value of an `Annotation` or `PropertyValue`: an attribute constant or the first
     /// expression child.
-    func annotationValue(of element: XMLElement) throws -> CSDLAnnotationValue {
+    func annotationValue(of element: XMLTreeElement) throws -> CSDLAnnotationValue {
         for attribute in element.attributes
         where attribute.name.namespace.isEmpty && Self.constantKinds.contains(attribute.name.local) {
             return .constant(kind: attribute.name.local, text: attribute.value)
@@ -34,7 +46,7 @@ extension CSDLDocumentReader {
         return .empty
     }
 
-    func expression(_ element: XMLElement) throws -> CSDLAnnotationValue {
+    func expression(_ element: XMLTreeElement) throws -> CSDLAnnotationValue {
         let kind = element.name.local
         if Self.constantKinds.contains(kind), element.children.isEmpty {
             return .constant(kind: kind, text: element.text)

@@ -1,5 +1,5 @@
 extension CSDLDocumentReader {
-    mutating func readContainer(_ element: XMLElement, namespace: String) throws
+    mutating func readContainer(_ element: XMLTreeElement, namespace: String) throws
         -> CSDLEntityContainer
     {
         let isDefault = try bool(element, "IsDefaultEntityContainer",
@@ -53,14 +53,14 @@ extension CSDLDocumentReader {
         return container
     }
 
-    func bindings(of element: XMLElement) throws -> [CSDLNavigationPropertyBinding] {
+    func bindings(of element: XMLTreeElement) throws -> [CSDLNavigationPropertyBinding] {
         try element.children.filter { $0.name.local == "NavigationPropertyBinding" }.map {
             CSDLNavigationPropertyBinding(path: try required($0, "Path"),
                                           target: try required($0, "Target"))
         }
     }
 
-    func readFunctionImport(_ element: XMLElement) throws -> CSDLOperationImport {
+    func readFunctionImport(_ element: XMLTreeElement) throws -> CSDLOperationImport {
         let name = try required(element, "Name")
         if version == .v4 {
             return CSDLOperationImport(
@@ -77,7 +77,7 @@ extension CSDLDocumentReader {
             annotations: try annotations(of: element), sapAttributes: sapAttributes(element))
     }
 
-    func parameters(of element: XMLElement) throws -> [CSDLParameter] {
+    func parameters(of element: XMLTreeElement) throws -> [CSDLParameter] {
         try element.children.filter { $0.name.local == "Parameter" }.map {
             CSDLParameter(name: try required($0, "Name"), type: try required($0, "Type"),
                           isNullable: try bool($0, "Nullable", default: true),
@@ -85,7 +85,7 @@ extension CSDLDocumentReader {
         }
     }
 
-    func readOperation(_ element: XMLElement, namespace: String) throws -> CSDLOperation {
+    func readOperation(_ element: XMLTreeElement, namespace: String) throws -> CSDLOperation {
         let kind: CSDLOperationImport.Kind = element.name.local == "Action" ? .action : .function
         return CSDLOperation(
             name: try required(element, "Name"), namespace: namespace, kind: kind,
@@ -97,7 +97,7 @@ extension CSDLDocumentReader {
             annotations: try annotations(of: element))
     }
 
-    func readAssociation(_ element: XMLElement, namespace: String) throws -> CSDLAssociation {
+    func readAssociation(_ element: XMLTreeElement, namespace: String) throws -> CSDLAssociation {
         let name = try required(element, "Name")
         var ends: [CSDLAssociationEnd] = []
         for end in element.children where end.name.local == "End" {

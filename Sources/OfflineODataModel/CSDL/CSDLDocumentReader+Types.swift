@@ -1,5 +1,5 @@
 extension CSDLDocumentReader {
-    mutating func readSchema(_ element: XMLElement) throws -> CSDLSchema {
+    mutating func readSchema(_ element: XMLTreeElement) throws -> CSDLSchema {
         let namespace = try required(element, "Namespace")
         var schema = CSDLSchema(namespace: namespace, alias: element.attribute("Alias"),
                                 sapAttributes: sapAttributes(element))
@@ -23,17 +23,15 @@ extension CSDLDocumentReader {
                 schema.annotations.append(try annotation(child))
             case "Annotations":
                 let target = try required(child, "Target")
-                outOfLine.append((normalizeTarget(target), try annotations(of: child), child))
+                outOfLine.append((normalizeTarget(target), try outOfLineAnnotations(child), child))
             default:
                 continue
             }
         }
-        try checkUnique(schema.operations.filter { $0.kind == .action }.map(\.name),
-                        kind: "action", at: element)
         return schema
     }
 
-    func checkUnique(_ names: [String], kind: String, at element: XMLElement) throws {
+    func checkUnique(_ names: [String], kind: String, at element: XMLTreeElement) throws {
         var seen = Set<String>()
         for name in names where !seen.insert(name).inserted {
             throw CSDLErrorCode.csdlDuplicateName.error(
@@ -41,7 +39,7 @@ extension CSDLDocumentReader {
         }
     }
 
-    mutating func readEntityType(_ element: XMLElement, namespace: String) throws
+    mutating func readEntityType(_ element: XMLTreeElement, namespace: String) throws
         -> CSDLEntityType
     {
         let name = try required(element, "Name")
@@ -82,7 +80,7 @@ extension CSDLDocumentReader {
         return type
     }
 
-    mutating func readComplexType(_ element: XMLElement, namespace: String) throws
+    mutating func readComplexType(_ element: XMLTreeElement, namespace: String) throws
         -> CSDLComplexType
     {
         var type = CSDLComplexType(
@@ -105,7 +103,7 @@ extension CSDLDocumentReader {
         return type
     }
 
-    func readEnumType(_ element: XMLElement, namespace: String) throws -> CSDLEnumType {
+    func readEnumType(_ element: XMLTreeElement, namespace: String) throws -> CSDLEnumType {
         let name = try required(element, "Name")
         var underlying = EdmPrimitiveKind.int32
         if let raw = element.attribute("UnderlyingType") {
@@ -143,7 +141,7 @@ extension CSDLDocumentReader {
         return type
     }
 
-    func readTypeDefinition(_ element: XMLElement, namespace: String) throws
+    func readTypeDefinition(_ element: XMLTreeElement, namespace: String) throws
         -> CSDLTypeDefinition
     {
         let name = try required(element, "Name")
@@ -161,14 +159,14 @@ extension CSDLDocumentReader {
             annotations: try annotations(of: element), position: CSDLSourcePosition(element))
     }
 
-    func maxLength(_ element: XMLElement) throws -> CSDLMaxLength? {
+    func maxLength(_ element: XMLTreeElement) throws -> CSDLMaxLength? {
         guard let raw = element.attribute("MaxLength") else { return nil }
         if raw.lowercased() == "max" { return .max }
         guard let value = try int(element, "MaxLength") else { return nil }
         return .length(value)
     }
 
-    func scale(_ element: XMLElement) throws -> CSDLScale? {
+    func scale(_ element: XMLTreeElement) throws -> CSDLScale? {
         guard let raw = element.attribute("Scale") else { return nil }
         switch raw.lowercased() {
         case "variable": return .variable
@@ -179,7 +177,7 @@ extension CSDLDocumentReader {
         }
     }
 
-    func readProperty(_ element: XMLElement) throws -> CSDLProperty {
+    func readProperty(_ element: XMLTreeElement) throws -> CSDLProperty {
         let name = try required(element, "Name")
         let rawType = try required(element, "Type")
         return CSDLProperty(
@@ -194,7 +192,7 @@ extension CSDLDocumentReader {
             position: CSDLSourcePosition(element))
     }
 
-    func readNavigationProperty(_ element: XMLElement) throws -> CSDLNavigationProperty {
+    func readNavigationProperty(_ element: XMLTreeElement) throws -> CSDLNavigationProperty {
         let name = try required(element, "Name")
         let position = CSDLSourcePosition(element)
         if version == .v2 {
@@ -237,7 +235,7 @@ extension CSDLDocumentReader {
         return navigation
     }
 
-    func onDeleteAction(_ element: XMLElement) throws -> CSDLOnDeleteAction {
+    func onDeleteAction(_ element: XMLTreeElement) throws -> CSDLOnDeleteAction {
         let raw = try required(element, "Action")
         guard let action = CSDLOnDeleteAction(rawValue: raw) else {
             throw CSDLErrorCode.csdlInvalidAttributeValue.error(

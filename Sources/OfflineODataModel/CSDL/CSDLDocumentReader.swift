@@ -9,14 +9,14 @@ struct CSDLDocumentReader {
     var aliases: [String: String] = [:]
     var typeKinds: [String: TypeTag] = [:]
     /// Out-of-line `Annotations` read so far: normalised target and its annotations.
-    var outOfLine: [(target: String, annotations: [CSDLAnnotation], element: XMLElement)] = []
+    var outOfLine: [(target: String, annotations: [CSDLAnnotation], element: XMLTreeElement)] = []
 
     init(version: CSDLVersion) {
         self.version = version
     }
 
     /// The version an `edmx:Edmx` root declares through its namespace.
-    static func sniffVersion(_ root: XMLElement) throws -> CSDLVersion {
+    static func sniffVersion(_ root: XMLTreeElement) throws -> CSDLVersion {
         guard root.name.local == "Edmx" else {
             throw CSDLErrorCode.csdlNotMetadata.error(
                 "root element <\(root.name.qualified)> is not edmx:Edmx", at: root)
@@ -31,7 +31,7 @@ struct CSDLDocumentReader {
     }
 
     /// Reads the whole document.
-    mutating func read(root: XMLElement) throws -> ServiceModel {
+    mutating func read(root: XMLTreeElement) throws -> ServiceModel {
         collectReferenceAliases(root)
         guard let dataServices = root.children.first(where: {
             $0.name.local == "DataServices" && $0.name.namespace == root.name.namespace
@@ -64,7 +64,7 @@ struct CSDLDocumentReader {
 
     /// The element with every descendant outside the schema's EDM namespace removed
     /// (e.g. `atom:link`), except V4 annotation elements, which V2 documents embed.
-    static func keepingEDMElements(_ element: XMLElement, edmNamespace: String) -> XMLElement {
+    static func keepingEDMElements(_ element: XMLTreeElement, edmNamespace: String) -> XMLTreeElement {
         var result = element
         result.children = element.children.compactMap { child in
             guard child.name.namespace == edmNamespace
@@ -74,7 +74,7 @@ struct CSDLDocumentReader {
         return result
     }
 
-    mutating func collectReferenceAliases(_ root: XMLElement) {
+    mutating func collectReferenceAliases(_ root: XMLTreeElement) {
         for reference in root.children where reference.name.local == "Reference" {
             for include in reference.children where include.name.local == "Include" {
                 if let alias = include.attribute("Alias"),
@@ -86,8 +86,8 @@ struct CSDLDocumentReader {
     }
 
     /// The `Schema` children in the version's EDM namespace(s).
-    func schemaElements(of dataServices: XMLElement) throws -> [XMLElement] {
-        var result: [XMLElement] = []
+    func schemaElements(of dataServices: XMLTreeElement) throws -> [XMLTreeElement] {
+        var result: [XMLTreeElement] = []
         for element in dataServices.children where element.name.local == "Schema" {
             let namespace = element.name.namespace
             let accepted = version == .v4
@@ -105,7 +105,7 @@ struct CSDLDocumentReader {
 
     /// Pass 1: namespaces, aliases and the kind of every named type, so that pass 2 can
     /// resolve type references in any order.
-    mutating func collectNames(_ schemaElements: [XMLElement]) throws {
+    mutating func collectNames(_ schemaElements: [XMLTreeElement]) throws {
         for schema in schemaElements {
             let namespace = try required(schema, "Namespace")
             if let alias = schema.attribute("Alias") { aliases[alias] = namespace }
@@ -130,7 +130,7 @@ struct CSDLDocumentReader {
 
     // MARK: - Attribute helpers
 
-    func required(_ element: XMLElement, _ attribute: String) throws -> String {
+    func required(_ element: XMLTreeElement, _ attribute: String) throws -> String {
         guard let value = element.attribute(attribute), !value.isEmpty else {
             let name = element.attribute("Name").map { " '\($0)'" } ?? ""
             throw CSDLErrorCode.csdlMissingAttribute.error(
@@ -140,7 +140,7 @@ struct CSDLDocumentReader {
         return value
     }
 
-    func bool(_ element: XMLElement, _ attribute: String, namespace: String = "",
+    func bool(_ element: XMLTreeElement, _ attribute: String, namespace: String = "",
               default defaultValue: Bool) throws -> Bool {
         guard let value = element.attribute(attribute, namespace: namespace) else {
             return defaultValue
@@ -154,12 +154,12 @@ struct CSDLDocumentReader {
         }
     }
 
-    func optionalBool(_ element: XMLElement, _ attribute: String) throws -> Bool? {
+    func optionalBool(_ element: XMLTreeElement, _ attribute: String) throws -> Bool? {
         guard element.attribute(attribute) != nil else { return nil }
         return try bool(element, attribute, default: false)
     }
 
-    func int(_ element: XMLElement, _ attribute: String) throws -> Int? {
+    func int(_ element: XMLTreeElement, _ attribute: String) throws -> Int? {
         guard let value = element.attribute(attribute) else { return nil }
         guard let number = Int(value), number >= 0 else {
             throw CSDLErrorCode.csdlInvalidAttributeValue.error(
@@ -170,7 +170,7 @@ struct CSDLDocumentReader {
     }
 
     /// `sap:` attributes by local name.
-    func sapAttributes(_ element: XMLElement) -> [String: String] {
+    func sapAttributes(_ element: XMLTreeElement) -> [String: String] {
         var result: [String: String] = [:]
         for attribute in element.attributes where attribute.name.namespace == CSDLNamespaces.sap {
             result[attribute.name.local] = attribute.value
@@ -183,7 +183,7 @@ struct CSDLDocumentReader {
     }
 
     /// Resolves a type name against the document's primitive and declared types.
-    func typeReference(_ raw: String, at element: XMLElement) throws -> CSDLTypeReference {
+    func typeReference(_ raw: String, at element: XMLTreeElement) throws -> CSDLTypeReference {
         var inner = Substring(raw)
         var isCollection = false
         if inner.hasPrefix("Collection("), inner.hasSuffix(")") {

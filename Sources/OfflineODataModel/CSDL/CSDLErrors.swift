@@ -46,7 +46,7 @@ public enum CSDLErrorCode: Int, Sendable, Hashable, CaseIterable {
                    location: "line \(line), column \(column)")
     }
 
-    func error(_ message: String, at element: XMLElement) -> ODataError {
+    func error(_ message: String, at element: XMLTreeElement) -> ODataError {
         error(message, line: element.position.line, column: element.position.column)
     }
 
@@ -65,7 +65,7 @@ public struct CSDLSourcePosition: Sendable, Hashable, CustomStringConvertible {
         self.column = column
     }
 
-    init(_ element: XMLElement) {
+    init(_ element: XMLTreeElement) {
         self.init(line: element.position.line, column: element.position.column)
     }
 

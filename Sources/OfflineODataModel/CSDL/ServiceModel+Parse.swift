@@ -3,7 +3,7 @@ extension ServiceModel {
     /// (`http://docs.oasis-open.org/odata/ns/edmx` → V4, `http://schemas.microsoft.com/ado/2007/06/edmx`
     /// → V2). Throws `ODataError` (`.invalidInput`, codes 1101–1130) for malformed XML or models.
     public static func parse(metadata: [UInt8]) throws -> ServiceModel {
-        let root = try XMLElement.parseDocument(metadata)
+        let root = try XMLTreeElement.parseDocument(metadata)
         var reader = CSDLDocumentReader(version: try CSDLDocumentReader.sniffVersion(root))
         return try reader.read(root: root)
     }
@@ -20,7 +20,7 @@ extension ServiceModel {
     }
 
     static func parse(metadata: [UInt8], expecting version: CSDLVersion) throws -> ServiceModel {
-        let root = try XMLElement.parseDocument(metadata)
+        let root = try XMLTreeElement.parseDocument(metadata)
         let found = try CSDLDocumentReader.sniffVersion(root)
         guard found == version else {
             throw CSDLErrorCode.csdlNotMetadata.error(
@@ -37,7 +37,7 @@ extension ServiceModel {
     /// are attached to them, others are kept in `unattachedAnnotations`. Inline annotations of
     /// types that the document itself declares are not merged.
     public func mergeAnnotations(fromCSDL document: [UInt8]) throws -> ServiceModel {
-        let root = try XMLElement.parseDocument(document)
+        let root = try XMLTreeElement.parseDocument(document)
         var reader = CSDLDocumentReader(version: try CSDLDocumentReader.sniffVersion(root))
         reader.collectReferenceAliases(root)
         guard let dataServices = root.child(named: "DataServices") else {
@@ -53,7 +53,7 @@ extension ServiceModel {
         for schema in schemaElements {
             for element in schema.children where element.name.local == "Annotations" {
                 let target = reader.normalizeTarget(try reader.required(element, "Target"))
-                merged.attach(try reader.annotations(of: element), target: target)
+                merged.attach(try reader.outOfLineAnnotations(element), target: target)
             }
         }
         for (alias, namespace) in reader.aliases where merged.aliases[alias] == nil {

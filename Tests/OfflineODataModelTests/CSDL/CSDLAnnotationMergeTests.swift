@@ -138,8 +138,9 @@ struct CSDLAnnotationMergeTests {
                     <Annotation Term="Core.Description"><String>An &quot;item&quot;</String></Annotation>
                   </EntityType>
                   <EntityContainer Name="C"><EntitySet Name="Items" EntityType="S.Item"/></EntityContainer>
-                  <Annotations Target="S.Item/Weight" Qualifier="ignored">
+                  <Annotations Target="S.Item/Weight" Qualifier="q">
                     <Annotation Term="Core.Immutable"/>
+                    <Annotation Term="Core.Computed" Qualifier="own" Bool="false"/>
                     <Annotation Term="Core.Example"><Apply Function="odata.concat"><String>a</String><Path>Id</Path></Apply></Annotation>
                   </Annotations>
                   <Annotations Target="S.C/Items"><Annotation Term="Core.Description" Qualifier="short" String="items"/></Annotations>
@@ -169,7 +170,9 @@ struct CSDLAnnotationMergeTests {
         #expect(model.annotation(target: "S.Item", term: "Core.Description")?.value
             == .constant(kind: "String", text: "An \"item\""))
         let weight = model.annotations(target: "Shop.Item/Weight")
-        #expect(weight.map(\.term) == ["Org.OData.Core.V1.Immutable", "Org.OData.Core.V1.Example"])
+        #expect(weight.map(\.term) == ["Org.OData.Core.V1.Immutable", "Org.OData.Core.V1.Computed",
+                                        "Org.OData.Core.V1.Example"])
+        #expect(weight.map(\.qualifier) == ["q", "own", "q"])
         #expect(weight.first?.value == .empty)
         #expect(weight.last?.value == .expression(
             kind: "Apply", attributes: ["Function": "odata.concat"], text: "",

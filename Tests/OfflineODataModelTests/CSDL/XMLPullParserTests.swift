@@ -26,7 +26,7 @@ private func xmlError(_ text: String, maxDepth: Int = XMLPullParser.defaultMaxDe
 
 private func xmlError(_ bytes: [UInt8], maxDepth: Int = XMLPullParser.defaultMaxDepth) -> ODataError? {
     do {
-        _ = try XMLElement.parseDocument(bytes, maxDepth: maxDepth)
+        _ = try XMLTreeElement.parseDocument(bytes, maxDepth: maxDepth)
         return nil
     } catch let error as ODataError {
         return error
@@ -51,19 +51,19 @@ private func xmlError(_ bytes: [UInt8], maxDepth: Int = XMLPullParser.defaultMax
 
     @Test func skipsUTF8ByteOrderMark() throws {
         let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("<a/>".utf8)
-        let root = try XMLElement.parseDocument(bytes)
+        let root = try XMLTreeElement.parseDocument(bytes)
         #expect(root.name.local == "a")
     }
 
     @Test func expandsPredefinedEntitiesAndCharacterReferences() throws {
-        let root = try XMLElement.parseDocument(Array(
+        let root = try XMLTreeElement.parseDocument(Array(
             "<a v='&lt;&gt;&amp;&apos;&quot;'>&#65;&#x42;&#x20AC;&#x1F600;&amp;</a>".utf8))
         #expect(root.attribute("v") == "<>&'\"")
         #expect(root.text == "AB€😀&")
     }
 
     @Test func cdataIsTextAndNotMarkup() throws {
-        let root = try XMLElement.parseDocument(Array("<a>x<![CDATA[<b>&amp;]]>y</a>".utf8))
+        let root = try XMLTreeElement.parseDocument(Array("<a>x<![CDATA[<b>&amp;]]>y</a>".utf8))
         #expect(root.text == "x<b>&amp;y")
         #expect(root.children.isEmpty)
     }
@@ -81,7 +81,7 @@ private func xmlError(_ bytes: [UInt8], maxDepth: Int = XMLPullParser.defaultMax
     }
 
     @Test func acceptsBothQuotesAndNormalisesAttributeWhitespace() throws {
-        let root = try XMLElement.parseDocument(Array("<a x=\"it's\" y='say \"hi\"' z=\"a\tb\nc\"/>".utf8))
+        let root = try XMLTreeElement.parseDocument(Array("<a x=\"it's\" y='say \"hi\"' z=\"a\tb\nc\"/>".utf8))
         #expect(root.attribute("x") == "it's")
         #expect(root.attribute("y") == "say \"hi\"")
         #expect(root.attribute("z") == "a b c")
@@ -89,7 +89,7 @@ private func xmlError(_ bytes: [UInt8], maxDepth: Int = XMLPullParser.defaultMax
 
     @Test func normalisesCRLFAndCountsLinesAcrossThem() throws {
         let doc = "<a>\r\n<b>x\r\ny\rz</b>\r\n<c/></a>"
-        let root = try XMLElement.parseDocument(Array(doc.utf8))
+        let root = try XMLTreeElement.parseDocument(Array(doc.utf8))
         #expect(root.child(named: "b")?.text == "x\ny\nz")
         #expect(root.child(named: "b")?.position.line == 2)
         #expect(root.child(named: "c")?.position.line == 5)
@@ -97,7 +97,7 @@ private func xmlError(_ bytes: [UInt8], maxDepth: Int = XMLPullParser.defaultMax
     }
 
     @Test func columnsCountCharactersNotBytes() throws {
-        let root = try XMLElement.parseDocument(Array("<a>ää<b/></a>".utf8))
+        let root = try XMLTreeElement.parseDocument(Array("<a>ää<b/></a>".utf8))
         #expect(root.child(named: "b")?.position.column == 6)
     }
 

@@ -1,14 +1,14 @@
 /// A parsed element: name, attributes, child elements in document order, the concatenated
 /// character data directly inside it, and where its start tag begins. Built by
-/// `XMLElement.parseDocument(_:)` on top of `XMLPullParser`.
-public struct XMLElement: Sendable, Hashable {
+/// `XMLTreeElement.parseDocument(_:)` on top of `XMLPullParser`.
+public struct XMLTreeElement: Sendable, Hashable {
     public var name: XMLName
     public var attributes: [XMLAttribute]
-    public var children: [XMLElement]
+    public var children: [XMLTreeElement]
     public var text: String
     public var position: XMLPosition
 
-    public init(name: XMLName, attributes: [XMLAttribute] = [], children: [XMLElement] = [],
+    public init(name: XMLName, attributes: [XMLAttribute] = [], children: [XMLTreeElement] = [],
                 text: String = "", position: XMLPosition) {
         self.name = name
         self.attributes = attributes
@@ -27,27 +27,27 @@ public struct XMLElement: Sendable, Hashable {
     }
 
     /// Child elements with local name `local` (any namespace).
-    public func children(named local: String) -> [XMLElement] {
+    public func children(named local: String) -> [XMLTreeElement] {
         children.filter { $0.name.local == local }
     }
 
     /// The first child element with local name `local` (any namespace).
-    public func child(named local: String) -> XMLElement? {
+    public func child(named local: String) -> XMLTreeElement? {
         children.first { $0.name.local == local }
     }
 
     /// Parses a whole document into its root element.
     public static func parseDocument(_ bytes: [UInt8],
                                      maxDepth: Int = XMLPullParser.defaultMaxDepth) throws
-        -> XMLElement
+        -> XMLTreeElement
     {
         var parser = try XMLPullParser(bytes: bytes, maxDepth: maxDepth)
-        var stack: [XMLElement] = []
-        var root: XMLElement?
+        var stack: [XMLTreeElement] = []
+        var root: XMLTreeElement?
         while let event = try parser.next() {
             switch event {
             case let .startElement(name, attributes, position):
-                stack.append(XMLElement(name: name, attributes: attributes, position: position))
+                stack.append(XMLTreeElement(name: name, attributes: attributes, position: position))
             case .endElement:
                 guard let done = stack.popLast() else { continue }
                 if stack.isEmpty {
