@@ -167,6 +167,18 @@ extension XMLPullParser {
         }
         let quoteAt = index
         index += 1
+        // Fast path: no reference and no whitespace to normalise.
+        var end = index
+        while end < bytes.count {
+            let b = bytes[end]
+            if b == quote || b == UInt8(ascii: "<") || b == UInt8(ascii: "&") || b < 0x20 { break }
+            end += 1
+        }
+        if end < bytes.count, bytes[end] == quote {
+            let value = String(decoding: bytes[index..<end], as: UTF8.self)
+            index = end + 1
+            return value
+        }
         var buffer: [UInt8] = []
         while true {
             guard index < bytes.count else {

@@ -10,7 +10,7 @@ extension XMLPullParser {
         let rawName = try readName(context: "an element name")
         var rawAttributes: [(name: String, value: String, offset: Int)] = []
         var selfClosing = false
-        var seenAttributeNames = Set<String>()
+        var manyNames = Set<String>()
         while true {
             let hadSpace = skipWhitespace()
             guard index < bytes.count else {
@@ -55,7 +55,15 @@ extension XMLPullParser {
             index += 1
             skipWhitespace()
             let value = try readAttributeValue(attributeName, element: rawName)
-            if !seenAttributeNames.insert(attributeName).inserted {
+            // Linear for the usual handful of attributes, hashed for pathological counts.
+            let duplicate: Bool
+            if rawAttributes.count < 32 {
+                duplicate = rawAttributes.contains { $0.name == attributeName }
+            } else {
+                if manyNames.isEmpty { manyNames = Set(rawAttributes.map(\.name)) }
+                duplicate = !manyNames.insert(attributeName).inserted
+            }
+            if duplicate {
                 throw XMLErrorCode.xmlDuplicateAttribute.error(
                     "attribute '\(attributeName)' appears twice on <\(rawName)>",
                     at: position(of: attributeOffset))
@@ -70,7 +78,7 @@ extension XMLPullParser {
         var declared = 0
         var attributes: [XMLAttribute] = []
         attributes.reserveCapacity(rawAttributes.count)
-        var seenExpandedNames = Set<XMLName>()
+
         for attribute in rawAttributes {
             if attribute.name == "xmlns" {
                 bindings.append(("", attribute.value))
@@ -95,8 +103,11 @@ extension XMLPullParser {
             where attribute.name != "xmlns" && !attribute.name.hasPrefix("xmlns:") {
                 let attributeName = try resolve(attribute.name, isAttribute: true,
                                                 offset: attribute.offset)
-                let expanded = XMLName(namespace: attributeName.namespace, local: attributeName.local)
-                if !seenExpandedNames.insert(expanded).inserted {
+                // Only prefixed names can collide after expansion (raw names are unique).
+                if !attributeName.prefix.isEmpty, attributes.contains(where: {
+                    $0.name.local == attributeName.local
+                        && $0.name.namespace == attributeName.namespace
+                }) {
                     throw XMLErrorCode.xmlDuplicateAttribute.error(
                         "attribute '\(attribute.name)' duplicates another attribute of <\(rawName)> in the same namespace",
                         at: position(of: attribute.offset))
@@ -118,18 +129,19 @@ extension XMLPullParser {
 
     /// Splits `prefix:local` and binds the prefix. Unprefixed attributes have no namespace.
     mutating func resolve(_ raw: String, isAttribute: Bool, offset: Int) throws -> XMLName {
-        let parts = raw.split(separator: ":", omittingEmptySubsequences: false)
-        if parts.count == 1 {
+        let utf8 = raw.utf8
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else {
             if isAttribute { return XMLName(namespace: "", local: raw) }
             return XMLName(namespace: lookup("") ?? "", local: raw)
         }
-        guard parts.count == 2, let prefixPart = parts.first, let localPart = parts.last,
-              !prefixPart.isEmpty, !localPart.isEmpty else {
+        let afterColon = utf8.index(after: colon)
+        guard colon != utf8.startIndex, afterColon != utf8.endIndex,
+              !utf8[afterColon...].contains(UInt8(ascii: ":")) else {
             throw XMLErrorCode.xmlSyntaxError.error(
                 "'\(raw)' is not a valid qualified name", at: position(of: offset))
         }
-        let prefix = String(prefixPart)
-        let local = String(localPart)
+        let prefix = String(raw[..<colon])
+        let local = String(raw[afterColon...])
         if prefix == "xml" {
             return XMLName(namespace: XMLNamespaces.xml, local: local, prefix: prefix)
         }

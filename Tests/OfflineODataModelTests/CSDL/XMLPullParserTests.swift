@@ -185,6 +185,19 @@ private func xmlError(_ bytes: [UInt8], maxDepth: Int = XMLPullParser.defaultMax
         #expect(error.name == "xmlUnsupportedEncoding")
     }
 
+    @Test func manyAttributesAreCheckedForDuplicates() throws {
+        let names = (0..<200).map { "a\($0)='\($0)'" }
+        let ok = try XMLTreeElement.parseDocument(Array("<r \(names.joined(separator: " "))/>".utf8))
+        #expect(ok.attributes.count == 200)
+        #expect(ok.attribute("a199") == "199")
+        let duplicate = "<r \(names.joined(separator: " ")) a150='x'/>"
+        #expect(xmlError(duplicate)?.name == "xmlDuplicateAttribute")
+        let early = "<r \(names.joined(separator: " ")) a3='x'/>"
+        #expect(xmlError(early)?.name == "xmlDuplicateAttribute")
+        let expanded = "<r xmlns:p='urn:x' xmlns:q='urn:x' p:a='1' q:a='2'/>"
+        #expect(xmlError(expanded)?.name == "xmlDuplicateAttribute")
+    }
+
     @Test func selfClosingElementReportsStartAndEnd() throws {
         #expect(try events("<a><b x='1'/></a>") == ["<a>", "<b x=1>", "</b>", "</a>"])
     }
