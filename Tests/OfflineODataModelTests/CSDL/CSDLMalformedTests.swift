@@ -14,6 +14,20 @@ import Testing
         #expect(model.entityType(qualifiedName: "NS.T")?.key == [CSDLPropertyRef(name: "Id")])
     }
 
+    @Test func editingSchemasKeepsLookupsConsistent() throws {
+        var model = try ServiceModel.parse(metadata: CSDLTestDocument.v4(Self.entity + """
+            <EntityType Name="U"><Key><PropertyRef Name="Id"/></Key><Property Name="Id" Type="Edm.Int32"/></EntityType>
+            """))
+        #expect(model.entityType(qualifiedName: "NS.U") != nil)
+        model.schemas[0].entityTypes.removeFirst()
+        #expect(model.entityType(qualifiedName: "NS.T") == nil)
+        #expect(model.entityType(qualifiedName: "NS.U")?.name == "U")
+        #expect(model.annotations(target: "NS.T").isEmpty)
+        model.schemas.removeAll()
+        #expect(model.entityType(qualifiedName: "NS.U") == nil)
+        #expect(model.annotations(target: "NS.U").isEmpty)
+    }
+
     @Test func keyPathIntoComplexPropertyWithAlias() throws {
         let model = try ServiceModel.parse(metadata: CSDLTestDocument.v4("""
             <ComplexType Name="Info"><Property Name="Code" Type="Edm.String" Nullable="false"/></ComplexType>
