@@ -1,0 +1,55 @@
+extension ODataValue {
+    /// The URL literal (not percent-encoded) that `parseLiteral(_:as:version:)` reads back to
+    /// this value. V4 forms are bare where the ABNF allows; V2 forms use the V2 prefixes and
+    /// suffixes (`123L`, `1.5M`, `guid'…'`, `datetime'…'`, `X'…'`, `time'PT…'`).
+    /// Complex and collection values have no literal here (`notAScalar`); geo literals are
+    /// not supported (`unsupportedValue`).
+    public func literal(version: ODataVersion = .v4) throws(ODataError) -> String {
+        let v2 = version == .v2
+        switch self {
+        case .null: return "null"
+        case .boolean(let value): return value ? "true" : "false"
+        case .byte(let value): return String(value)
+        case .sbyte(let value): return String(value)
+        case .int16(let value): return String(value)
+        case .int32(let value): return String(value)
+        case .int64(let value): return String(value) + (v2 ? "L" : "")
+        case .decimal(let value): return value.description + (v2 ? "M" : "")
+        case .double(let value): return Self.floatingText(value) + (v2 && value.isFinite ? "d" : "")
+        case .single(let value): return Self.floatingText(value) + (v2 && value.isFinite ? "f" : "")
+        case .string(let value): return Self.quoted(value)
+        case .binary(let bytes):
+            return v2 ? "X'" + BinaryText.hex(bytes) + "'" : "binary'" + BinaryText.base64(bytes, url: true) + "'"
+        case .guid(let value): return v2 ? "guid'\(value)'" : value.description
+        case .date(let value): return v2 ? "datetime'\(value)T00:00:00'" : value.description
+        case .dateTimeOffset(let value):
+            guard v2 else { return value.description }
+            if value.offsetMinutes == 0 { return "datetime'\(value.date)T\(value.time)'" }
+            return "datetimeoffset'\(value)'"
+        case .timeOfDay(let value): return v2 ? "time'\(Self.v2TimeText(value))'" : value.description
+        case .duration(let value): return (v2 ? "time'" : "duration'") + value.description + "'"
+        case .enumValue(let value): return value.description
+        case .geo(let value): throw .unsupportedValue("geo literals (WKT) are not supported (\(value.kind.rawValue))")
+        case .complex: throw .notAScalar("a complex value")
+        case .collection: throw .notAScalar("a collection")
+        }
+    }
+
+    /// `'text'` with every `'` doubled.
+    static func quoted(_ text: String) -> String {
+        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'"
+    }
+
+    /// Shortest round-trip text, `INF`, `-INF` or `NaN`. The finite form is also a JSON number.
+    static func floatingText<F: BinaryFloatingPoint & CustomStringConvertible>(_ value: F) -> String {
+        if value.isNaN { return "NaN" }
+        if value.isInfinite { return value < 0 ? "-INF" : "INF" }
+        return value.description
+    }
+
+    /// V2 `Edm.Time` text: `PT13H20M05S`, `PT07H00M00.5S`.
+    static func v2TimeText(_ value: EdmTimeOfDay) -> String {
+        "PT" + padded(value.hour, 2) + "H" + padded(value.minute, 2) + "M" + padded(value.second, 2)
+            + fractionText(value.picoseconds) + "S"
+    }
+}
