@@ -120,6 +120,7 @@ extension ODataValue {
 
     private static func inferNumber(_ text: String, _ bytes: [UInt8]) throws(ODataError) -> ODataValue {
         if ["INF", "-INF", "NaN"].contains(text) { return try parseLiteral(text, as: .double) }
+        if ["INFf", "-INFf", "NaNf"].contains(text) { return try parseLiteral(text, as: .single) }
         guard let last = bytes.last else { throw .invalidLiteral(text, "empty literal") }
         switch last {
         case UInt8(ascii: "L"), UInt8(ascii: "l"): return try parseLiteral(text, as: .int64)
@@ -230,13 +231,13 @@ extension ODataValue {
     static func floating<F: BinaryFloatingPoint & LosslessStringConvertible>(
         _ text: String, suffixes: String, _ type: F.Type, _ kind: EdmPrimitiveKind
     ) throws(ODataError) -> F {
-        switch text {
+        let body = String(dropSuffix(text, suffixes))
+        switch body {
         case "INF": return F.infinity
         case "-INF": return -F.infinity
         case "NaN": return F.nan
         default: break
         }
-        let body = String(dropSuffix(text, suffixes))
         // Validate the ABNF grammar first (Swift's parser also takes hex, "inf", "nan").
         _ = try EdmDecimal.parse(Array(body.utf8), text: text)
         guard let value = F(body) else { throw .invalidLiteral(text, "not a number") }

@@ -15,8 +15,8 @@ extension ODataValue {
         case .int32(let value): return String(value)
         case .int64(let value): return String(value) + (v2 ? "L" : "")
         case .decimal(let value): return value.description + (v2 ? "M" : "")
-        case .double(let value): return Self.floatingText(value) + (v2 && value.isFinite ? "d" : "")
-        case .single(let value): return Self.floatingText(value) + (v2 && value.isFinite ? "f" : "")
+        case .double(let value): return Self.floatingText(value) + (v2 ? "d" : "")
+        case .single(let value): return Self.floatingText(value) + (v2 ? "f" : "")
         case .string(let value): return Self.quoted(value)
         case .binary(let bytes):
             return v2 ? "X'" + BinaryText.hex(bytes) + "'" : "binary'" + BinaryText.base64(bytes, url: true) + "'"
