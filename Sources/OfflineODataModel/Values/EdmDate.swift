@@ -54,7 +54,11 @@ public struct EdmDate: Sendable, Hashable, Comparable, CustomStringConvertible {
         let month = try scanner.fixedDigits(2, "month")
         try scanner.expect("-")
         let day = try scanner.fixedDigits(2, "day")
-        return try EdmDate(year: negative ? -Int(year) : Int(year), month: month, day: day)
+        do {
+            return try EdmDate(year: negative ? -Int(year) : Int(year), month: month, day: day)
+        } catch {
+            throw .invalidDateTime(scanner.text, error.message)
+        }
     }
 
     /// Days since 1970-01-01.

@@ -187,6 +187,16 @@ extension ODataValue {
     }
 
     private static func binaryBody(_ prefix: String, _ body: String, _ text: String, _ version: ODataVersion) throws(ODataError) -> [UInt8] {
+        do {
+            return try binaryPayload(prefix, body, text, version)
+        } catch {
+            var named = error
+            if !error.message.contains(text) { named.message = "in literal '\(ODataError.clip(text))': " + error.message }
+            throw named
+        }
+    }
+
+    private static func binaryPayload(_ prefix: String, _ body: String, _ text: String, _ version: ODataVersion) throws(ODataError) -> [UInt8] {
         switch prefix.lowercased() {
         case "x": return try BinaryText.decodeHex(body)
         case "binary" where version == .v2: return try BinaryText.decodeHex(body)
