@@ -27,6 +27,9 @@ enum ValueGen {
 
     static let bytes = Gen.uint8().array(of: 0...20)
 
+    /// 0, 1 or 2.
+    static let bool3 = Gen.int(in: 0...2)
+
     /// Decimals with up to 30 digits and scale up to 20, trailing zeros kept.
     static let decimal = zip(Gen.bool, Gen.uint8(in: 0...9).array(of: 0...30), Gen.int(in: 0...20))
         .compactMap { negative, digits, scale in try? EdmDecimal(isNegative: negative, digits: digits, scale: scale) }
