@@ -117,7 +117,7 @@ enum EntityValueEncoding {
             let year = try reader.zigzag()
             let month = Int(try reader.byte())
             let day = Int(try reader.byte())
-            guard abs(year) <= Int64(EdmDate.maxYear) else { throw reader.invalid("year out of range") }
+            guard year.magnitude <= UInt64(EdmDate.maxYear) else { throw reader.invalid("year out of range") }
             return .date(try OrderedKeyEncoding.wrap(reader) { () throws(ODataError) in
                 try EdmDate(year: Int(year), month: month, day: day)
             })
@@ -125,7 +125,7 @@ enum EntityValueEncoding {
             let seconds = try reader.zigzag()
             let picos = try reader.varint()
             let offset = try reader.zigzag()
-            guard picos < 1_000_000_000_000, abs(offset) < 1440 else { throw reader.invalid("date/time fields") }
+            guard picos < 1_000_000_000_000, offset.magnitude < 1440 else { throw reader.invalid("date/time fields") }
             return .dateTimeOffset(try OrderedKeyEncoding.wrap(reader) { () throws(ODataError) in
                 try EdmDateTimeOffset(utcSeconds: seconds, picoseconds: Int64(picos), offsetMinutes: Int(offset))
             })

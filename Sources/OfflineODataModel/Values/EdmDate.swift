@@ -10,7 +10,7 @@ public struct EdmDate: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Validates the fields (month 1...12, day within the month, leap years proleptically).
     public init(year: Int, month: Int, day: Int) throws(ODataError) {
-        guard abs(year) <= Self.maxYear else {
+        guard year.magnitude <= UInt(Self.maxYear) else {
             throw .invalidDateTime("\(year)-\(month)-\(day)", "year beyond ±\(Self.maxYear)")
         }
         guard (1...12).contains(month) else {

@@ -11,7 +11,7 @@ public struct EdmDateTimeOffset: Sendable, Hashable, Comparable, CustomStringCon
     public let offsetMinutes: Int
 
     public init(date: EdmDate, time: EdmTimeOfDay, offsetMinutes: Int = 0) throws(ODataError) {
-        guard abs(offsetMinutes) < 24 * 60 else {
+        guard offsetMinutes.magnitude < 24 * 60 else {
             throw .invalidDateTime("\(date)T\(time)", "offset \(offsetMinutes) minutes is beyond ±23:59")
         }
         self.date = date
@@ -21,7 +21,7 @@ public struct EdmDateTimeOffset: Sendable, Hashable, Comparable, CustomStringCon
 
     /// The instant `utcSeconds` (+ `picoseconds`) after 1970-01-01T00:00:00Z, shown at `offsetMinutes`.
     public init(utcSeconds: Int64, picoseconds: Int64 = 0, offsetMinutes: Int = 0) throws(ODataError) {
-        guard abs(offsetMinutes) < 24 * 60 else {
+        guard offsetMinutes.magnitude < 24 * 60 else {
             throw .invalidDateTime(String(utcSeconds), "offset \(offsetMinutes) minutes is beyond ±23:59")
         }
         let limit: Int64 = 40_000_000_000_000_000

@@ -154,8 +154,9 @@ extension ODataValue {
         try scanner.expect("/")
         try scanner.requireEnd()
         let millis = negative ? -Int64(magnitude) : Int64(magnitude)
-        let seconds = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
-        let remainder = millis - seconds * 1000
+        var seconds = millis / 1000
+        var remainder = millis % 1000
+        if remainder < 0 { seconds -= 1; remainder += 1000 }
         return try EdmDateTimeOffset(utcSeconds: seconds, picoseconds: remainder * 1_000_000_000, offsetMinutes: offset)
     }
 
