@@ -71,7 +71,7 @@ extension ODataValue {
         case .stream:
             throw .unsupportedValue("Edm.Stream values have no literal form")
         default:
-            throw .unsupportedValue("\(kind.rawValue) literals (WKT) are not supported: '\(ODataError.clip(text))'")
+            return .geo(try EdmGeo(literal: text, as: kind))
         }
     }
 
@@ -97,8 +97,8 @@ extension ODataValue {
             case "binary", "x": return .binary(try binaryBody(quoted.prefix, quoted.body, text, version))
             case "guid": return .guid(try EdmGuid(parsing: quoted.body))
             case "datetime", "datetimeoffset": return try parseLiteral(text, as: .dateTimeOffset)
-            case "geography", "geometry":
-                throw .unsupportedValue("geo literals (WKT) are not supported: '\(ODataError.clip(text))'")
+            case "geography": return .geo(try EdmGeo(literal: text, as: .geography))
+            case "geometry": return .geo(try EdmGeo(literal: text, as: .geometry))
             default: return .enumValue(try parseEnumLiteral(text))
             }
         }

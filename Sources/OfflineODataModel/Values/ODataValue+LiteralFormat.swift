@@ -2,8 +2,8 @@ extension ODataValue {
     /// The URL literal (not percent-encoded) that `parseLiteral(_:as:version:)` reads back to
     /// this value. V4 forms are bare where the ABNF allows; V2 forms use the V2 prefixes and
     /// suffixes (`123L`, `1.5M`, `guid'…'`, `datetime'…'`, `X'…'`, `time'PT…'`).
-    /// Complex and collection values have no literal here (`notAScalar`); geo literals are
-    /// not supported (`unsupportedValue`).
+    /// Complex and collection values have no literal here (`notAScalar`); a geo value whose
+    /// GeoJSON is not a geometry throws `invalidLiteral`.
     public func literal(version: ODataVersion = .v4) throws(ODataError) -> String {
         let v2 = version == .v2
         switch self {
@@ -29,7 +29,7 @@ extension ODataValue {
         case .timeOfDay(let value): return v2 ? "time'\(Self.v2TimeText(value))'" : value.description
         case .duration(let value): return (v2 ? "time'" : "duration'") + value.description + "'"
         case .enumValue(let value): return value.description
-        case .geo(let value): throw .unsupportedValue("geo literals (WKT) are not supported (\(value.kind.rawValue))")
+        case .geo(let value): return try value.literal()
         case .complex: throw .notAScalar("a complex value")
         case .collection: throw .notAScalar("a collection")
         }

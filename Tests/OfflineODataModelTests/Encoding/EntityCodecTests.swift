@@ -120,6 +120,9 @@ import Testing
             ("offset past end", [1, 1, 0, 0, 0, 0, 9, 0, 0, 0, 0], "truncatedEncoding"),
             ("decreasing offsets", [1, 2, 0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0x03, 0x04, 0], "invalidEncoding"),
             ("trailing bytes", [1, 0, 0, 0, 0, 0, 0, 0xAA], "invalidEncoding"),
+            ("invalid UTF-8 string", [1, 1, 0, 0, 0, 0, 4, 0, 0, 0, 0x0B, 0x02, 0xC3, 0x28, 0x00], "invalidEncoding"),
+            ("string longer than its slot", [1, 1, 0, 0, 0, 0, 3, 0, 0, 0, 0x0B, 0x05, 0x41, 0x00], "truncatedEncoding"),
+            ("unknown value tag", [1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0x7F, 0x00], "invalidEncoding"),
         ]
         for (label, bytes, name) in cases {
             do {

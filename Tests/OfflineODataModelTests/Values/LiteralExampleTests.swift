@@ -120,7 +120,13 @@ import Testing
         ("01234567-89ab-cdef-0123-456789abcdeg", .guid, "invalidGuid"),
         ("01234567-89ab-cdef-0123456789abcdef", .guid, "invalidGuid"),
         ("yes", .boolean, "invalidLiteral"),
-        ("geography'SRID=0;Point(1 2)'", .geographyPoint, "unsupportedValue"),
+        ("geography'SRID=0;Point(1)'", .geographyPoint, "invalidLiteral"),
+        ("geography'SRID=0;LineString(1 2)'", .geographyLineString, "invalidLiteral"),
+        ("geometry'SRID=0;Point(1 2)'", .geographyPoint, "invalidLiteral"),
+        ("geography'SRID=0;Point(1 2)'", .geographyPolygon, "invalidLiteral"),
+        ("geography'SRID=123456;Point(1 2)'", .geographyPoint, "invalidLiteral"),
+        ("geography'SRID=0;Point(INF 2)'", .geographyPoint, "invalidLiteral"),
+        ("Edm.Stream", .stream, "unsupportedValue"),
     ])
     func malformedLiteralsThrowTypedErrors(text: String, kind: EdmPrimitiveKind, name: String) {
         do {
