@@ -23,7 +23,7 @@ public struct EntityCodec: Sendable {
     public func encode(_ record: EntityRecord) throws(ODataError) -> [UInt8] {
         let declared = layout.properties
         guard record.values.count <= declared.count else {
-            throw .layoutMismatch("record has \(record.values.count) values for \(declared.count) declared properties", path: "$")
+            throw .encodingLayoutMismatch("record has \(record.values.count) values for \(declared.count) declared properties", path: "$")
         }
         var data: [UInt8] = []
         var offsets: [UInt64] = [0]
@@ -34,19 +34,19 @@ public struct EntityCodec: Sendable {
             }
             offsets.append(UInt64(data.count))
         }
-        data.appendVarint(UInt64(record.dynamicProperties.count))
+        data.appendLEB128(UInt64(record.dynamicProperties.count))
         var seen = Set(declared.map(\.name))
         for property in record.dynamicProperties {
             guard seen.insert(property.name).inserted else {
-                throw .layoutMismatch("dynamic property '\(property.name)' repeats a property name", path: "$." + property.name)
+                throw .encodingLayoutMismatch("dynamic property '\(property.name)' repeats a property name", path: "$." + property.name)
             }
-            data.appendString(property.name)
+            data.appendLengthPrefixedUTF8(property.name)
             try EntityValueEncoding.write(property.value, into: &data, path: "$." + property.name)
         }
-        guard data.count <= Int(UInt32.max) else { throw .layoutMismatch("entity larger than 4 GiB", path: "$") }
+        guard data.count <= Int(UInt32.max) else { throw .encodingLayoutMismatch("entity larger than 4 GiB", path: "$") }
         var out: [UInt8] = [Self.formatVersion]
-        out.appendVarint(UInt64(declared.count))
-        for offset in offsets { out.appendLittleEndian(offset, 4) }
+        out.appendLEB128(UInt64(declared.count))
+        for offset in offsets { out.appendLittleEndianUInt(offset, 4) }
         out += data
         return out
     }
@@ -55,7 +55,7 @@ public struct EntityCodec: Sendable {
     public func decode(_ bytes: [UInt8]) throws(ODataError) -> EntityRecord {
         let header = try Self.readHeader(bytes)
         guard header.count <= layout.properties.count else {
-            throw .invalidEncoding("entity has \(header.count) declared properties, layout only \(layout.properties.count)", offset: 1)
+            throw .encodingInvalid("entity has \(header.count) declared properties, layout only \(layout.properties.count)", offset: 1)
         }
         var values: [ODataValue?] = []
         for index in 0..<layout.properties.count {
@@ -67,7 +67,7 @@ public struct EntityCodec: Sendable {
                 values.append(nil)
             }
         }
-        var reader = ByteReader(bytes, from: header.dataStart + header.offsets[header.count], what: "entity")
+        var reader = EncodedBytesReader(bytes, from: header.dataStart + header.offsets[header.count], what: "entity")
         let count = try reader.count(minimumItemSize: 2)
         var dynamic: [ODataProperty] = []
         for _ in 0..<count {
@@ -82,7 +82,7 @@ public struct EntityCodec: Sendable {
     /// when it is absent, including properties appended to the layout after the bytes were written.
     public func readProperty(at index: Int, from bytes: [UInt8]) throws(ODataError) -> ODataValue? {
         guard index >= 0, index < layout.properties.count else {
-            throw .layoutMismatch("property index \(index) is outside the layout's \(layout.properties.count)", path: "$")
+            throw .encodingLayoutMismatch("property index \(index) is outside the layout's \(layout.properties.count)", path: "$")
         }
         let header = try Self.readHeader(bytes)
         guard index < header.count else { return nil }
@@ -108,21 +108,21 @@ public struct EntityCodec: Sendable {
     }
 
     static func readHeader(_ bytes: [UInt8]) throws(ODataError) -> Header {
-        var reader = ByteReader(bytes, what: "entity header")
+        var reader = EncodedBytesReader(bytes, what: "entity header")
         let version = try reader.byte()
-        guard version == formatVersion else { throw .unsupportedEncodingVersion(version, offset: 0) }
+        guard version == formatVersion else { throw .encodingUnsupportedVersion(version, offset: 0) }
         let count = try reader.count(minimumItemSize: 4)
         var offsets: [Int] = []
         offsets.reserveCapacity(count + 1)
         for _ in 0...count { offsets.append(Int(try reader.littleEndian(4))) }
         let dataStart = reader.position
         let dataLength = bytes.count - dataStart
-        guard offsets.first == 0 else { throw .invalidEncoding("entity: first offset is not 0", offset: dataStart) }
+        guard offsets.first == 0 else { throw .encodingInvalid("entity: first offset is not 0", offset: dataStart) }
         for index in 0..<count where offsets[index] > offsets[index + 1] {
-            throw .invalidEncoding("entity: offsets decrease at property \(index)", offset: dataStart)
+            throw .encodingInvalid("entity: offsets decrease at property \(index)", offset: dataStart)
         }
         guard let last = offsets.last, last < dataLength else {
-            throw .truncatedEncoding("entity", offset: bytes.count)
+            throw .encodingTruncated("entity", offset: bytes.count)
         }
         return Header(count: count, offsets: offsets, dataStart: dataStart)
     }
@@ -131,7 +131,7 @@ public struct EntityCodec: Sendable {
         let start = header.dataStart + header.offsets[index]
         let end = header.dataStart + header.offsets[index + 1]
         guard end > start else { return nil }
-        var reader = ByteReader(bytes, from: start, to: end, what: "entity property \(index)")
+        var reader = EncodedBytesReader(bytes, from: start, to: end, what: "entity property \(index)")
         let value = try EntityValueEncoding.read(&reader)
         guard reader.atEnd else { throw reader.invalid("value shorter than its slot") }
         return value
@@ -140,19 +140,19 @@ public struct EntityCodec: Sendable {
     private func check(_ value: ODataValue, against descriptor: EntityPropertyDescriptor) throws(ODataError) {
         if value.isNull {
             guard descriptor.isNullable else {
-                throw .layoutMismatch("null in non-nullable property '\(descriptor.name)'", path: "$." + descriptor.name)
+                throw .encodingLayoutMismatch("null in non-nullable property '\(descriptor.name)'", path: "$." + descriptor.name)
             }
             return
         }
         guard descriptor.shape.accepts(value) else {
-            throw .layoutMismatch("value of property '\(descriptor.name)' does not have its declared shape \(descriptor.shape)", path: "$." + descriptor.name)
+            throw .encodingLayoutMismatch("value of property '\(descriptor.name)' does not have its declared shape \(descriptor.shape)", path: "$." + descriptor.name)
         }
     }
 
     private func verify(_ value: ODataValue, at index: Int, _ offset: Int) throws(ODataError) {
         let descriptor = layout.properties[index]
         guard value.isNull || descriptor.shape.accepts(value) else {
-            throw .invalidEncoding("property '\(descriptor.name)' holds a value of another shape", offset: offset)
+            throw .encodingInvalid("property '\(descriptor.name)' holds a value of another shape", offset: offset)
         }
     }
 }

@@ -14,71 +14,71 @@ enum EntityValueEncoding {
     static let tagCollection: UInt8 = 0x15
 
     static func write(_ value: ODataValue, into out: inout [UInt8], depth: Int = 0, path: String) throws(ODataError) {
-        guard depth <= maxDepth else { throw .layoutMismatch("values nested deeper than \(maxDepth) levels", path: path) }
+        guard depth <= maxDepth else { throw .encodingLayoutMismatch("values nested deeper than \(maxDepth) levels", path: path) }
         switch value {
         case .null: out.append(tagNull)
         case .boolean(let v): out.append(v ? tagTrue : tagFalse)
         case .byte(let v): out += [tagByte, v]
         case .sbyte(let v): out += [tagSByte, UInt8(bitPattern: v)]
-        case .int16(let v): out.append(tagInt16); out.appendLittleEndian(UInt64(UInt16(bitPattern: v)), 2)
-        case .int32(let v): out.append(tagInt32); out.appendZigzag(Int64(v))
-        case .int64(let v): out.append(tagInt64); out.appendZigzag(v)
+        case .int16(let v): out.append(tagInt16); out.appendLittleEndianUInt(UInt64(UInt16(bitPattern: v)), 2)
+        case .int32(let v): out.append(tagInt32); out.appendZigZagLEB128(Int64(v))
+        case .int64(let v): out.append(tagInt64); out.appendZigZagLEB128(v)
         case .decimal(let v):
             out.append(tagDecimal)
             out.append(v.isNegative ? 1 : 0)
-            out.appendVarint(UInt64(v.scale))
-            out.appendVarint(UInt64(v.digits.count))
+            out.appendLEB128(UInt64(v.scale))
+            out.appendLEB128(UInt64(v.digits.count))
             var index = 0
             while index < v.digits.count {
                 let low = index + 1 < v.digits.count ? v.digits[index + 1] : 0
                 out.append(v.digits[index] << 4 | low)
                 index += 2
             }
-        case .single(let v): out.append(tagSingle); out.appendLittleEndian(UInt64(v.bitPattern), 4)
-        case .double(let v): out.append(tagDouble); out.appendLittleEndian(v.bitPattern, 8)
-        case .string(let v): out.append(tagString); out.appendString(v)
-        case .binary(let v): out.append(tagBinary); out.appendVarint(UInt64(v.count)); out += v
+        case .single(let v): out.append(tagSingle); out.appendLittleEndianUInt(UInt64(v.bitPattern), 4)
+        case .double(let v): out.append(tagDouble); out.appendLittleEndianUInt(v.bitPattern, 8)
+        case .string(let v): out.append(tagString); out.appendLengthPrefixedUTF8(v)
+        case .binary(let v): out.append(tagBinary); out.appendLEB128(UInt64(v.count)); out += v
         case .guid(let v): out.append(tagGuid); out += v.bytes
         case .date(let v):
-            out.append(tagDate); out.appendZigzag(Int64(v.year)); out += [UInt8(v.month), UInt8(v.day)]
+            out.append(tagDate); out.appendZigZagLEB128(Int64(v.year)); out += [UInt8(v.month), UInt8(v.day)]
         case .dateTimeOffset(let v):
             out.append(tagDateTimeOffset)
-            out.appendZigzag(v.utcSeconds)
-            out.appendVarint(UInt64(v.picoseconds))
-            out.appendZigzag(Int64(v.offsetMinutes))
+            out.appendZigZagLEB128(v.utcSeconds)
+            out.appendLEB128(UInt64(v.picoseconds))
+            out.appendZigZagLEB128(Int64(v.offsetMinutes))
         case .timeOfDay(let v):
-            out.append(tagTimeOfDay); out.appendVarint(UInt64(v.secondsSinceMidnight)); out.appendVarint(UInt64(v.picoseconds))
+            out.append(tagTimeOfDay); out.appendLEB128(UInt64(v.secondsSinceMidnight)); out.appendLEB128(UInt64(v.picoseconds))
         case .duration(let v):
             out.append(tagDuration); out.append(v.isNegative ? 1 : 0)
-            out.appendVarint(v.seconds); out.appendVarint(UInt64(v.picoseconds))
+            out.appendLEB128(v.seconds); out.appendLEB128(UInt64(v.picoseconds))
         case .enumValue(let v):
             out.append(tagEnum)
             out.append((v.typeName == nil ? 0 : 1) | (v.numericValue == nil ? 0 : 2))
-            if let typeName = v.typeName { out.appendString(typeName) }
-            if let number = v.numericValue { out.appendZigzag(number) }
-            out.appendString(v.memberText)
+            if let typeName = v.typeName { out.appendLengthPrefixedUTF8(typeName) }
+            if let number = v.numericValue { out.appendZigZagLEB128(number) }
+            out.appendLengthPrefixedUTF8(v.memberText)
         case .geo(let v):
-            out.append(tagGeo); out.appendString(v.kind.rawValue); out.appendString(v.geoJSON)
+            out.append(tagGeo); out.appendLengthPrefixedUTF8(v.kind.rawValue); out.appendLengthPrefixedUTF8(v.geoJSON)
         case .complex(let v):
             out.append(tagComplex)
             out.append(v.typeName == nil ? 0 : 1)
-            if let typeName = v.typeName { out.appendString(typeName) }
-            out.appendVarint(UInt64(v.properties.count))
+            if let typeName = v.typeName { out.appendLengthPrefixedUTF8(typeName) }
+            out.appendLEB128(UInt64(v.properties.count))
             for property in v.properties {
-                out.appendString(property.name)
+                out.appendLengthPrefixedUTF8(property.name)
                 try write(property.value, into: &out, depth: depth + 1, path: path + "." + property.name)
             }
         case .collection(let items):
             out.append(tagCollection)
-            out.appendVarint(UInt64(items.count))
+            out.appendLEB128(UInt64(items.count))
             for (index, item) in items.enumerated() {
                 try write(item, into: &out, depth: depth + 1, path: path + "[\(index)]")
             }
         }
     }
 
-    static func read(_ reader: inout ByteReader, depth: Int = 0) throws(ODataError) -> ODataValue {
-        guard depth <= maxDepth else { throw .nestingTooDeep(maxDepth, offset: reader.position) }
+    static func read(_ reader: inout EncodedBytesReader, depth: Int = 0) throws(ODataError) -> ODataValue {
+        guard depth <= maxDepth else { throw .encodingNestingTooDeep(maxDepth, offset: reader.position) }
         let tagOffset = reader.position
         let tag = try reader.byte()
         switch tag {
@@ -177,7 +177,7 @@ enum EntityValueEncoding {
             for _ in 0..<count { items.append(try read(&reader, depth: depth + 1)) }
             return .collection(items)
         default:
-            throw .invalidEncoding("\(reader.what): unknown value tag 0x\(hexByte(tag, uppercase: false))", offset: tagOffset)
+            throw .encodingInvalid("\(reader.what): unknown value tag 0x\(ValueText.hexByte(tag, uppercase: false))", offset: tagOffset)
         }
     }
 }

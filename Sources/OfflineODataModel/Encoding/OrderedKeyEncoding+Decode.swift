@@ -1,5 +1,5 @@
 extension OrderedKeyEncoding {
-    static func decodeComponent(_ reader: inout ByteReader) throws(ODataError) -> ODataValue {
+    static func decodeComponent(_ reader: inout EncodedBytesReader) throws(ODataError) -> ODataValue {
         let tagOffset = reader.position
         let tag = try reader.byte()
         switch tag {
@@ -37,7 +37,7 @@ extension OrderedKeyEncoding {
             guard signByte <= 1 else { throw reader.invalid("duration sign byte") }
             var body = try reader.take(13)
             if signByte == 0 { body = body.map { ~$0 } }
-            var inner = ByteReader(body, what: "duration")
+            var inner = EncodedBytesReader(body, what: "duration")
             let seconds = try inner.bigEndian(8)
             let picos = Int64(try inner.bigEndian(5))
             let duration = try wrap(reader) { () throws(ODataError) in
@@ -66,17 +66,17 @@ extension OrderedKeyEncoding {
             guard let kind = EdmPrimitiveKind(rawValue: kindName) else { throw reader.invalid("geo kind '\(kindName)'") }
             return .geo(try wrap(reader) { () throws(ODataError) in try EdmGeo(kind: kind, geoJSON: json) })
         default:
-            throw .invalidEncoding("ordered key: unknown type tag 0x\(hexByte(tag, uppercase: false))", offset: tagOffset)
+            throw .encodingInvalid("ordered key: unknown type tag 0x\(ValueText.hexByte(tag, uppercase: false))", offset: tagOffset)
         }
     }
 
     /// Turns a value-construction error from decoded fields into an encoding error at the
     /// reader's position.
-    static func wrap<T>(_ reader: ByteReader, _ body: () throws(ODataError) -> T) throws(ODataError) -> T {
+    static func wrap<T>(_ reader: EncodedBytesReader, _ body: () throws(ODataError) -> T) throws(ODataError) -> T {
         do {
             return try body()
         } catch {
-            throw .invalidEncoding("\(reader.what): \(error.message)", offset: reader.position)
+            throw .encodingInvalid("\(reader.what): \(error.message)", offset: reader.position)
         }
     }
 }

@@ -37,7 +37,7 @@ public enum OrderedKeyEncoding {
 
     /// Decodes every component (the encoding names the kinds).
     public static func decode(_ bytes: [UInt8]) throws(ODataError) -> [ODataValue] {
-        var reader = ByteReader(bytes, what: "ordered key")
+        var reader = EncodedBytesReader(bytes, what: "ordered key")
         var values: [ODataValue] = []
         while !reader.atEnd { values.append(try decodeComponent(&reader)) }
         return values
@@ -48,11 +48,11 @@ public enum OrderedKeyEncoding {
     public static func decode(_ bytes: [UInt8], kinds: [EdmPrimitiveKind?]) throws(ODataError) -> [ODataValue] {
         let values = try decode(bytes)
         guard values.count == kinds.count else {
-            throw .invalidEncoding("ordered key has \(values.count) components, expected \(kinds.count)", offset: 0)
+            throw .encodingInvalid("ordered key has \(values.count) components, expected \(kinds.count)", offset: 0)
         }
         for (index, (value, kind)) in zip(values, kinds).enumerated() {
             if let kind, !value.isNull, value.kind != kind {
-                throw .invalidEncoding("component \(index) is \(value.kind?.rawValue ?? "non-primitive"), expected \(kind.rawValue)", offset: 0)
+                throw .encodingInvalid("component \(index) is \(value.kind?.rawValue ?? "non-primitive"), expected \(kind.rawValue)", offset: 0)
             }
         }
         return values
@@ -72,22 +72,22 @@ public enum OrderedKeyEncoding {
         case .guid(let v): out.append(tagGuid); out += v.bytes
         case .date(let v):
             out.append(tagDate)
-            out.appendBigEndian(flip(Int64(v.year), bits: 32), 4)
+            out.appendBigEndianUInt(flip(Int64(v.year), bits: 32), 4)
             out += [UInt8(v.month), UInt8(v.day)]
         case .dateTimeOffset(let v):
             out.append(tagDateTimeOffset)
-            out.appendBigEndian(flip(v.utcSeconds, bits: 64), 8)
-            out.appendBigEndian(UInt64(v.picoseconds), 5)
-            out.appendBigEndian(flip(Int64(v.offsetMinutes), bits: 16), 2)
+            out.appendBigEndianUInt(flip(v.utcSeconds, bits: 64), 8)
+            out.appendBigEndianUInt(UInt64(v.picoseconds), 5)
+            out.appendBigEndianUInt(flip(Int64(v.offsetMinutes), bits: 16), 2)
         case .timeOfDay(let v):
             out.append(tagTimeOfDay)
-            out.appendBigEndian(UInt64(v.secondsSinceMidnight), 3)
-            out.appendBigEndian(UInt64(v.picoseconds), 5)
+            out.appendBigEndianUInt(UInt64(v.secondsSinceMidnight), 3)
+            out.appendBigEndianUInt(UInt64(v.picoseconds), 5)
         case .duration(let v):
             out.append(tagDuration)
             var body: [UInt8] = []
-            body.appendBigEndian(v.seconds, 8)
-            body.appendBigEndian(UInt64(v.picoseconds), 5)
+            body.appendBigEndianUInt(v.seconds, 8)
+            body.appendBigEndianUInt(UInt64(v.picoseconds), 5)
             if v.isNegative {
                 out.append(0x00)
                 out += body.map { ~$0 }
@@ -99,7 +99,7 @@ public enum OrderedKeyEncoding {
             out.append(tagEnum)
             if let number = v.numericValue {
                 out.append(0x01)
-                out.appendBigEndian(flip(number, bits: 64), 8)
+                out.appendBigEndianUInt(flip(number, bits: 64), 8)
             } else {
                 out.append(0x02)
             }
@@ -115,7 +115,7 @@ public enum OrderedKeyEncoding {
             appendEscaped(Array(v.kind.rawValue.utf8), into: &out)
             appendEscaped(Array(v.geoJSON.utf8), into: &out)
         case .complex, .collection:
-            throw .layoutMismatch("a complex or collection value cannot be a key component", path: "component \(index)")
+            throw .encodingLayoutMismatch("a complex or collection value cannot be a key component", path: "component \(index)")
         }
     }
 
@@ -142,7 +142,7 @@ public enum OrderedKeyEncoding {
         out += [0x00, 0x01]
     }
 
-    static func readEscaped(_ reader: inout ByteReader) throws(ODataError) -> [UInt8] {
+    static func readEscaped(_ reader: inout EncodedBytesReader) throws(ODataError) -> [UInt8] {
         var out: [UInt8] = []
         while true {
             let byte = try reader.byte()
@@ -157,11 +157,11 @@ public enum OrderedKeyEncoding {
         }
     }
 
-    static func readEscapedString(_ reader: inout ByteReader) throws(ODataError) -> String {
+    static func readEscapedString(_ reader: inout EncodedBytesReader) throws(ODataError) -> String {
         let start = reader.position
         let raw = try readEscaped(&reader)
         guard let text = String(validating: raw, as: UTF8.self) else {
-            throw .invalidEncoding("ordered key: string is not valid UTF-8", offset: start)
+            throw .encodingInvalid("ordered key: string is not valid UTF-8", offset: start)
         }
         return text
     }

@@ -1,6 +1,6 @@
 /// The numeric component of the ordered key encoding (docs/EntityEncoding.md §1.3): every
 /// numeric kind on one scale (exact value), then a representation suffix (kind, decimal scale,
-/// sign of a floating zero) so decoding restores the exact original.
+/// sign of a floating-point zero) so decoding restores the exact original.
 enum OrderedNumber {
     // Value classes, in order.
     static let classNegativeInfinity: UInt8 = 0x01
@@ -24,7 +24,7 @@ enum OrderedNumber {
         case .decimal(let v):
             appendExact(v, into: &out)
             out.append(kindDecimal)
-            out.appendBigEndian(UInt64(v.scale), 2)
+            out.appendBigEndianUInt(UInt64(v.scale), 2)
         case .single(let v): appendFloating(Double(v), into: &out); out.append(kindSingle); out.append(floatFlag(Double(v)))
         case .double(let v): appendFloating(v, into: &out); out.append(kindDouble); out.append(floatFlag(v))
         default: break
@@ -47,7 +47,7 @@ enum OrderedNumber {
         while digits.last == 0 { digits.removeLast() }
         let exponent = value.adjustedExponent
         var body: [UInt8] = []
-        body.appendBigEndian(OrderedKeyEncoding.flip(Int64(exponent), bits: 16), 2)
+        body.appendBigEndianUInt(OrderedKeyEncoding.flip(Int64(exponent), bits: 16), 2)
         var index = 0
         while index < digits.count {
             let high = digits[index]
@@ -65,13 +65,13 @@ enum OrderedNumber {
         }
     }
 
-    static func decode(_ reader: inout ByteReader) throws(ODataError) -> ODataValue {
+    static func decode(_ reader: inout EncodedBytesReader) throws(ODataError) -> ODataValue {
         let valueClass = try reader.byte()
         var exact = EdmDecimal(0)
         switch valueClass {
         case classNegativeInfinity, classPositiveInfinity, classNaN, classZero: break
         case classNegative, classPositive: exact = try readExact(&reader, negative: valueClass == classNegative)
-        default: throw reader.invalid("number class byte 0x\(hexByte(valueClass, uppercase: false))")
+        default: throw reader.invalid("number class byte 0x\(ValueText.hexByte(valueClass, uppercase: false))")
         }
         let isFinite = valueClass >= classNegative && valueClass <= classPositive
         let kind = try reader.byte()
@@ -115,7 +115,7 @@ enum OrderedNumber {
         }
     }
 
-    private static func readExact(_ reader: inout ByteReader, negative: Bool) throws(ODataError) -> EdmDecimal {
+    private static func readExact(_ reader: inout EncodedBytesReader, negative: Bool) throws(ODataError) -> EdmDecimal {
         let mask: UInt8 = negative ? 0xFF : 0x00
         let high = try reader.byte() ^ mask
         let low = try reader.byte() ^ mask

@@ -11,13 +11,13 @@ public struct EdmDate: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Validates the fields (month 1...12, day within the month, leap years proleptically).
     public init(year: Int, month: Int, day: Int) throws(ODataError) {
         guard year.magnitude <= UInt(Self.maxYear) else {
-            throw .invalidDateTime("\(year)-\(month)-\(day)", "year beyond ±\(Self.maxYear)")
+            throw .valueInvalidDateTime("\(year)-\(month)-\(day)", "year beyond ±\(Self.maxYear)")
         }
         guard (1...12).contains(month) else {
-            throw .invalidDateTime("\(year)-\(month)-\(day)", "month \(month) is not 1...12")
+            throw .valueInvalidDateTime("\(year)-\(month)-\(day)", "month \(month) is not 1...12")
         }
-        guard day >= 1, day <= Calendar.daysInMonth(year, month) else {
-            throw .invalidDateTime("\(year)-\(month)-\(day)", "day \(day) does not exist in that month")
+        guard day >= 1, day <= ProlepticCalendar.daysInMonth(year, month) else {
+            throw .valueInvalidDateTime("\(year)-\(month)-\(day)", "day \(day) does not exist in that month")
         }
         self.year = year
         self.month = month
@@ -26,22 +26,22 @@ public struct EdmDate: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// The date that is `days` days after 1970-01-01 (negative for earlier dates).
     public init(daysSinceEpoch days: Int64) throws(ODataError) {
-        let limit = Calendar.days(year: Self.maxYear, month: 12, day: 31)
-        guard days <= limit, days >= Calendar.days(year: -Self.maxYear, month: 1, day: 1) else {
-            throw .invalidDateTime(String(days), "day count outside the supported years")
+        let limit = ProlepticCalendar.days(year: Self.maxYear, month: 12, day: 31)
+        guard days <= limit, days >= ProlepticCalendar.days(year: -Self.maxYear, month: 1, day: 1) else {
+            throw .valueInvalidDateTime(String(days), "day count outside the supported years")
         }
-        let civil = Calendar.civil(fromDays: days)
+        let civil = ProlepticCalendar.civil(fromDays: days)
         try self.init(year: civil.year, month: civil.month, day: civil.day)
     }
 
     /// Parses `[-]YYYY-MM-DD` (four or more year digits, no superfluous leading zero).
     public init(parsing text: String) throws(ODataError) {
-        var scanner = TextScanner(text)
+        var scanner = LiteralScanner(text)
         self = try Self.scan(&scanner)
         try scanner.requireEnd()
     }
 
-    static func scan(_ scanner: inout TextScanner) throws(ODataError) -> EdmDate {
+    static func scan(_ scanner: inout LiteralScanner) throws(ODataError) -> EdmDate {
         let negative = scanner.consume("-")
         let start = scanner.index
         let year = try scanner.digits(upTo: UInt64(maxYear), "year")
@@ -57,16 +57,16 @@ public struct EdmDate: Sendable, Hashable, Comparable, CustomStringConvertible {
         do {
             return try EdmDate(year: negative ? -Int(year) : Int(year), month: month, day: day)
         } catch {
-            throw .invalidDateTime(scanner.text, error.message)
+            throw .valueInvalidDateTime(scanner.text, error.message)
         }
     }
 
     /// Days since 1970-01-01.
-    public var daysSinceEpoch: Int64 { Calendar.days(year: year, month: month, day: day) }
+    public var daysSinceEpoch: Int64 { ProlepticCalendar.days(year: year, month: month, day: day) }
 
     /// `YYYY-MM-DD`, with at least four year digits and `-` for years before 0.
     public var description: String {
-        (year < 0 ? "-" : "") + padded(abs(year), 4) + "-" + padded(month, 2) + "-" + padded(day, 2)
+        (year < 0 ? "-" : "") + ValueText.zeroPadded(abs(year), 4) + "-" + ValueText.zeroPadded(month, 2) + "-" + ValueText.zeroPadded(day, 2)
     }
 
     public static func < (lhs: EdmDate, rhs: EdmDate) -> Bool {

@@ -12,7 +12,7 @@ public struct EdmDateTimeOffset: Sendable, Hashable, Comparable, CustomStringCon
 
     public init(date: EdmDate, time: EdmTimeOfDay, offsetMinutes: Int = 0) throws(ODataError) {
         guard offsetMinutes.magnitude < 24 * 60 else {
-            throw .invalidDateTime("\(date)T\(time)", "offset \(offsetMinutes) minutes is beyond ±23:59")
+            throw .valueInvalidDateTime("\(date)T\(time)", "offset \(offsetMinutes) minutes is beyond ±23:59")
         }
         self.date = date
         self.time = time
@@ -22,11 +22,11 @@ public struct EdmDateTimeOffset: Sendable, Hashable, Comparable, CustomStringCon
     /// The instant `utcSeconds` (+ `picoseconds`) after 1970-01-01T00:00:00Z, shown at `offsetMinutes`.
     public init(utcSeconds: Int64, picoseconds: Int64 = 0, offsetMinutes: Int = 0) throws(ODataError) {
         guard offsetMinutes.magnitude < 24 * 60 else {
-            throw .invalidDateTime(String(utcSeconds), "offset \(offsetMinutes) minutes is beyond ±23:59")
+            throw .valueInvalidDateTime(String(utcSeconds), "offset \(offsetMinutes) minutes is beyond ±23:59")
         }
         let limit: Int64 = 40_000_000_000_000_000
         guard utcSeconds > -limit, utcSeconds < limit else {
-            throw .invalidDateTime(String(utcSeconds), "instant outside the supported years")
+            throw .valueInvalidDateTime(String(utcSeconds), "instant outside the supported years")
         }
         let local = utcSeconds + Int64(offsetMinutes) * 60
         let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
@@ -39,7 +39,7 @@ public struct EdmDateTimeOffset: Sendable, Hashable, Comparable, CustomStringCon
     /// Parses `YYYY-MM-DDThh:mm[:ss[.f]](Z|±hh:mm)`. With `offsetOptional` (V2 `datetime'…'`),
     /// a missing zone means UTC.
     public init(parsing text: String, offsetOptional: Bool = false) throws(ODataError) {
-        var scanner = TextScanner(text)
+        var scanner = LiteralScanner(text)
         let date = try EdmDate.scan(&scanner)
         guard scanner.consume("T") || scanner.consume("t") else { throw scanner.fail("expected 'T'") }
         let time = try EdmTimeOfDay.scan(&scanner)
@@ -51,7 +51,7 @@ public struct EdmDateTimeOffset: Sendable, Hashable, Comparable, CustomStringCon
             let hours = try scanner.fixedDigits(2, "offset hours")
             try scanner.expect(":")
             let minutes = try scanner.fixedDigits(2, "offset minutes")
-            guard hours <= 23, minutes <= 59 else { throw .invalidDateTime(text, "offset out of range") }
+            guard hours <= 23, minutes <= 59 else { throw .valueInvalidDateTime(text, "offset out of range") }
             offset = (hours * 60 + minutes) * (sign == UInt8(ascii: "-") ? -1 : 1)
         } else if !offsetOptional {
             throw scanner.fail("expected 'Z' or a ±hh:mm offset")
@@ -76,7 +76,7 @@ public struct EdmDateTimeOffset: Sendable, Hashable, Comparable, CustomStringCon
     public var offsetText: String {
         if offsetMinutes == 0 { return "Z" }
         let magnitude = abs(offsetMinutes)
-        return (offsetMinutes < 0 ? "-" : "+") + padded(magnitude / 60, 2) + ":" + padded(magnitude % 60, 2)
+        return (offsetMinutes < 0 ? "-" : "+") + ValueText.zeroPadded(magnitude / 60, 2) + ":" + ValueText.zeroPadded(magnitude % 60, 2)
     }
 
     /// `YYYY-MM-DDThh:mm:ss[.f…](Z|±hh:mm)` (the OData literal and JSON form).

@@ -14,26 +14,26 @@ extension EdmDecimal {
         }
         var coefficient: [UInt8] = []
         let integerStart = index
-        while index < bytes.count, let digit = bytes[index].asciiDigit {
+        while index < bytes.count, let digit = bytes[index].literalDigit {
             if !(coefficient.isEmpty && digit == 0) { coefficient.append(digit) }
             index += 1
-            if coefficient.count > maxDigits { throw .decimalTooLarge(text()) }
+            if coefficient.count > maxDigits { throw .valueDecimalTooLarge(text()) }
         }
         guard index > integerStart else {
-            throw .invalidLiteral(text(), "expected a digit", offset: index)
+            throw .valueInvalidLiteral(text(), "expected a digit", offset: index)
         }
         var fractionCount = 0
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
             let fractionStart = index
-            while index < bytes.count, let digit = bytes[index].asciiDigit {
+            while index < bytes.count, let digit = bytes[index].literalDigit {
                 if !(coefficient.isEmpty && digit == 0) { coefficient.append(digit) }
                 fractionCount += 1
                 index += 1
-                if fractionCount > maxDigits || coefficient.count > maxDigits { throw .decimalTooLarge(text()) }
+                if fractionCount > maxDigits || coefficient.count > maxDigits { throw .valueDecimalTooLarge(text()) }
             }
             guard index > fractionStart else {
-                throw .invalidLiteral(text(), "expected a digit after '.'", offset: index)
+                throw .valueInvalidLiteral(text(), "expected a digit after '.'", offset: index)
             }
         }
         var exponent = 0
@@ -45,18 +45,18 @@ extension EdmDecimal {
                 index += 1
             }
             let exponentStart = index
-            while index < bytes.count, let digit = bytes[index].asciiDigit {
+            while index < bytes.count, let digit = bytes[index].literalDigit {
                 exponent = exponent * 10 + Int(digit)
-                if exponent > 2 * maxDigits { throw .decimalTooLarge(text()) }
+                if exponent > 2 * maxDigits { throw .valueDecimalTooLarge(text()) }
                 index += 1
             }
             guard index > exponentStart else {
-                throw .invalidLiteral(text(), "expected exponent digits", offset: index)
+                throw .valueInvalidLiteral(text(), "expected exponent digits", offset: index)
             }
             if exponentNegative { exponent = -exponent }
         }
         guard index == bytes.count else {
-            throw .invalidLiteral(text(), "unexpected character", offset: index)
+            throw .valueInvalidLiteral(text(), "unexpected character", offset: index)
         }
         var scale = fractionCount - exponent
         if scale < 0 {
@@ -65,19 +65,19 @@ extension EdmDecimal {
             }
             scale = 0
         }
-        guard scale <= maxDigits, coefficient.count <= maxDigits else { throw .decimalTooLarge(text()) }
+        guard scale <= maxDigits, coefficient.count <= maxDigits else { throw .valueDecimalTooLarge(text()) }
         return EdmDecimal(unchecked: negative, coefficient, scale)
     }
 }
 
 extension UInt8 {
     /// The digit value of an ASCII digit byte.
-    var asciiDigit: UInt8? {
+    var literalDigit: UInt8? {
         self >= 0x30 && self <= 0x39 ? self - 0x30 : nil
     }
 
     /// The value of an ASCII hexadecimal digit (either case).
-    var hexDigit: UInt8? {
+    var literalHexDigit: UInt8? {
         switch self {
         case 0x30...0x39: return self - 0x30
         case 0x41...0x46: return self - 0x41 + 10

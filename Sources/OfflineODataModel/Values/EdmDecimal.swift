@@ -23,12 +23,12 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
     /// Builds a decimal from parts; leading zeros are dropped and a zero is made non-negative.
     public init(isNegative: Bool, digits: [UInt8], scale: Int) throws(ODataError) {
         guard scale >= 0, scale <= Self.maxDigits else {
-            throw .invalidValue("decimal scale \(scale) is outside 0...\(Self.maxDigits)")
+            throw .valueInvalidFields("decimal scale \(scale) is outside 0...\(Self.maxDigits)")
         }
-        guard digits.allSatisfy({ $0 <= 9 }) else { throw .invalidValue("decimal digit above 9") }
+        guard digits.allSatisfy({ $0 <= 9 }) else { throw .valueInvalidFields("decimal digit above 9") }
         let trimmed = Array(digits.drop(while: { $0 == 0 }))
         guard trimmed.count <= Self.maxDigits else {
-            throw .invalidValue("decimal with \(trimmed.count) digits exceeds \(Self.maxDigits)")
+            throw .valueInvalidFields("decimal with \(trimmed.count) digits exceeds \(Self.maxDigits)")
         }
         self.init(unchecked: isNegative, trimmed, scale)
     }
@@ -62,7 +62,7 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
         var significand = exponentBits == 0 ? fraction : fraction | (1 << 52)
         var exponent = exponentBits == 0 ? -1074 : exponentBits - 1075
         while significand & 1 == 0 { significand >>= 1; exponent += 1 }
-        var number = BigDigits(significand)
+        var number = DecimalBigDigits(significand)
         if exponent >= 0 {
             number.multiply(byPowerOf: 2, exponent)
             self.init(unchecked: value < 0, number.decimalDigits(), 0)
@@ -91,9 +91,9 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
         guard newScale >= 0, newScale <= Self.maxDigits else { return nil }
         if newScale >= scale {
             if isZero { return EdmDecimal(unchecked: false, [], newScale) }
-            let padded = digits + [UInt8](repeating: 0, count: newScale - scale)
-            guard padded.count <= Self.maxDigits else { return nil }
-            return EdmDecimal(unchecked: isNegative, padded, newScale)
+            let zeroPadded = digits + [UInt8](repeating: 0, count: newScale - scale)
+            guard zeroPadded.count <= Self.maxDigits else { return nil }
+            return EdmDecimal(unchecked: isNegative, zeroPadded, newScale)
         }
         let drop = scale - newScale
         let kept = digits.count >= drop ? Array(digits.dropLast(drop)) : []
@@ -131,10 +131,10 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
         var out: [UInt8] = []
         out.reserveCapacity(digits.count + 3)
         if isNegative { out.append(UInt8(ascii: "-")) }
-        let padded = digits.count <= scale
+        let zeroPadded = digits.count <= scale
             ? [UInt8](repeating: 0, count: scale + 1 - digits.count) + digits : digits
-        let integerCount = padded.count - scale
-        for (index, digit) in padded.enumerated() {
+        let integerCount = zeroPadded.count - scale
+        for (index, digit) in zeroPadded.enumerated() {
             if index == integerCount { out.append(UInt8(ascii: ".")) }
             out.append(digit + UInt8(ascii: "0"))
         }
@@ -176,54 +176,5 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
             if left != right { return left < right ? -1 : 1 }
         }
         return 0
-    }
-}
-
-/// A small unsigned big integer (base 10^9 limbs, least significant first), only for the exact
-/// decimal expansion of binary floating point values.
-struct BigDigits {
-    private var limbs: [UInt64]
-    private static let base: UInt64 = 1_000_000_000
-
-    init(_ value: UInt64) {
-        limbs = []
-        var rest = value
-        repeat { limbs.append(rest % Self.base); rest /= Self.base } while rest > 0
-    }
-
-    mutating func multiply(by factor: UInt64) {
-        var carry: UInt64 = 0
-        for index in limbs.indices {
-            let product = limbs[index] * factor + carry
-            limbs[index] = product % Self.base
-            carry = product / Self.base
-        }
-        while carry > 0 { limbs.append(carry % Self.base); carry /= Self.base }
-    }
-
-    /// Multiplies by base^exponent in chunks whose factor stays below 2^32.
-    mutating func multiply(byPowerOf base: UInt64, _ exponent: Int) {
-        let chunk = base == 2 ? 31 : 13
-        var remaining = exponent
-        while remaining > 0 {
-            let step = min(chunk, remaining)
-            var factor: UInt64 = 1
-            for _ in 0..<step { factor *= base }
-            multiply(by: factor)
-            remaining -= step
-        }
-    }
-
-    func decimalDigits() -> [UInt8] {
-        var out: [UInt8] = []
-        for (index, limb) in limbs.enumerated().reversed() {
-            var chunk = [UInt8](repeating: 0, count: 9)
-            var rest = limb
-            for position in stride(from: 8, through: 0, by: -1) {
-                chunk[position] = UInt8(rest % 10); rest /= 10
-            }
-            out += index == limbs.count - 1 ? Array(chunk.drop(while: { $0 == 0 })) : chunk
-        }
-        return out
     }
 }

@@ -12,9 +12,9 @@ public struct EdmDuration: Sendable, Hashable, Comparable, CustomStringConvertib
     public let picoseconds: Int64
 
     public init(isNegative: Bool = false, seconds: UInt64, picoseconds: Int64 = 0) throws(ODataError) {
-        guard seconds <= Self.maxSeconds else { throw .literalOutOfRange(String(seconds), "Edm.Duration") }
+        guard seconds <= Self.maxSeconds else { throw .valueOutOfRange(String(seconds), "Edm.Duration") }
         guard picoseconds >= 0, picoseconds < EdmTimeOfDay.picosecondsPerSecond else {
-            throw .invalidValue("duration fraction \(picoseconds) is not 0..<10^12 picoseconds")
+            throw .valueInvalidFields("duration fraction \(picoseconds) is not 0..<10^12 picoseconds")
         }
         self.isNegative = isNegative && (seconds != 0 || picoseconds != 0)
         self.seconds = seconds
@@ -23,7 +23,7 @@ public struct EdmDuration: Sendable, Hashable, Comparable, CustomStringConvertib
 
     /// Parses `[-]P[nD][T[nH][nM][n[.f]S]]` (at least one component; a `T` needs one after it).
     public init(parsing text: String) throws(ODataError) {
-        var scanner = TextScanner(text)
+        var scanner = LiteralScanner(text)
         let negative = scanner.consume("-")
         if !negative { _ = scanner.consume("+") }
         guard scanner.consume("P") else { throw scanner.fail("expected 'P'") }
@@ -34,12 +34,12 @@ public struct EdmDuration: Sendable, Hashable, Comparable, CustomStringConvertib
             let (scaled, overflow1) = value.multipliedReportingOverflow(by: unit)
             let (sum, overflow2) = total.addingReportingOverflow(scaled)
             guard !overflow1, !overflow2, sum <= Self.maxSeconds else {
-                throw .literalOutOfRange(text, "Edm.Duration")
+                throw .valueOutOfRange(text, "Edm.Duration")
             }
             total = sum
             components += 1
         }
-        if let next = scanner.peek, next.asciiDigit != nil {
+        if let next = scanner.peek, next.literalDigit != nil {
             let days = try scanner.digits(upTo: Self.maxSeconds, "days")
             try scanner.expect("D")
             try add(days, 86_400)
@@ -47,7 +47,7 @@ public struct EdmDuration: Sendable, Hashable, Comparable, CustomStringConvertib
         if scanner.consume("T") {
             let before = components
             var stage = 0 // 1 after H, 2 after M, 3 after S
-            while let next = scanner.peek, next.asciiDigit != nil {
+            while let next = scanner.peek, next.literalDigit != nil {
                 let value = try scanner.digits(upTo: Self.maxSeconds, "duration component")
                 if scanner.consume("H"), stage < 1 {
                     try add(value, 3600); stage = 1
@@ -81,7 +81,7 @@ public struct EdmDuration: Sendable, Hashable, Comparable, CustomStringConvertib
         var text = isNegative ? "-P" : "P"
         if days > 0 { text += "\(days)D" }
         let timePart = (hours > 0 ? "\(hours)H" : "") + (minutes > 0 ? "\(minutes)M" : "")
-            + (wholeSeconds > 0 || picoseconds > 0 ? "\(wholeSeconds)\(fractionText(picoseconds))S" : "")
+            + (wholeSeconds > 0 || picoseconds > 0 ? "\(wholeSeconds)\(ValueText.fractionText(picoseconds))S" : "")
         if !timePart.isEmpty { text += "T" + timePart } else if days == 0 { text += "T0S" }
         return text
     }

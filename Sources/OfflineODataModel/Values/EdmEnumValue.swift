@@ -11,10 +11,10 @@ public struct EdmEnumValue: Sendable, Hashable, CustomStringConvertible {
 
     public init(typeName: String?, members: [String], numericValue: Int64? = nil) throws(ODataError) {
         guard !members.isEmpty, members.allSatisfy(Self.isValidMember) else {
-            throw .invalidValue("enum members '\(members.joined(separator: ","))' are not identifiers or integers")
+            throw .valueInvalidFields("enum members '\(members.joined(separator: ","))' are not identifiers or integers")
         }
         if let typeName { guard Self.isQualifiedName(typeName) else {
-            throw .invalidValue("'\(typeName)' is not a qualified enum type name")
+            throw .valueInvalidFields("'\(typeName)' is not a qualified enum type name")
         } }
         self.typeName = typeName
         self.members = members
@@ -29,7 +29,7 @@ public struct EdmEnumValue: Sendable, Hashable, CustomStringConvertible {
         do {
             try self.init(typeName: typeName, members: parts, numericValue: numericValue)
         } catch {
-            throw .invalidLiteral(memberText, "not a list of enum members")
+            throw .valueInvalidLiteral(memberText, "not a list of enum members")
         }
     }
 

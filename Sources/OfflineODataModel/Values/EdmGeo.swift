@@ -7,7 +7,7 @@ public struct EdmGeo: Sendable, Hashable, CustomStringConvertible {
     public let geoJSON: String
 
     public init(kind: EdmPrimitiveKind, geoJSON: String) throws(ODataError) {
-        guard kind.isGeo else { throw .invalidValue("\(kind.rawValue) is not a geography or geometry kind") }
+        guard kind.isGeo else { throw .valueInvalidFields("\(kind.rawValue) is not a geography or geometry kind") }
         self.kind = kind
         self.geoJSON = geoJSON
     }
@@ -24,21 +24,21 @@ extension EdmGeo {
     /// (`Edm.Geography`/`Edm.Geometry` accept any shape). The GeoJSON text is canonical:
     /// `{"type":…,"coordinates":…,"crs":{"type":"name","properties":{"name":"EPSG:<srid>"}}}`.
     public init(literal text: String, as kind: EdmPrimitiveKind) throws(ODataError) {
-        guard kind.isGeo else { throw .invalidValue("\(kind.rawValue) is not a geography or geometry kind") }
+        guard kind.isGeo else { throw .valueInvalidFields("\(kind.rawValue) is not a geography or geometry kind") }
         let geography = kind.rawValue.hasPrefix("Edm.Geography")
-        guard let quoted = try ODataValue.splitQuoted(text),
-              quoted.prefix.lowercased() == (geography ? "geography" : "geometry") else {
-            throw .invalidLiteral(text, "expected \(geography ? "geography" : "geometry")'SRID=…;…'")
+        guard let quotedStringLiteral = try ODataValue.splitQuotedLiteral(text),
+              quotedStringLiteral.prefix.lowercased() == (geography ? "geography" : "geometry") else {
+            throw .valueInvalidLiteral(text, "expected \(geography ? "geography" : "geometry")'SRID=…;…'")
         }
         let parsed: (srid: Int, shape: GeoShape)
         do {
-            parsed = try GeoShape.parseWKT(quoted.body)
+            parsed = try GeoShape.parseWKT(quotedStringLiteral.body)
         } catch {
-            throw .invalidLiteral(text, error.message)
+            throw .valueInvalidLiteral(text, error.message)
         }
         let shapeKind = parsed.shape.kind(geography: geography)
         guard kind == shapeKind || kind == .geography || kind == .geometry else {
-            throw .invalidLiteral(text, "a \(parsed.shape.geoJSONType) is not a \(kind.rawValue)")
+            throw .valueInvalidLiteral(text, "a \(parsed.shape.geoJSONType) is not a \(kind.rawValue)")
         }
         try self.init(kind: shapeKind, geoJSON: parsed.shape.geoJSON(srid: parsed.srid))
     }

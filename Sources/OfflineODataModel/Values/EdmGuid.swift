@@ -12,7 +12,7 @@ public struct EdmGuid: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     public init(bytes: [UInt8]) throws(ODataError) {
-        guard bytes.count == 16 else { throw .invalidValue("a guid has 16 bytes, not \(bytes.count)") }
+        guard bytes.count == 16 else { throw .valueInvalidFields("a guid has 16 bytes, not \(bytes.count)") }
         var high: UInt64 = 0
         var low: UInt64 = 0
         for index in 0..<8 { high = high << 8 | UInt64(bytes[index]) }
@@ -23,14 +23,14 @@ public struct EdmGuid: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Parses 8-4-4-4-12 hexadecimal digits (either case).
     public init(parsing text: String) throws(ODataError) {
         let chars = Array(text.utf8)
-        guard chars.count == 36 else { throw .invalidGuid(text) }
+        guard chars.count == 36 else { throw .valueInvalidGuid(text) }
         var nibbles: [UInt8] = []
         nibbles.reserveCapacity(32)
         for (index, char) in chars.enumerated() {
             if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard char == UInt8(ascii: "-") else { throw .invalidGuid(text) }
+                guard char == UInt8(ascii: "-") else { throw .valueInvalidGuid(text) }
             } else {
-                guard let value = char.hexDigit else { throw .invalidGuid(text) }
+                guard let value = char.literalHexDigit else { throw .valueInvalidGuid(text) }
                 nibbles.append(value)
             }
         }
@@ -45,7 +45,7 @@ public struct EdmGuid: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     public var description: String {
-        let hex = bytes.map { hexByte($0, uppercase: false) }.joined()
+        let hex = bytes.map { ValueText.hexByte($0, uppercase: false) }.joined()
         var out = ""
         for (index, char) in hex.enumerated() {
             if index == 8 || index == 12 || index == 16 || index == 20 { out.append("-") }
@@ -55,10 +55,4 @@ public struct EdmGuid: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     public static func < (lhs: EdmGuid, rhs: EdmGuid) -> Bool { (lhs.high, lhs.low) < (rhs.high, rhs.low) }
-}
-
-/// Two hexadecimal digits for a byte.
-func hexByte(_ byte: UInt8, uppercase: Bool) -> String {
-    let digits: [Character] = uppercase ? Array("0123456789ABCDEF") : Array("0123456789abcdef")
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
 }

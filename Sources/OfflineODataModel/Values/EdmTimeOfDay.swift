@@ -12,11 +12,11 @@ public struct EdmTimeOfDay: Sendable, Hashable, Comparable, CustomStringConverti
 
     public init(hour: Int, minute: Int, second: Int = 0, picoseconds: Int64 = 0) throws(ODataError) {
         let text = "\(hour):\(minute):\(second)+\(picoseconds)ps"
-        guard (0...23).contains(hour) else { throw .invalidDateTime(text, "hour \(hour) is not 0...23") }
-        guard (0...59).contains(minute) else { throw .invalidDateTime(text, "minute \(minute) is not 0...59") }
-        guard (0...59).contains(second) else { throw .invalidDateTime(text, "second \(second) is not 0...59") }
+        guard (0...23).contains(hour) else { throw .valueInvalidDateTime(text, "hour \(hour) is not 0...23") }
+        guard (0...59).contains(minute) else { throw .valueInvalidDateTime(text, "minute \(minute) is not 0...59") }
+        guard (0...59).contains(second) else { throw .valueInvalidDateTime(text, "second \(second) is not 0...59") }
         guard picoseconds >= 0, picoseconds < Self.picosecondsPerSecond else {
-            throw .invalidDateTime(text, "fraction is not 0..<10^12 picoseconds")
+            throw .valueInvalidDateTime(text, "fraction is not 0..<10^12 picoseconds")
         }
         self.hour = hour
         self.minute = minute
@@ -27,7 +27,7 @@ public struct EdmTimeOfDay: Sendable, Hashable, Comparable, CustomStringConverti
     /// The time `seconds` (0..<86400) and `picoseconds` after midnight.
     public init(secondsSinceMidnight seconds: Int64, picoseconds: Int64 = 0) throws(ODataError) {
         guard seconds >= 0, seconds < 86_400 else {
-            throw .invalidDateTime(String(seconds), "not within one day")
+            throw .valueInvalidDateTime(String(seconds), "not within one day")
         }
         try self.init(hour: Int(seconds / 3600), minute: Int(seconds / 60 % 60), second: Int(seconds % 60),
                       picoseconds: picoseconds)
@@ -35,12 +35,12 @@ public struct EdmTimeOfDay: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// Parses `hh:mm[:ss[.fffffffffff]]`.
     public init(parsing text: String) throws(ODataError) {
-        var scanner = TextScanner(text)
+        var scanner = LiteralScanner(text)
         self = try Self.scan(&scanner)
         try scanner.requireEnd()
     }
 
-    static func scan(_ scanner: inout TextScanner) throws(ODataError) -> EdmTimeOfDay {
+    static func scan(_ scanner: inout LiteralScanner) throws(ODataError) -> EdmTimeOfDay {
         let hour = try scanner.fixedDigits(2, "hour")
         try scanner.expect(":")
         let minute = try scanner.fixedDigits(2, "minute")
@@ -53,7 +53,7 @@ public struct EdmTimeOfDay: Sendable, Hashable, Comparable, CustomStringConverti
         do {
             return try EdmTimeOfDay(hour: hour, minute: minute, second: second, picoseconds: fraction)
         } catch {
-            throw .invalidDateTime(scanner.text, error.message)
+            throw .valueInvalidDateTime(scanner.text, error.message)
         }
     }
 
@@ -61,7 +61,7 @@ public struct EdmTimeOfDay: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// `hh:mm:ss[.f…]`.
     public var description: String {
-        padded(hour, 2) + ":" + padded(minute, 2) + ":" + padded(second, 2) + fractionText(picoseconds)
+        ValueText.zeroPadded(hour, 2) + ":" + ValueText.zeroPadded(minute, 2) + ":" + ValueText.zeroPadded(second, 2) + ValueText.fractionText(picoseconds)
     }
 
     public static func < (lhs: EdmTimeOfDay, rhs: EdmTimeOfDay) -> Bool {

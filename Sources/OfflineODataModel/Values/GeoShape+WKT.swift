@@ -4,7 +4,7 @@ extension GeoShape {
     static let maxDepth = 32
 
     static func parseWKT(_ text: String) throws(ODataError) -> (srid: Int, shape: GeoShape) {
-        var scanner = TextScanner(text)
+        var scanner = LiteralScanner(text)
         for char in "SRID" {
             guard let byte = scanner.peek, byte | 0x20 == (char.asciiValue ?? 0) | 0x20 else {
                 throw scanner.fail("expected SRID=")
@@ -21,7 +21,7 @@ extension GeoShape {
         return (Int(srid), shape)
     }
 
-    private static func literal(_ scanner: inout TextScanner, depth: Int) throws(ODataError) -> GeoShape {
+    private static func literal(_ scanner: inout LiteralScanner, depth: Int) throws(ODataError) -> GeoShape {
         guard depth <= maxDepth else { throw scanner.fail("geo collections nested deeper than \(maxDepth)") }
         let nameStart = scanner.index
         while let byte = scanner.peek, byte | 0x20 >= UInt8(ascii: "a"), byte | 0x20 <= UInt8(ascii: "z") { scanner.index += 1 }
@@ -30,12 +30,12 @@ extension GeoShape {
         case "point": return .point(try pointData(&scanner))
         case "linestring": return .lineString(try positions(&scanner, minimum: 2))
         case "polygon": return .polygon(try polygonData(&scanner))
-        case "multipoint": return .multiPoint(try list(&scanner) { (s: inout TextScanner) throws(ODataError) in try pointData(&s) })
+        case "multipoint": return .multiPoint(try list(&scanner) { (s: inout LiteralScanner) throws(ODataError) in try pointData(&s) })
         case "multilinestring":
-            return .multiLineString(try list(&scanner) { (s: inout TextScanner) throws(ODataError) in try positions(&s, minimum: 2) })
-        case "multipolygon": return .multiPolygon(try list(&scanner) { (s: inout TextScanner) throws(ODataError) in try polygonData(&s) })
+            return .multiLineString(try list(&scanner) { (s: inout LiteralScanner) throws(ODataError) in try positions(&s, minimum: 2) })
+        case "multipolygon": return .multiPolygon(try list(&scanner) { (s: inout LiteralScanner) throws(ODataError) in try polygonData(&s) })
         case "collection":
-            return .collection(try list(&scanner, allowEmpty: false) { (s: inout TextScanner) throws(ODataError) in
+            return .collection(try list(&scanner, allowEmpty: false) { (s: inout LiteralScanner) throws(ODataError) in
                 try literal(&s, depth: depth + 1)
             })
         default: throw scanner.fail("unknown geo type '\(name)'")
@@ -44,7 +44,7 @@ extension GeoShape {
 
     /// `( item *( , item ) )`, or `()` when empty lists are allowed.
     private static func list<T>(
-        _ scanner: inout TextScanner, allowEmpty: Bool = true, _ item: (inout TextScanner) throws(ODataError) -> T
+        _ scanner: inout LiteralScanner, allowEmpty: Bool = true, _ item: (inout LiteralScanner) throws(ODataError) -> T
     ) throws(ODataError) -> [T] {
         try scanner.expect("(")
         var items: [T] = []
@@ -54,40 +54,40 @@ extension GeoShape {
         return items
     }
 
-    private static func pointData(_ scanner: inout TextScanner) throws(ODataError) -> [String] {
+    private static func pointData(_ scanner: inout LiteralScanner) throws(ODataError) -> [String] {
         try scanner.expect("(")
         let point = try position(&scanner)
         try scanner.expect(")")
         return point
     }
 
-    private static func positions(_ scanner: inout TextScanner, minimum: Int) throws(ODataError) -> [[String]] {
-        let items = try list(&scanner, allowEmpty: false) { (s: inout TextScanner) throws(ODataError) in try position(&s) }
+    private static func positions(_ scanner: inout LiteralScanner, minimum: Int) throws(ODataError) -> [[String]] {
+        let items = try list(&scanner, allowEmpty: false) { (s: inout LiteralScanner) throws(ODataError) in try position(&s) }
         guard items.count >= minimum else { throw scanner.fail("needs at least \(minimum) positions") }
         return items
     }
 
-    private static func polygonData(_ scanner: inout TextScanner) throws(ODataError) -> [[[String]]] {
-        try list(&scanner, allowEmpty: false) { (s: inout TextScanner) throws(ODataError) in try positions(&s, minimum: 1) }
+    private static func polygonData(_ scanner: inout LiteralScanner) throws(ODataError) -> [[[String]]] {
+        try list(&scanner, allowEmpty: false) { (s: inout LiteralScanner) throws(ODataError) in try positions(&s, minimum: 1) }
     }
 
     /// `x SP y [SP z [SP m]]`.
-    private static func position(_ scanner: inout TextScanner) throws(ODataError) -> [String] {
+    private static func position(_ scanner: inout LiteralScanner) throws(ODataError) -> [String] {
         var coordinates = [try number(&scanner)]
         while coordinates.count < 4, scanner.consume(" ") { coordinates.append(try number(&scanner)) }
         guard coordinates.count >= 2 else { throw scanner.fail("a position needs two coordinates") }
         return coordinates
     }
 
-    private static func number(_ scanner: inout TextScanner) throws(ODataError) -> String {
+    private static func number(_ scanner: inout LiteralScanner) throws(ODataError) -> String {
         let start = scanner.index
-        while let byte = scanner.peek, byte.asciiDigit != nil || [UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."),
+        while let byte = scanner.peek, byte.literalDigit != nil || [UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."),
                                                                   UInt8(ascii: "e"), UInt8(ascii: "E")].contains(byte) {
             scanner.index += 1
         }
         let text = String(decoding: scanner.bytes[start..<scanner.index], as: UTF8.self)
         guard !text.isEmpty else { throw scanner.fail("expected a coordinate") }
-        let value = try ODataValue.floating(text, suffixes: "", Double.self, .double)
+        let value = try ODataValue.parseFloatingLiteral(text, suffixes: "", Double.self, .double)
         return jsonNumberText(value)
     }
 

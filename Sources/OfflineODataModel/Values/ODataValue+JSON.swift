@@ -12,25 +12,25 @@ extension ODataValue {
     ) throws(ODataError) -> ODataValue {
         switch kind {
         case .string, .untyped: return .string(text)
-        case .boolean: throw .jsonTypeMismatch(text, "Edm.Boolean as a string")
+        case .boolean: throw .valueJSONTypeMismatch(text, "Edm.Boolean as a string")
         case .byte, .sbyte, .int16, .int32, .int64, .decimal, .single, .double:
-            guard text.lowercased() != "null", !text.isEmpty else { throw .jsonTypeMismatch(text, kind.rawValue) }
+            guard text.lowercased() != "null", !text.isEmpty else { throw .valueJSONTypeMismatch(text, kind.rawValue) }
             if kind == .decimal { return .decimal(try EdmDecimal.parse(Array(text.utf8), text: text)) }
             return try parseLiteral(text, as: kind, version: version)
-        case .binary: return .binary(try BinaryText.decodeBase64(text))
+        case .binary: return .binary(try BinaryTextCodec.decodeBase64(text))
         case .guid: return .guid(try EdmGuid(parsing: text))
         case .date:
             if text.hasPrefix("/Date(") {
                 let instant = try parseV2Date(text)
                 guard instant.time.secondsSinceMidnight == 0, instant.time.picoseconds == 0 else {
-                    throw .invalidDateTime(text, "an Edm.Date must be midnight")
+                    throw .valueInvalidDateTime(text, "an Edm.Date must be midnight")
                 }
                 return .date(instant.date)
             }
             if version == .v2, text.contains("T") {
                 let instant = try EdmDateTimeOffset(parsing: text, offsetOptional: true)
                 guard instant.time.secondsSinceMidnight == 0, instant.time.picoseconds == 0 else {
-                    throw .invalidDateTime(text, "an Edm.Date must be midnight")
+                    throw .valueInvalidDateTime(text, "an Edm.Date must be midnight")
                 }
                 return .date(instant.date)
             }
@@ -38,10 +38,10 @@ extension ODataValue {
         case .dateTimeOffset:
             if text.hasPrefix("/Date(") { return .dateTimeOffset(try parseV2Date(text)) }
             return .dateTimeOffset(try EdmDateTimeOffset(parsing: text, offsetOptional: version == .v2))
-        case .timeOfDay: return .timeOfDay(try timeOfDay(text))
+        case .timeOfDay: return .timeOfDay(try parseTimeOfDayLiteral(text))
         case .duration: return .duration(try EdmDuration(parsing: text))
-        case .stream: throw .unsupportedValue("Edm.Stream has no JSON scalar form")
-        default: throw .jsonTypeMismatch(text, "\(kind.rawValue) (a GeoJSON object, not a string)")
+        case .stream: throw .valueUnsupported("Edm.Stream has no JSON scalar form")
+        default: throw .valueJSONTypeMismatch(text, "\(kind.rawValue) (a GeoJSON object, not a string)")
         }
     }
 
@@ -51,15 +51,15 @@ extension ODataValue {
         rawText: String, as kind: EdmPrimitiveKind, version: ODataVersion
     ) throws(ODataError) -> ODataValue {
         let bytes = Array(rawText.utf8)
-        guard isJSONNumber(bytes) else { throw .invalidLiteral(rawText, "not a JSON number") }
+        guard isValidJSONNumberText(bytes) else { throw .valueInvalidLiteral(rawText, "not a JSON number") }
         let isWhole = !bytes.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") })
         switch kind {
         case .byte, .sbyte, .int16, .int32, .int64:
-            guard isWhole else { throw .jsonTypeMismatch(rawText, kind.rawValue) }
+            guard isWhole else { throw .valueJSONTypeMismatch(rawText, kind.rawValue) }
             return try parseLiteral(rawText, as: kind, version: version)
         case .decimal: return .decimal(try EdmDecimal.parse(bytes, text: rawText))
-        case .double: return .double(try floating(rawText, suffixes: "", Double.self, kind))
-        case .single: return .single(try floating(rawText, suffixes: "", Float.self, kind))
+        case .double: return .double(try parseFloatingLiteral(rawText, suffixes: "", Double.self, kind))
+        case .single: return .single(try parseFloatingLiteral(rawText, suffixes: "", Float.self, kind))
         case .untyped:
             let decimal = try EdmDecimal.parse(bytes, text: rawText)
             if isWhole, let whole = decimal.int64Value {
@@ -67,14 +67,14 @@ extension ODataValue {
                 return .int64(whole)
             }
             return .decimal(decimal)
-        default: throw .jsonTypeMismatch(rawText, kind.rawValue)
+        default: throw .valueJSONTypeMismatch(rawText, kind.rawValue)
         }
     }
 
     /// A JSON `true`/`false` as a value of `kind` (Edm.Boolean or untyped).
     public static func fromJSONBool(_ value: Bool, as kind: EdmPrimitiveKind) throws(ODataError) -> ODataValue {
         guard kind == .boolean || kind == .untyped else {
-            throw .jsonTypeMismatch(value ? "true" : "false", kind.rawValue)
+            throw .valueJSONTypeMismatch(value ? "true" : "false", kind.rawValue)
         }
         return .boolean(value)
     }
@@ -99,11 +99,11 @@ extension ODataValue {
         case .int64(let value): return bigAsString ? .string(String(value)) : .number(String(value))
         case .decimal(let value): return bigAsString ? .string(value.description) : .number(value.description)
         case .double(let value):
-            return value.isFinite && !v2 ? .number(Self.floatingText(value)) : .string(Self.floatingText(value))
+            return value.isFinite && !v2 ? .number(Self.floatingLiteralText(value)) : .string(Self.floatingLiteralText(value))
         case .single(let value):
-            return value.isFinite && !v2 ? .number(Self.floatingText(value)) : .string(Self.floatingText(value))
+            return value.isFinite && !v2 ? .number(Self.floatingLiteralText(value)) : .string(Self.floatingLiteralText(value))
         case .string(let value): return .string(value)
-        case .binary(let bytes): return .string(BinaryText.base64(bytes, url: !v2))
+        case .binary(let bytes): return .string(BinaryTextCodec.base64(bytes, url: !v2))
         case .guid(let value): return .string(value.description)
         case .date(let value):
             guard v2 else { return .string(value.description) }
@@ -118,9 +118,9 @@ extension ODataValue {
                 return .number(String(number))
             }
             return .string(value.memberText)
-        case .geo(let value): throw .notAScalar("a geo value (\(value.kind.rawValue)); write its geoJSON")
-        case .complex: throw .notAScalar("a complex value")
-        case .collection: throw .notAScalar("a collection")
+        case .geo(let value): throw .valueNotAScalar("a geo value (\(value.kind.rawValue)); write its geoJSON")
+        case .complex: throw .valueNotAScalar("a complex value")
+        case .collection: throw .valueNotAScalar("a collection")
         }
     }
 
@@ -135,13 +135,13 @@ extension ODataValue {
         guard !overflow1, !overflow2 else { return nil }
         var text = "/Date(\(millis)"
         if value.offsetMinutes != 0 {
-            text += (value.offsetMinutes < 0 ? "-" : "+") + padded(abs(value.offsetMinutes), 4)
+            text += (value.offsetMinutes < 0 ? "-" : "+") + ValueText.zeroPadded(abs(value.offsetMinutes), 4)
         }
         return text + ")/"
     }
 
     static func parseV2Date(_ text: String) throws(ODataError) -> EdmDateTimeOffset {
-        var scanner = TextScanner(text)
+        var scanner = LiteralScanner(text)
         for char in "/Date(" { try scanner.expect(char) }
         let negative = scanner.consume("-")
         let magnitude = try scanner.digits(upTo: UInt64(Int64.max), "milliseconds")
@@ -161,11 +161,11 @@ extension ODataValue {
     }
 
     /// RFC 8259 number grammar.
-    static func isJSONNumber(_ bytes: [UInt8]) -> Bool {
+    static func isValidJSONNumberText(_ bytes: [UInt8]) -> Bool {
         var index = 0
         func digits() -> Int {
             let start = index
-            while index < bytes.count, bytes[index].asciiDigit != nil { index += 1 }
+            while index < bytes.count, bytes[index].literalDigit != nil { index += 1 }
             return index - start
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }

@@ -14,7 +14,7 @@ extension ODataValue {
             switch text.lowercased() {
             case "true": return .boolean(true)
             case "false": return .boolean(false)
-            default: throw .invalidLiteral(text, "expected true or false")
+            default: throw .valueInvalidLiteral(text, "expected true or false")
             }
         case .byte: return .byte(UInt8(try integer(text, min: 0, max: Int64(UInt8.max), kind)))
         case .sbyte: return .sbyte(Int8(try integer(text, min: Int64(Int8.min), max: Int64(Int8.max), kind)))
@@ -24,52 +24,52 @@ extension ODataValue {
         case .decimal:
             let body = dropSuffix(text, "Mm")
             return .decimal(try EdmDecimal.parse(Array(body.utf8), text: text))
-        case .double: return .double(try floating(text, suffixes: "dD", Double.self, kind))
-        case .single: return .single(try floating(text, suffixes: "fF", Float.self, kind))
+        case .double: return .double(try parseFloatingLiteral(text, suffixes: "dD", Double.self, kind))
+        case .single: return .single(try parseFloatingLiteral(text, suffixes: "fF", Float.self, kind))
         case .string:
-            guard let quoted = try splitQuoted(text), quoted.prefix.isEmpty else {
-                throw .invalidLiteral(text, "a string literal is enclosed in single quotes")
+            guard let quotedStringLiteral = try splitQuotedLiteral(text), quotedStringLiteral.prefix.isEmpty else {
+                throw .valueInvalidLiteral(text, "a string literal is enclosed in single quotes")
             }
-            return .string(quoted.body)
+            return .string(quotedStringLiteral.body)
         case .binary:
-            guard let quoted = try splitQuoted(text) else {
-                throw .invalidLiteral(text, "expected binary'…' or X'…'")
+            guard let quotedStringLiteral = try splitQuotedLiteral(text) else {
+                throw .valueInvalidLiteral(text, "expected binary'…' or X'…'")
             }
-            return .binary(try binaryBody(quoted.prefix, quoted.body, text, version))
+            return .binary(try binaryBody(quotedStringLiteral.prefix, quotedStringLiteral.body, text, version))
         case .guid:
-            if let quoted = try splitQuoted(text) {
-                guard quoted.prefix.lowercased() == "guid" else { throw .invalidLiteral(text, "expected guid'…'") }
-                return .guid(try EdmGuid(parsing: quoted.body))
+            if let quotedStringLiteral = try splitQuotedLiteral(text) {
+                guard quotedStringLiteral.prefix.lowercased() == "guid" else { throw .valueInvalidLiteral(text, "expected guid'…'") }
+                return .guid(try EdmGuid(parsing: quotedStringLiteral.body))
             }
             return .guid(try EdmGuid(parsing: text))
         case .date: return .date(try EdmDate(parsing: text))
         case .dateTimeOffset:
-            if let quoted = try splitQuoted(text) {
-                switch quoted.prefix.lowercased() {
-                case "datetimeoffset": return .dateTimeOffset(try EdmDateTimeOffset(parsing: quoted.body))
+            if let quotedStringLiteral = try splitQuotedLiteral(text) {
+                switch quotedStringLiteral.prefix.lowercased() {
+                case "datetimeoffset": return .dateTimeOffset(try EdmDateTimeOffset(parsing: quotedStringLiteral.body))
                 case "datetime":
-                    return .dateTimeOffset(try EdmDateTimeOffset(parsing: quoted.body, offsetOptional: true))
-                default: throw .invalidLiteral(text, "expected datetimeoffset'…' or datetime'…'")
+                    return .dateTimeOffset(try EdmDateTimeOffset(parsing: quotedStringLiteral.body, offsetOptional: true))
+                default: throw .valueInvalidLiteral(text, "expected datetimeoffset'…' or datetime'…'")
                 }
             }
             return .dateTimeOffset(try EdmDateTimeOffset(parsing: text))
         case .timeOfDay:
             var body = text
-            if let quoted = try splitQuoted(text) {
-                guard quoted.prefix.lowercased() == "time" else { throw .invalidLiteral(text, "expected time'…'") }
-                body = quoted.body
+            if let quotedStringLiteral = try splitQuotedLiteral(text) {
+                guard quotedStringLiteral.prefix.lowercased() == "time" else { throw .valueInvalidLiteral(text, "expected time'…'") }
+                body = quotedStringLiteral.body
             }
-            return .timeOfDay(try timeOfDay(body))
+            return .timeOfDay(try parseTimeOfDayLiteral(body))
         case .duration:
-            if let quoted = try splitQuoted(text) {
-                guard ["duration", "time"].contains(quoted.prefix.lowercased()) else {
-                    throw .invalidLiteral(text, "expected duration'…'")
+            if let quotedStringLiteral = try splitQuotedLiteral(text) {
+                guard ["duration", "time"].contains(quotedStringLiteral.prefix.lowercased()) else {
+                    throw .valueInvalidLiteral(text, "expected duration'…'")
                 }
-                return .duration(try EdmDuration(parsing: quoted.body))
+                return .duration(try EdmDuration(parsing: quotedStringLiteral.body))
             }
             return .duration(try EdmDuration(parsing: text))
         case .stream:
-            throw .unsupportedValue("Edm.Stream values have no literal form")
+            throw .valueUnsupported("Edm.Stream values have no literal form")
         default:
             return .geo(try EdmGeo(literal: text, as: kind))
         }
@@ -80,7 +80,7 @@ extension ODataValue {
     /// are Double; `Ns.Type'…'` is an enum value.
     public static func inferLiteral(_ text: String, version: ODataVersion = .v4) throws(ODataError) -> ODataValue {
         let bytes = Array(text.utf8)
-        guard let first = bytes.first else { throw .invalidLiteral(text, "empty literal") }
+        guard let first = bytes.first else { throw .valueInvalidLiteral(text, "empty literal") }
         switch text.lowercased() {
         case "null": return .null
         case "true": return .boolean(true)
@@ -88,14 +88,14 @@ extension ODataValue {
         default: break
         }
         if first == UInt8(ascii: "'") { return try parseLiteral(text, as: .string) }
-        if let quoted = try splitQuoted(text) {
-            switch quoted.prefix.lowercased() {
-            case "duration": return .duration(try EdmDuration(parsing: quoted.body))
+        if let quotedStringLiteral = try splitQuotedLiteral(text) {
+            switch quotedStringLiteral.prefix.lowercased() {
+            case "duration": return .duration(try EdmDuration(parsing: quotedStringLiteral.body))
             case "time":
-                if let time = try? timeOfDay(quoted.body) { return .timeOfDay(time) }
-                return .duration(try EdmDuration(parsing: quoted.body))
-            case "binary", "x": return .binary(try binaryBody(quoted.prefix, quoted.body, text, version))
-            case "guid": return .guid(try EdmGuid(parsing: quoted.body))
+                if let time = try? parseTimeOfDayLiteral(quotedStringLiteral.body) { return .timeOfDay(time) }
+                return .duration(try EdmDuration(parsing: quotedStringLiteral.body))
+            case "binary", "x": return .binary(try binaryBody(quotedStringLiteral.prefix, quotedStringLiteral.body, text, version))
+            case "guid": return .guid(try EdmGuid(parsing: quotedStringLiteral.body))
             case "datetime", "datetimeoffset": return try parseLiteral(text, as: .dateTimeOffset)
             case "geography": return .geo(try EdmGeo(literal: text, as: .geography))
             case "geometry": return .geo(try EdmGeo(literal: text, as: .geometry))
@@ -109,7 +109,7 @@ extension ODataValue {
             if bytes.contains(UInt8(ascii: "T")) { return .dateTimeOffset(try EdmDateTimeOffset(parsing: text)) }
             return .date(try EdmDate(parsing: text))
         }
-        if bytes.count >= 3, bytes[0].asciiDigit != nil, bytes[1].asciiDigit != nil, bytes[2] == UInt8(ascii: ":") {
+        if bytes.count >= 3, bytes[0].literalDigit != nil, bytes[1].literalDigit != nil, bytes[2] == UInt8(ascii: ":") {
             return .timeOfDay(try EdmTimeOfDay(parsing: text))
         }
         if first == UInt8(ascii: "P") || (bytes.count > 1 && first == UInt8(ascii: "-") && bytes[1] == UInt8(ascii: "P")) {
@@ -121,7 +121,7 @@ extension ODataValue {
     private static func inferNumber(_ text: String, _ bytes: [UInt8]) throws(ODataError) -> ODataValue {
         if ["INF", "-INF", "NaN"].contains(text) { return try parseLiteral(text, as: .double) }
         if ["INFf", "-INFf", "NaNf"].contains(text) { return try parseLiteral(text, as: .single) }
-        guard let last = bytes.last else { throw .invalidLiteral(text, "empty literal") }
+        guard let last = bytes.last else { throw .valueInvalidLiteral(text, "empty literal") }
         switch last {
         case UInt8(ascii: "L"), UInt8(ascii: "l"): return try parseLiteral(text, as: .int64)
         case UInt8(ascii: "M"), UInt8(ascii: "m"): return try parseLiteral(text, as: .decimal)
@@ -143,10 +143,10 @@ extension ODataValue {
 
     /// Parses `Ns.Type'Member'`, `Ns.Type'A,B'` or `Ns.Type'3'`.
     public static func parseEnumLiteral(_ text: String) throws(ODataError) -> EdmEnumValue {
-        guard let quoted = try splitQuoted(text), EdmEnumValue.isQualifiedName(quoted.prefix) else {
-            throw .invalidLiteral(text, "expected Namespace.EnumType'Member'")
+        guard let quotedStringLiteral = try splitQuotedLiteral(text), EdmEnumValue.isQualifiedName(quotedStringLiteral.prefix) else {
+            throw .valueInvalidLiteral(text, "expected Namespace.EnumType'Member'")
         }
-        return try EdmEnumValue(typeName: quoted.prefix, memberText: quoted.body)
+        return try EdmEnumValue(typeName: quotedStringLiteral.prefix, memberText: quotedStringLiteral.body)
     }
 
     // MARK: pieces
@@ -154,12 +154,12 @@ extension ODataValue {
     /// Splits `prefix'body'` with `''` unescaped in the body; nil when the text does not start
     /// with an identifier-ish prefix followed by a quote. A started but unterminated quote, or a
     /// lone quote inside, is an error.
-    static func splitQuoted(_ text: String) throws(ODataError) -> (prefix: String, body: String)? {
+    static func splitQuotedLiteral(_ text: String) throws(ODataError) -> (prefix: String, body: String)? {
         let bytes = Array(text.utf8)
         var index = 0
         while index < bytes.count, bytes[index] != UInt8(ascii: "'") {
             let char = bytes[index]
-            let isNameChar = char.asciiDigit != nil || char == UInt8(ascii: ".") || char == UInt8(ascii: "_")
+            let isNameChar = char.literalDigit != nil || char == UInt8(ascii: ".") || char == UInt8(ascii: "_")
                 || (char | 0x20 >= UInt8(ascii: "a") && char | 0x20 <= UInt8(ascii: "z")) || char >= 0x80
             guard isNameChar else { return nil }
             index += 1
@@ -169,7 +169,7 @@ extension ODataValue {
         index += 1
         var body: [UInt8] = []
         while true {
-            guard index < bytes.count else { throw .invalidLiteral(text, "unterminated quote", offset: index) }
+            guard index < bytes.count else { throw .valueInvalidLiteral(text, "unterminated quote", offset: index) }
             if bytes[index] == UInt8(ascii: "'") {
                 if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "'") {
                     body.append(UInt8(ascii: "'"))
@@ -177,7 +177,7 @@ extension ODataValue {
                     continue
                 }
                 guard index + 1 == bytes.count else {
-                    throw .invalidLiteral(text, "unescaped quote (write '' inside a literal)", offset: index)
+                    throw .valueInvalidLiteral(text, "unescaped quote (write '' inside a literal)", offset: index)
                 }
                 return (prefix, String(decoding: body, as: UTF8.self))
             }
@@ -191,17 +191,17 @@ extension ODataValue {
             return try binaryPayload(prefix, body, text, version)
         } catch {
             var named = error
-            if !error.message.contains(text) { named.message = "in literal '\(ODataError.clip(text))': " + error.message }
+            if !error.message.contains(text) { named.message = "in literal '\(ODataError.valueClip(text))': " + error.message }
             throw named
         }
     }
 
     private static func binaryPayload(_ prefix: String, _ body: String, _ text: String, _ version: ODataVersion) throws(ODataError) -> [UInt8] {
         switch prefix.lowercased() {
-        case "x": return try BinaryText.decodeHex(body)
-        case "binary" where version == .v2: return try BinaryText.decodeHex(body)
-        case "binary": return try BinaryText.decodeBase64(body, allowStandard: false, allowURL: true)
-        default: throw .invalidLiteral(text, "expected binary'…' or X'…'")
+        case "x": return try BinaryTextCodec.decodeHex(body)
+        case "binary" where version == .v2: return try BinaryTextCodec.decodeHex(body)
+        case "binary": return try BinaryTextCodec.decodeBase64(body, allowStandard: false, allowURL: true)
+        default: throw .valueInvalidLiteral(text, "expected binary'…' or X'…'")
         }
     }
 
@@ -219,12 +219,12 @@ extension ODataValue {
         if index < body.count, body[index] == UInt8(ascii: "-") || body[index] == UInt8(ascii: "+") {
             negative = body[index] == UInt8(ascii: "-"); index += 1
         }
-        guard index < body.count else { throw .invalidLiteral(text, "expected digits", offset: index) }
+        guard index < body.count else { throw .valueInvalidLiteral(text, "expected digits", offset: index) }
         var magnitude: UInt64 = 0
         var overflow = false
         while index < body.count {
-            guard let digit = body[index].asciiDigit else {
-                throw .invalidLiteral(text, "not an integer", offset: index)
+            guard let digit = body[index].literalDigit else {
+                throw .valueInvalidLiteral(text, "not an integer", offset: index)
             }
             let (times, o1) = magnitude.multipliedReportingOverflow(by: 10)
             let (sum, o2) = times.addingReportingOverflow(UInt64(digit))
@@ -233,12 +233,12 @@ extension ODataValue {
             index += 1
         }
         let limit = negative ? min.magnitude : UInt64(max)
-        guard !overflow, magnitude <= limit else { throw .literalOutOfRange(text, kind.rawValue) }
+        guard !overflow, magnitude <= limit else { throw .valueOutOfRange(text, kind.rawValue) }
         if negative { return magnitude == Int64.min.magnitude ? .min : -Int64(magnitude) }
         return Int64(magnitude)
     }
 
-    static func floating<F: BinaryFloatingPoint & LosslessStringConvertible>(
+    static func parseFloatingLiteral<F: BinaryFloatingPoint & LosslessStringConvertible>(
         _ text: String, suffixes: String, _ type: F.Type, _ kind: EdmPrimitiveKind
     ) throws(ODataError) -> F {
         let body = String(dropSuffix(text, suffixes))
@@ -250,19 +250,19 @@ extension ODataValue {
         }
         // Validate the ABNF grammar first (Swift's parser also takes hex, "inf", "nan").
         _ = try EdmDecimal.parse(Array(body.utf8), text: text)
-        guard let value = F(body) else { throw .invalidLiteral(text, "not a number") }
-        guard value.isFinite else { throw .literalOutOfRange(text, kind.rawValue) }
+        guard let value = F(body) else { throw .valueInvalidLiteral(text, "not a number") }
+        guard value.isFinite else { throw .valueOutOfRange(text, kind.rawValue) }
         return value
     }
 
     /// `hh:mm[:ss[.f]]` or a V2 `PTnHnMnS` duration below 24 hours.
-    static func timeOfDay(_ body: String) throws(ODataError) -> EdmTimeOfDay {
+    static func parseTimeOfDayLiteral(_ body: String) throws(ODataError) -> EdmTimeOfDay {
         guard body.hasPrefix("P") || body.hasPrefix("-") || body.hasPrefix("+") else {
             return try EdmTimeOfDay(parsing: body)
         }
         let duration = try EdmDuration(parsing: body)
         guard !duration.isNegative, duration.seconds < 86_400 else {
-            throw .invalidDateTime(body, "a time of day is a duration from 0 up to 24 hours")
+            throw .valueInvalidDateTime(body, "a time of day is a duration from 0 up to 24 hours")
         }
         return try EdmTimeOfDay(secondsSinceMidnight: Int64(duration.seconds), picoseconds: duration.picoseconds)
     }
@@ -270,7 +270,7 @@ extension ODataValue {
     private static func looksLikeDate(_ bytes: [UInt8]) -> Bool {
         var index = bytes.first == UInt8(ascii: "-") ? 1 : 0
         let start = index
-        while index < bytes.count, bytes[index].asciiDigit != nil { index += 1 }
+        while index < bytes.count, bytes[index].literalDigit != nil { index += 1 }
         return index - start >= 4 && index < bytes.count && bytes[index] == UInt8(ascii: "-")
     }
 }

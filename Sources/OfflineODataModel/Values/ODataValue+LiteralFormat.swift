@@ -15,11 +15,11 @@ extension ODataValue {
         case .int32(let value): return String(value)
         case .int64(let value): return String(value) + (v2 ? "L" : "")
         case .decimal(let value): return value.description + (v2 ? "M" : "")
-        case .double(let value): return Self.floatingText(value) + (v2 ? "d" : "")
-        case .single(let value): return Self.floatingText(value) + (v2 ? "f" : "")
-        case .string(let value): return Self.quoted(value)
+        case .double(let value): return Self.floatingLiteralText(value) + (v2 ? "d" : "")
+        case .single(let value): return Self.floatingLiteralText(value) + (v2 ? "f" : "")
+        case .string(let value): return Self.quotedStringLiteral(value)
         case .binary(let bytes):
-            return v2 ? "X'" + BinaryText.hex(bytes) + "'" : "binary'" + BinaryText.base64(bytes, url: true) + "'"
+            return v2 ? "X'" + BinaryTextCodec.hex(bytes) + "'" : "binary'" + BinaryTextCodec.base64(bytes, url: true) + "'"
         case .guid(let value): return v2 ? "guid'\(value)'" : value.description
         case .date(let value): return v2 ? "datetime'\(value)T00:00:00'" : value.description
         case .dateTimeOffset(let value):
@@ -30,18 +30,18 @@ extension ODataValue {
         case .duration(let value): return (v2 ? "time'" : "duration'") + value.description + "'"
         case .enumValue(let value): return value.description
         case .geo(let value): return try value.literal()
-        case .complex: throw .notAScalar("a complex value")
-        case .collection: throw .notAScalar("a collection")
+        case .complex: throw .valueNotAScalar("a complex value")
+        case .collection: throw .valueNotAScalar("a collection")
         }
     }
 
     /// `'text'` with every `'` doubled.
-    static func quoted(_ text: String) -> String {
+    static func quotedStringLiteral(_ text: String) -> String {
         "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'"
     }
 
     /// Shortest round-trip text, `INF`, `-INF` or `NaN`. The finite form is also a JSON number.
-    static func floatingText<F: BinaryFloatingPoint & CustomStringConvertible>(_ value: F) -> String {
+    static func floatingLiteralText<F: BinaryFloatingPoint & CustomStringConvertible>(_ value: F) -> String {
         if value.isNaN { return "NaN" }
         if value.isInfinite { return value < 0 ? "-INF" : "INF" }
         return value.description
@@ -49,7 +49,7 @@ extension ODataValue {
 
     /// V2 `Edm.Time` text: `PT13H20M05S`, `PT07H00M00.5S`.
     static func v2TimeText(_ value: EdmTimeOfDay) -> String {
-        "PT" + padded(value.hour, 2) + "H" + padded(value.minute, 2) + "M" + padded(value.second, 2)
-            + fractionText(value.picoseconds) + "S"
+        "PT" + ValueText.zeroPadded(value.hour, 2) + "H" + ValueText.zeroPadded(value.minute, 2) + "M" + ValueText.zeroPadded(value.second, 2)
+            + ValueText.fractionText(value.picoseconds) + "S"
     }
 }

@@ -1,9 +1,3 @@
-/// Which protocol version's conventions (literal suffixes, JSON forms) to use.
-public enum ODataVersion: Sendable, Hashable {
-    case v2
-    case v4
-}
-
 /// A value of any OData type with exact EDM semantics.
 ///
 /// `==`/Hashable follow the wrapped types: numeric for `EdmDecimal` (1.0 == 1.00) and by

@@ -135,7 +135,7 @@ import Testing
         // Deep nesting beyond the limit is refused, not a stack overflow.
         var deep: [UInt8] = [1, 1, 0, 0, 0, 0]
         let body = [UInt8](repeating: 0x15, count: 0) + Array(repeating: [0x15, 0x01], count: 200).flatMap { $0 } + [0x00]
-        deep.appendLittleEndian(UInt64(body.count), 4)
+        deep.appendLittleEndianUInt(UInt64(body.count), 4)
         deep += body + [0x00]
         #expect(throws: ODataError.self) { try EntityCodec.readProperty(at: 0, from: deep) }
     }

@@ -56,7 +56,7 @@ enum ValueGen {
 
     static let date = zip(Gen.int(in: -20000...20000), Gen.int(in: 1...12), Gen.int(in: 1...31))
         .compactMap { year, month, day in
-            try? EdmDate(year: year, month: month, day: min(day, OfflineODataModel.Calendar.daysInMonth(year, month)))
+            try? EdmDate(year: year, month: month, day: min(day, OfflineODataModel.ProlepticCalendar.daysInMonth(year, month)))
         }
 
     static let time = zip(Gen.int(in: 0...23), Gen.int(in: 0...59), Gen.int(in: 0...59), picoseconds)

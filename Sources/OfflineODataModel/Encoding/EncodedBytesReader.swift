@@ -1,6 +1,6 @@
 /// A bounds-checked cursor over encoded bytes; every read that would pass the end throws
 /// `truncatedEncoding` with the offset, never traps.
-struct ByteReader {
+struct EncodedBytesReader {
     let bytes: [UInt8]
     var position: Int
     let end: Int
@@ -16,8 +16,8 @@ struct ByteReader {
     var atEnd: Bool { position >= end }
     var remaining: Int { max(0, end - position) }
 
-    func truncated() -> ODataError { .truncatedEncoding(what, offset: position) }
-    func invalid(_ reason: String) -> ODataError { .invalidEncoding("\(what): \(reason)", offset: position) }
+    func truncated() -> ODataError { .encodingTruncated(what, offset: position) }
+    func invalid(_ reason: String) -> ODataError { .encodingInvalid("\(what): \(reason)", offset: position) }
 
     mutating func byte() throws(ODataError) -> UInt8 {
         guard position < end else { throw truncated() }
@@ -86,7 +86,7 @@ struct ByteReader {
         let start = position
         let raw = try take(length)
         guard let text = String(validating: raw, as: UTF8.self) else {
-            throw .invalidEncoding("\(what): string is not valid UTF-8", offset: start)
+            throw .encodingInvalid("\(what): string is not valid UTF-8", offset: start)
         }
         return text
     }
@@ -94,26 +94,26 @@ struct ByteReader {
 
 /// Append helpers for writers.
 extension Array where Element == UInt8 {
-    mutating func appendBigEndian(_ value: UInt64, _ count: Int) {
+    mutating func appendBigEndianUInt(_ value: UInt64, _ count: Int) {
         for index in (0..<count).reversed() { append(UInt8(truncatingIfNeeded: value >> UInt64(8 * index))) }
     }
 
-    mutating func appendLittleEndian(_ value: UInt64, _ count: Int) {
+    mutating func appendLittleEndianUInt(_ value: UInt64, _ count: Int) {
         for index in 0..<count { append(UInt8(truncatingIfNeeded: value >> UInt64(8 * index))) }
     }
 
-    mutating func appendVarint(_ value: UInt64) {
+    mutating func appendLEB128(_ value: UInt64) {
         var rest = value
         while rest >= 0x80 { append(UInt8(truncatingIfNeeded: rest) | 0x80); rest >>= 7 }
         append(UInt8(rest))
     }
 
-    mutating func appendZigzag(_ value: Int64) {
-        appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+    mutating func appendZigZagLEB128(_ value: Int64) {
+        appendLEB128(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
     }
 
-    mutating func appendString(_ text: String) {
-        appendVarint(UInt64(text.utf8.count))
+    mutating func appendLengthPrefixedUTF8(_ text: String) {
+        appendLEB128(UInt64(text.utf8.count))
         append(contentsOf: text.utf8)
     }
 }

@@ -1,5 +1,5 @@
 /// Base64 (RFC 4648 §4), base64url (§5) and hexadecimal text for `Edm.Binary`.
-enum BinaryText {
+enum BinaryTextCodec {
     private static let standard = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
     private static let url = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
@@ -42,16 +42,16 @@ enum BinaryText {
         var padding = 0
         while end > 0, chars[end - 1] == UInt8(ascii: "="), padding < 2 { end -= 1; padding += 1 }
         if padding > 0, chars.count % 4 != 0 {
-            throw .invalidBinary(text, "padded base64 length is not a multiple of 4")
+            throw .valueInvalidBinary(text, "padded base64 length is not a multiple of 4")
         }
-        guard end % 4 != 1 else { throw .invalidBinary(text, "impossible base64 length") }
+        guard end % 4 != 1 else { throw .valueInvalidBinary(text, "impossible base64 length") }
         var out: [UInt8] = []
         out.reserveCapacity(end / 4 * 3 + 2)
         var accumulator: UInt32 = 0
         var bits = 0
         for index in 0..<end {
             guard let value = sextet(chars[index], allowStandard: allowStandard, allowURL: allowURL) else {
-                throw .invalidBinary(text, "character is not base64", offset: index)
+                throw .valueInvalidBinary(text, "character is not base64", offset: index)
             }
             accumulator = accumulator << 6 | UInt32(value)
             bits += 6
@@ -61,23 +61,23 @@ enum BinaryText {
                 accumulator &= (1 << UInt32(bits)) - 1
             }
         }
-        guard accumulator == 0 else { throw .invalidBinary(text, "non-zero trailing base64 bits") }
+        guard accumulator == 0 else { throw .valueInvalidBinary(text, "non-zero trailing base64 bits") }
         if padding > 0, (end + padding) / 4 * 3 - padding != out.count {
-            throw .invalidBinary(text, "padding does not match the length")
+            throw .valueInvalidBinary(text, "padding does not match the length")
         }
         return out
     }
 
-    static func hex(_ bytes: [UInt8]) -> String { bytes.map { hexByte($0, uppercase: true) }.joined() }
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { ValueText.hexByte($0, uppercase: true) }.joined() }
 
     static func decodeHex(_ text: String) throws(ODataError) -> [UInt8] {
         let chars = Array(text.utf8)
-        guard chars.count % 2 == 0 else { throw .invalidBinary(text, "odd number of hex digits") }
+        guard chars.count % 2 == 0 else { throw .valueInvalidBinary(text, "odd number of hex digits") }
         var out: [UInt8] = []
         out.reserveCapacity(chars.count / 2)
         for index in stride(from: 0, to: chars.count, by: 2) {
-            guard let high = chars[index].hexDigit, let low = chars[index + 1].hexDigit else {
-                throw .invalidBinary(text, "not a hex digit", offset: index)
+            guard let high = chars[index].literalHexDigit, let low = chars[index + 1].literalHexDigit else {
+                throw .valueInvalidBinary(text, "not a hex digit", offset: index)
             }
             out.append(high << 4 | low)
         }
