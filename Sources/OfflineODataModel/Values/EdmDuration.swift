@@ -25,7 +25,6 @@ public struct EdmDuration: Sendable, Hashable, Comparable, CustomStringConvertib
     public init(parsing text: String) throws(ODataError) {
         var scanner = LiteralScanner(text)
         let negative = scanner.consume("-")
-        if !negative { _ = scanner.consume("+") }
         guard scanner.consume("P") else { throw scanner.fail("expected 'P'") }
         var total: UInt64 = 0
         var fraction: Int64 = 0

@@ -1,13 +1,14 @@
-/// URL literal forms (OData 4.01 ABNF primitive literals, plus the V2 forms `datetime'…'`,
-/// `datetimeoffset'…'`, `time'…'`, `guid'…'`, `123L`, `1.5M`, `1.5d`, `1.5f`, `X'0A1B'`).
-/// The text must already be percent-decoded.
+/// URL literal forms: the OData 4.01 ABNF primitive literals, and with `version: .v2` also the
+/// V2 forms `datetime'…'`, `datetimeoffset'…'`, `time'…'`, `guid'…'`, `123L`, `1.5M`/`1.5m`,
+/// `1.5d`, `1.5f`, `X'0A1B'` and hex `binary'0A1B'`. V2 mode also accepts the V4 forms; V4 mode
+/// rejects the V2-only forms (as the ABNF does). The text must already be percent-decoded.
 extension ODataValue {
     /// Parses the literal as a value of `kind`. `null` is accepted for every kind.
-    /// `version` only changes how `binary'…'` is read: base64url in V4, hex digits in V2.
     public static func parseLiteral(
         _ text: String, as kind: EdmPrimitiveKind, version: ODataVersion = .v4
     ) throws(ODataError) -> ODataValue {
         if text.lowercased() == "null" { return .null }
+        let v2 = version == .v2
         switch kind {
         case .untyped: return try inferLiteral(text, version: version)
         case .boolean:
@@ -20,52 +21,48 @@ extension ODataValue {
         case .sbyte: return .sbyte(Int8(try integer(text, min: Int64(Int8.min), max: Int64(Int8.max), kind)))
         case .int16: return .int16(Int16(try integer(text, min: Int64(Int16.min), max: Int64(Int16.max), kind)))
         case .int32: return .int32(Int32(try integer(text, min: Int64(Int32.min), max: Int64(Int32.max), kind)))
-        case .int64: return .int64(try integer(text, min: .min, max: .max, kind, suffixes: "Ll"))
+        case .int64: return .int64(try integer(text, min: .min, max: .max, kind, suffixes: v2 ? "Ll" : ""))
         case .decimal:
-            let body = dropSuffix(text, "Mm")
+            let body = dropSuffix(text, v2 ? "Mm" : "")
             return .decimal(try EdmDecimal.parse(Array(body.utf8), text: text))
-        case .double: return .double(try parseFloatingLiteral(text, suffixes: "dD", Double.self, kind))
-        case .single: return .single(try parseFloatingLiteral(text, suffixes: "fF", Float.self, kind))
+        case .double: return .double(try parseFloatingLiteral(text, suffixes: v2 ? "dD" : "", Double.self, kind))
+        case .single: return .single(try parseFloatingLiteral(text, suffixes: v2 ? "fF" : "", Float.self, kind))
         case .string:
-            guard let quotedStringLiteral = try splitQuotedLiteral(text), quotedStringLiteral.prefix.isEmpty else {
+            guard let quoted = try splitQuotedLiteral(text), quoted.prefix.isEmpty else {
                 throw .valueInvalidLiteral(text, "a string literal is enclosed in single quotes")
             }
-            return .string(quotedStringLiteral.body)
+            return .string(quoted.body)
         case .binary:
-            guard let quotedStringLiteral = try splitQuotedLiteral(text) else {
-                throw .valueInvalidLiteral(text, "expected binary'…' or X'…'")
+            guard let quoted = try splitQuotedLiteral(text) else {
+                throw .valueInvalidLiteral(text, v2 ? "expected binary'…' or X'…'" : "expected binary'…'")
             }
-            return .binary(try binaryBody(quotedStringLiteral.prefix, quotedStringLiteral.body, text, version))
+            return .binary(try binaryBody(quoted.prefix, quoted.body, text, version))
         case .guid:
-            if let quotedStringLiteral = try splitQuotedLiteral(text) {
-                guard quotedStringLiteral.prefix.lowercased() == "guid" else { throw .valueInvalidLiteral(text, "expected guid'…'") }
-                return .guid(try EdmGuid(parsing: quotedStringLiteral.body))
+            if let quoted = try splitQuotedLiteral(text) {
+                try requireV2(quoted.prefix, "guid", text, version)
+                return .guid(try EdmGuid(parsing: quoted.body))
             }
             return .guid(try EdmGuid(parsing: text))
         case .date: return .date(try EdmDate(parsing: text))
         case .dateTimeOffset:
-            if let quotedStringLiteral = try splitQuotedLiteral(text) {
-                switch quotedStringLiteral.prefix.lowercased() {
-                case "datetimeoffset": return .dateTimeOffset(try EdmDateTimeOffset(parsing: quotedStringLiteral.body))
-                case "datetime":
-                    return .dateTimeOffset(try EdmDateTimeOffset(parsing: quotedStringLiteral.body, offsetOptional: true))
-                default: throw .valueInvalidLiteral(text, "expected datetimeoffset'…' or datetime'…'")
-                }
+            if let quoted = try splitQuotedLiteral(text) {
+                try requireV2(quoted.prefix, "datetime", text, version, or: "datetimeoffset")
+                let offsetOptional = quoted.prefix.lowercased() == "datetime"
+                return .dateTimeOffset(try EdmDateTimeOffset(parsing: quoted.body, offsetOptional: offsetOptional))
             }
             return .dateTimeOffset(try EdmDateTimeOffset(parsing: text))
         case .timeOfDay:
-            var body = text
-            if let quotedStringLiteral = try splitQuotedLiteral(text) {
-                guard quotedStringLiteral.prefix.lowercased() == "time" else { throw .valueInvalidLiteral(text, "expected time'…'") }
-                body = quotedStringLiteral.body
+            if let quoted = try splitQuotedLiteral(text) {
+                try requireV2(quoted.prefix, "time", text, version)
+                return .timeOfDay(try parseTimeOfDayLiteral(quoted.body))
             }
-            return .timeOfDay(try parseTimeOfDayLiteral(body))
+            return .timeOfDay(try EdmTimeOfDay(parsing: text))
         case .duration:
-            if let quotedStringLiteral = try splitQuotedLiteral(text) {
-                guard ["duration", "time"].contains(quotedStringLiteral.prefix.lowercased()) else {
-                    throw .valueInvalidLiteral(text, "expected duration'…'")
-                }
-                return .duration(try EdmDuration(parsing: quotedStringLiteral.body))
+            if let quoted = try splitQuotedLiteral(text) {
+                // 4.01: `duration'P1D'` or `'P1D'`; V2: `time'P1D'`.
+                let prefix = quoted.prefix.lowercased()
+                if !(prefix == "duration" || prefix.isEmpty) { try requireV2(prefix, "time", text, version) }
+                return .duration(try EdmDuration(parsing: quoted.body))
             }
             return .duration(try EdmDuration(parsing: text))
         case .stream:
@@ -75,11 +72,12 @@ extension ODataValue {
         }
     }
 
-    /// Determines the type from the literal's own form (ABNF `primitiveLiteral`, plus V2 forms):
-    /// integers become Int32, else Int64, else Decimal; `1.5` is Decimal; `1.5e10`, `INF`, `NaN`
-    /// are Double; `Ns.Type'…'` is an enum value.
+    /// Determines the type from the literal's own form (ABNF `primitiveLiteral`; V2 forms with
+    /// `version: .v2`): integers become Int32, else Int64, else Decimal; `1.5` is Decimal;
+    /// `1.5e10`, `INF`, `NaN` are Double; `Ns.Type'…'` is an enum value; `'…'` is a String.
     public static func inferLiteral(_ text: String, version: ODataVersion = .v4) throws(ODataError) -> ODataValue {
         let bytes = Array(text.utf8)
+        let v2 = version == .v2
         guard let first = bytes.first else { throw .valueInvalidLiteral(text, "empty literal") }
         switch text.lowercased() {
         case "null": return .null
@@ -88,17 +86,20 @@ extension ODataValue {
         default: break
         }
         if first == UInt8(ascii: "'") { return try parseLiteral(text, as: .string) }
-        if let quotedStringLiteral = try splitQuotedLiteral(text) {
-            switch quotedStringLiteral.prefix.lowercased() {
-            case "duration": return .duration(try EdmDuration(parsing: quotedStringLiteral.body))
-            case "time":
-                if let time = try? parseTimeOfDayLiteral(quotedStringLiteral.body) { return .timeOfDay(time) }
-                return .duration(try EdmDuration(parsing: quotedStringLiteral.body))
-            case "binary", "x": return .binary(try binaryBody(quotedStringLiteral.prefix, quotedStringLiteral.body, text, version))
-            case "guid": return .guid(try EdmGuid(parsing: quotedStringLiteral.body))
-            case "datetime", "datetimeoffset": return try parseLiteral(text, as: .dateTimeOffset)
+        if let quoted = try splitQuotedLiteral(text) {
+            switch quoted.prefix.lowercased() {
+            case "duration": return .duration(try EdmDuration(parsing: quoted.body))
+            case "time" where v2:
+                if let time = try? parseTimeOfDayLiteral(quoted.body) { return .timeOfDay(time) }
+                return .duration(try EdmDuration(parsing: quoted.body))
+            case "binary": return .binary(try binaryBody(quoted.prefix, quoted.body, text, version))
+            case "x" where v2: return .binary(try binaryBody(quoted.prefix, quoted.body, text, version))
+            case "guid" where v2: return .guid(try EdmGuid(parsing: quoted.body))
+            case "datetime" where v2, "datetimeoffset" where v2: return try parseLiteral(text, as: .dateTimeOffset, version: version)
             case "geography": return .geo(try EdmGeo(literal: text, as: .geography))
             case "geometry": return .geo(try EdmGeo(literal: text, as: .geometry))
+            case "time", "x", "guid", "datetime", "datetimeoffset":
+                throw .valueInvalidLiteral(text, "\(quoted.prefix)'…' is a V2 literal; parse with version .v2")
             default: return .enumValue(try parseEnumLiteral(text))
             }
         }
@@ -115,18 +116,29 @@ extension ODataValue {
         if first == UInt8(ascii: "P") || (bytes.count > 1 && first == UInt8(ascii: "-") && bytes[1] == UInt8(ascii: "P")) {
             return .duration(try EdmDuration(parsing: text))
         }
-        return try inferNumber(text, bytes)
+        return try inferNumber(text, bytes, v2: v2)
     }
 
-    private static func inferNumber(_ text: String, _ bytes: [UInt8]) throws(ODataError) -> ODataValue {
+    /// Accepts the V2-only prefix `name` (or `other`) only in V2 mode.
+    private static func requireV2(
+        _ prefix: String, _ name: String, _ text: String, _ version: ODataVersion, or other: String? = nil
+    ) throws(ODataError) {
+        let lower = prefix.lowercased()
+        guard lower == name || lower == other else { throw .valueInvalidLiteral(text, "unexpected prefix '\(prefix)'") }
+        guard version == .v2 else {
+            throw .valueInvalidLiteral(text, "\(prefix)'…' is a V2 literal; parse with version .v2")
+        }
+    }
+
+    private static func inferNumber(_ text: String, _ bytes: [UInt8], v2: Bool) throws(ODataError) -> ODataValue {
         if ["INF", "-INF", "NaN"].contains(text) { return try parseLiteral(text, as: .double) }
-        if ["INFf", "-INFf", "NaNf"].contains(text) { return try parseLiteral(text, as: .single) }
         guard let last = bytes.last else { throw .valueInvalidLiteral(text, "empty literal") }
-        switch last {
-        case UInt8(ascii: "L"), UInt8(ascii: "l"): return try parseLiteral(text, as: .int64)
-        case UInt8(ascii: "M"), UInt8(ascii: "m"): return try parseLiteral(text, as: .decimal)
-        case UInt8(ascii: "d"), UInt8(ascii: "D"): return try parseLiteral(text, as: .double)
-        case UInt8(ascii: "f"), UInt8(ascii: "F"): return try parseLiteral(text, as: .single)
+        let version: ODataVersion = v2 ? .v2 : .v4
+        switch v2 ? last : 0 {
+        case UInt8(ascii: "L"), UInt8(ascii: "l"): return try parseLiteral(text, as: .int64, version: version)
+        case UInt8(ascii: "M"), UInt8(ascii: "m"): return try parseLiteral(text, as: .decimal, version: version)
+        case UInt8(ascii: "d"), UInt8(ascii: "D"): return try parseLiteral(text, as: .double, version: version)
+        case UInt8(ascii: "f"), UInt8(ascii: "F"): return try parseLiteral(text, as: .single, version: version)
         default: break
         }
         if bytes.contains(UInt8(ascii: "e")) || bytes.contains(UInt8(ascii: "E")) {
@@ -198,8 +210,9 @@ extension ODataValue {
 
     private static func binaryPayload(_ prefix: String, _ body: String, _ text: String, _ version: ODataVersion) throws(ODataError) -> [UInt8] {
         switch prefix.lowercased() {
-        case "x": return try BinaryTextCodec.decodeHex(body)
+        case "x" where version == .v2: return try BinaryTextCodec.decodeHex(body)
         case "binary" where version == .v2: return try BinaryTextCodec.decodeHex(body)
+        case "x": throw .valueInvalidLiteral(text, "X'…' is a V2 literal; parse with version .v2")
         case "binary": return try BinaryTextCodec.decodeBase64(body, allowStandard: false, allowURL: true)
         default: throw .valueInvalidLiteral(text, "expected binary'…' or X'…'")
         }

@@ -25,6 +25,7 @@ import Testing
         #expect(try infer("07:16:23") == .timeOfDay(try EdmTimeOfDay(hour: 7, minute: 16, second: 23)))
         #expect(try infer("duration'P1D'") == .duration(try EdmDuration(seconds: 86_400)))
         #expect(try infer("P1D") == .duration(try EdmDuration(seconds: 86_400)))
+        #expect(try ODataValue.parseLiteral("'P1D'", as: .duration) == .duration(try EdmDuration(seconds: 86_400)))
         #expect(try infer("-P1DT2H3M4.5S") == .duration(try EdmDuration(isNegative: true, seconds: 93_784, picoseconds: 500_000_000_000)))
         #expect(try infer("01234567-89ab-cdef-0123-456789ABCDEF").kind == .guid)
         #expect(try infer("binary'T0RhdGE'") == .binary(Array("OData".utf8)))
@@ -33,6 +34,7 @@ import Testing
     }
 
     @Test func v2FormsParse() throws {
+        func infer(_ text: String) throws -> ODataValue { try ODataValue.inferLiteral(text, version: .v2) }
         let datetime = try infer("datetime'2012-12-03T07:16'")
         #expect(datetime == .dateTimeOffset(try EdmDateTimeOffset(parsing: "2012-12-03T07:16:00Z")))
         #expect(try infer("datetimeoffset'2012-12-03T07:16:23+02:00'").kind == .dateTimeOffset)
@@ -45,7 +47,15 @@ import Testing
         #expect(try infer("1.5f") == .single(1.5))
         #expect(try infer("X'0A1B'") == .binary([0x0A, 0x1B]))
         #expect(try ODataValue.inferLiteral("binary'0A1B'", version: .v2) == .binary([0x0A, 0x1B]))
-        #expect(try ODataValue.parseLiteral("time'PT13H20M00S'", as: .timeOfDay) == .timeOfDay(try EdmTimeOfDay(hour: 13, minute: 20)))
+        #expect(try ODataValue.parseLiteral("time'PT13H20M00S'", as: .timeOfDay, version: .v2)
+            == .timeOfDay(try EdmTimeOfDay(hour: 13, minute: 20)))
+        // V4 mode rejects the V2-only forms, as the 4.01 ABNF does.
+        for text in ["X'0A1B'", "datetime'2012-12-03T07:16'", "guid'01234567-89ab-cdef-0123-456789abcdef'", "123L",
+                     "1.5M", "1.5d", "1.5f", "time'PT13H20M'"] {
+            #expect(throws: ODataError.self, "\(text)") { try ODataValue.inferLiteral(text) }
+        }
+        #expect(throws: ODataError.self) { try ODataValue.parseLiteral("5L", as: .int64) }
+        #expect(throws: ODataError.self) { try ODataValue.parseLiteral("X'0A'", as: .binary) }
     }
 
     @Test func typedParsingWidensIntegersAndKeepsDecimalScale() throws {
@@ -115,8 +125,9 @@ import Testing
         ("binary'T0RhdGF'", .binary, "invalidBinary"),
         ("binary'T'", .binary, "invalidBinary"),
         ("binary'ü'", .binary, "invalidBinary"),
-        ("X'0A1'", .binary, "invalidBinary"),
-        ("X'0G'", .binary, "invalidBinary"),
+        ("X'0A'", .binary, "invalidLiteral"),
+        ("binary'0A1B+/'", .binary, "invalidBinary"),
+        ("+P1D", .duration, "invalidLiteral"),
         ("01234567-89ab-cdef-0123-456789abcdeg", .guid, "invalidGuid"),
         ("01234567-89ab-cdef-0123456789abcdef", .guid, "invalidGuid"),
         ("yes", .boolean, "invalidLiteral"),
@@ -137,6 +148,15 @@ import Testing
             #expect((1300...1399).contains(error.code))
             #expect(error.message.contains(text), "message names the text: \(error.message)")
         }
+    }
+
+    @Test func malformedV2Literals() {
+        for text in ["X'0A1'", "X'0G'", "binary'0G'"] {
+            #expect(throws: ODataError.self, "\(text)") { try ODataValue.parseLiteral(text, as: .binary, version: .v2) }
+        }
+        #expect(throws: ODataError.self) { try ODataValue.parseLiteral("datetime'2012-02-30T00:00'", as: .dateTimeOffset, version: .v2) }
+        #expect(throws: ODataError.self) { try ODataValue.parseLiteral("time'PT24H'", as: .timeOfDay, version: .v2) }
+        #expect(throws: ODataError.self) { try ODataValue.parseLiteral("128L", as: .sbyte, version: .v2) }
     }
 
     @Test func unknownPrefixesAndGarbageAreRejectedByInference() {
