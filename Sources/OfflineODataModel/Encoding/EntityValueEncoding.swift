@@ -44,10 +44,11 @@ enum EntityValueEncoding {
         case .dateTimeOffset(let v):
             out.append(tagDateTimeOffset)
             out.appendZigZagLEB128(v.utcSeconds)
-            out.appendLEB128(UInt64(v.picoseconds))
+            out.appendLEB128(UInt64(v.picoseconds) << 1 | (v.isLeapSecond ? 1 : 0))
             out.appendZigZagLEB128(Int64(v.offsetMinutes))
         case .timeOfDay(let v):
-            out.append(tagTimeOfDay); out.appendLEB128(UInt64(v.secondsSinceMidnight)); out.appendLEB128(UInt64(v.picoseconds))
+            out.append(tagTimeOfDay); out.appendLEB128(UInt64(v.secondsSinceMidnight))
+            out.appendLEB128(UInt64(v.picoseconds) << 1 | (v.isLeapSecond ? 1 : 0))
         case .duration(let v):
             out.append(tagDuration); out.append(v.isNegative ? 1 : 0)
             out.appendLEB128(v.seconds); out.appendLEB128(UInt64(v.picoseconds))
@@ -123,18 +124,21 @@ enum EntityValueEncoding {
             })
         case tagDateTimeOffset:
             let seconds = try reader.zigzag()
-            let picos = try reader.varint()
+            let picosAndLeap = try reader.varint()
             let offset = try reader.zigzag()
+            let picos = picosAndLeap >> 1
             guard picos < 1_000_000_000_000, offset.magnitude < 1440 else { throw reader.invalid("date/time fields") }
             return .dateTimeOffset(try OrderedKeyEncoding.wrap(reader) { () throws(ODataError) in
-                try EdmDateTimeOffset(utcSeconds: seconds, picoseconds: Int64(picos), offsetMinutes: Int(offset))
+                try EdmDateTimeOffset(utcSeconds: seconds, picoseconds: Int64(picos), offsetMinutes: Int(offset),
+                                      leapSecond: picosAndLeap & 1 == 1)
             })
         case tagTimeOfDay:
             let seconds = try reader.varint()
-            let picos = try reader.varint()
+            let picosAndLeap = try reader.varint()
+            let picos = picosAndLeap >> 1
             guard seconds < 86_400, picos < 1_000_000_000_000 else { throw reader.invalid("time fields") }
             return .timeOfDay(try OrderedKeyEncoding.wrap(reader) { () throws(ODataError) in
-                try EdmTimeOfDay(secondsSinceMidnight: Int64(seconds), picoseconds: Int64(picos))
+                try EdmTimeOfDay(secondsSinceMidnight: Int64(seconds), picoseconds: Int64(picos), leapSecond: picosAndLeap & 1 == 1)
             })
         case tagDuration:
             let sign = try reader.byte()

@@ -21,16 +21,20 @@ extension OrderedKeyEncoding {
             return .date(try wrap(reader) { () throws(ODataError) in try EdmDate(year: Int(year), month: month, day: day) })
         case tagDateTimeOffset:
             let seconds = unflip(try reader.bigEndian(8), bits: 64)
+            let leap = try reader.byte()
+            guard leap <= 1 else { throw reader.invalid("leap-second flag") }
             let picos = Int64(try reader.bigEndian(5))
             let offset = unflip(try reader.bigEndian(2), bits: 16)
             return .dateTimeOffset(try wrap(reader) { () throws(ODataError) in
-                try EdmDateTimeOffset(utcSeconds: seconds, picoseconds: picos, offsetMinutes: Int(offset))
+                try EdmDateTimeOffset(utcSeconds: seconds, picoseconds: picos, offsetMinutes: Int(offset), leapSecond: leap == 1)
             })
         case tagTimeOfDay:
             let seconds = Int64(try reader.bigEndian(3))
+            let leap = try reader.byte()
+            guard leap <= 1 else { throw reader.invalid("leap-second flag") }
             let picos = Int64(try reader.bigEndian(5))
             return .timeOfDay(try wrap(reader) { () throws(ODataError) in
-                try EdmTimeOfDay(secondsSinceMidnight: seconds, picoseconds: picos)
+                try EdmTimeOfDay(secondsSinceMidnight: seconds, picoseconds: picos, leapSecond: leap == 1)
             })
         case tagDuration:
             let signByte = try reader.byte()

@@ -77,11 +77,13 @@ public enum OrderedKeyEncoding {
         case .dateTimeOffset(let v):
             out.append(tagDateTimeOffset)
             out.appendBigEndianUInt(flip(v.utcSeconds, bits: 64), 8)
+            out.append(v.isLeapSecond ? 1 : 0)
             out.appendBigEndianUInt(UInt64(v.picoseconds), 5)
             out.appendBigEndianUInt(flip(Int64(v.offsetMinutes), bits: 16), 2)
         case .timeOfDay(let v):
             out.append(tagTimeOfDay)
             out.appendBigEndianUInt(UInt64(v.secondsSinceMidnight), 3)
+            out.append(v.isLeapSecond ? 1 : 0)
             out.appendBigEndianUInt(UInt64(v.picoseconds), 5)
         case .duration(let v):
             out.append(tagDuration)

@@ -19,8 +19,9 @@ public struct EdmDateTimeOffset: Sendable, Hashable, Comparable, CustomStringCon
         self.offsetMinutes = offsetMinutes
     }
 
-    /// The instant `utcSeconds` (+ `picoseconds`) after 1970-01-01T00:00:00Z, shown at `offsetMinutes`.
-    public init(utcSeconds: Int64, picoseconds: Int64 = 0, offsetMinutes: Int = 0) throws(ODataError) {
+    /// The instant `utcSeconds` (+ `picoseconds`) after 1970-01-01T00:00:00Z, shown at
+    /// `offsetMinutes`; `leapSecond` turns that second (a :59) into the leap second :60 after it.
+    public init(utcSeconds: Int64, picoseconds: Int64 = 0, offsetMinutes: Int = 0, leapSecond: Bool = false) throws(ODataError) {
         guard offsetMinutes.magnitude < 24 * 60 else {
             throw .valueInvalidDateTime(String(utcSeconds), "offset \(offsetMinutes) minutes is beyond ±23:59")
         }
@@ -32,7 +33,7 @@ public struct EdmDateTimeOffset: Sendable, Hashable, Comparable, CustomStringCon
         let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
         let secondOfDay = local - days * 86_400
         self.date = try EdmDate(daysSinceEpoch: days)
-        self.time = try EdmTimeOfDay(secondsSinceMidnight: secondOfDay, picoseconds: picoseconds)
+        self.time = try EdmTimeOfDay(secondsSinceMidnight: secondOfDay, picoseconds: picoseconds, leapSecond: leapSecond)
         self.offsetMinutes = offsetMinutes
     }
 
@@ -61,15 +62,19 @@ public struct EdmDateTimeOffset: Sendable, Hashable, Comparable, CustomStringCon
     }
 
     /// Seconds from 1970-01-01T00:00:00Z to this instant (whole seconds; see `picoseconds`).
+    /// A leap second counts as the second before it, flagged by `isLeapSecond`.
     public var utcSeconds: Int64 {
         date.daysSinceEpoch * 86_400 + time.secondsSinceMidnight - Int64(offsetMinutes) * 60
     }
 
     public var picoseconds: Int64 { time.picoseconds }
 
+    public var isLeapSecond: Bool { time.isLeapSecond }
+
     /// The same instant shown in UTC.
     public var utc: EdmDateTimeOffset {
-        (try? EdmDateTimeOffset(utcSeconds: utcSeconds, picoseconds: picoseconds, offsetMinutes: 0)) ?? self
+        (try? EdmDateTimeOffset(utcSeconds: utcSeconds, picoseconds: picoseconds, offsetMinutes: 0,
+                                 leapSecond: isLeapSecond)) ?? self
     }
 
     /// `Z` for UTC, otherwise `±hh:mm`.
@@ -82,20 +87,24 @@ public struct EdmDateTimeOffset: Sendable, Hashable, Comparable, CustomStringCon
     /// `YYYY-MM-DDThh:mm:ss[.f…](Z|±hh:mm)` (the OData literal and JSON form).
     public var description: String { "\(date)T\(time)\(offsetText)" }
 
+    /// (seconds, leap flag, picoseconds): a leap second sorts after :59.999… and before :00.
+    private var instantKey: (Int64, Int, Int64) { (utcSeconds, isLeapSecond ? 1 : 0, picoseconds) }
+
     public func isIdentical(to other: EdmDateTimeOffset) -> Bool {
         date == other.date && time == other.time && offsetMinutes == other.offsetMinutes
     }
 
     public static func == (lhs: EdmDateTimeOffset, rhs: EdmDateTimeOffset) -> Bool {
-        lhs.utcSeconds == rhs.utcSeconds && lhs.picoseconds == rhs.picoseconds
+        lhs.instantKey == rhs.instantKey
     }
 
     public static func < (lhs: EdmDateTimeOffset, rhs: EdmDateTimeOffset) -> Bool {
-        (lhs.utcSeconds, lhs.picoseconds) < (rhs.utcSeconds, rhs.picoseconds)
+        lhs.instantKey < rhs.instantKey
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(utcSeconds)
+        hasher.combine(isLeapSecond)
         hasher.combine(picoseconds)
     }
 }

@@ -26,13 +26,13 @@ extension EdmGeo {
     public init(literal text: String, as kind: EdmPrimitiveKind) throws(ODataError) {
         guard kind.isGeo else { throw .valueInvalidFields("\(kind.rawValue) is not a geography or geometry kind") }
         let geography = kind.rawValue.hasPrefix("Edm.Geography")
-        guard let quotedStringLiteral = try ODataValue.splitQuotedLiteral(text),
-              quotedStringLiteral.prefix.lowercased() == (geography ? "geography" : "geometry") else {
+        guard let quoted = try ODataValue.splitQuotedLiteral(text),
+              quoted.prefix.lowercased() == (geography ? "geography" : "geometry") else {
             throw .valueInvalidLiteral(text, "expected \(geography ? "geography" : "geometry")'SRID=…;…'")
         }
         let parsed: (srid: Int, shape: GeoShape)
         do {
-            parsed = try GeoShape.parseWKT(quotedStringLiteral.body)
+            parsed = try GeoShape.parseWKT(quoted.body)
         } catch {
             throw .valueInvalidLiteral(text, error.message)
         }

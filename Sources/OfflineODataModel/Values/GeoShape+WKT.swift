@@ -34,7 +34,7 @@ extension GeoShape {
         case "multilinestring":
             return .multiLineString(try list(&scanner) { (s: inout LiteralScanner) throws(ODataError) in try positions(&s, minimum: 2) })
         case "multipolygon": return .multiPolygon(try list(&scanner) { (s: inout LiteralScanner) throws(ODataError) in try polygonData(&s) })
-        case "collection":
+        case "geometrycollection", "collection": // 4.01 ABNF: GeometryCollection; 4.0: Collection
             return .collection(try list(&scanner, allowEmpty: false) { (s: inout LiteralScanner) throws(ODataError) in
                 try literal(&s, depth: depth + 1)
             })

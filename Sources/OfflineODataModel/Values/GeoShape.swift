@@ -70,7 +70,7 @@ indirect enum GeoShape: Equatable {
             return "MultiLineString(" + lines.map { "(" + $0.map(Self.wkt).joined(separator: ",") + ")" }.joined(separator: ",") + ")"
         case .multiPolygon(let polygons):
             return "MultiPolygon(" + polygons.map { "(" + Self.wktRings($0) + ")" }.joined(separator: ",") + ")"
-        case .collection(let shapes): return "Collection(" + shapes.map(\.wkt).joined(separator: ",") + ")"
+        case .collection(let shapes): return "GeometryCollection(" + shapes.map(\.wkt).joined(separator: ",") + ")"
         }
     }
 

@@ -129,7 +129,7 @@ extension ODataValue {
     /// `/Date(ms)/`, or `/Date(ms±mmmm)/` for a non-UTC offset; nil when it would lose precision.
     static func v2DateText(_ value: EdmDateTimeOffset) -> String? {
         let picosPerMilli: Int64 = 1_000_000_000
-        guard value.picoseconds % picosPerMilli == 0 else { return nil }
+        guard value.picoseconds % picosPerMilli == 0, !value.isLeapSecond else { return nil }
         let (scaled, overflow1) = value.utcSeconds.multipliedReportingOverflow(by: 1000)
         let (millis, overflow2) = scaled.addingReportingOverflow(value.picoseconds / picosPerMilli)
         guard !overflow1, !overflow2 else { return nil }

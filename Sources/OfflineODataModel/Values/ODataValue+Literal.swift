@@ -153,12 +153,17 @@ extension ODataValue {
         return .decimal(decimal)
     }
 
-    /// Parses `Ns.Type'Member'`, `Ns.Type'A,B'` or `Ns.Type'3'`.
-    public static func parseEnumLiteral(_ text: String) throws(ODataError) -> EdmEnumValue {
-        guard let quotedStringLiteral = try splitQuotedLiteral(text), EdmEnumValue.isQualifiedName(quotedStringLiteral.prefix) else {
+    /// Parses `Ns.Type'Member'`, `Ns.Type'A,B'`, `Ns.Type'3'`, or (4.01) the type-less `'A,B'`,
+    /// which takes `typeName` (the type the context expects) when given.
+    public static func parseEnumLiteral(_ text: String, typeName: String? = nil) throws(ODataError) -> EdmEnumValue {
+        guard let quoted = try splitQuotedLiteral(text),
+              quoted.prefix.isEmpty || EdmEnumValue.isQualifiedName(quoted.prefix) else {
             throw .valueInvalidLiteral(text, "expected Namespace.EnumType'Member'")
         }
-        return try EdmEnumValue(typeName: quotedStringLiteral.prefix, memberText: quotedStringLiteral.body)
+        if let typeName, !quoted.prefix.isEmpty, quoted.prefix != typeName {
+            throw .valueInvalidLiteral(text, "expected a value of \(typeName)")
+        }
+        return try EdmEnumValue(typeName: quoted.prefix.isEmpty ? typeName : quoted.prefix, memberText: quoted.body)
     }
 
     // MARK: pieces

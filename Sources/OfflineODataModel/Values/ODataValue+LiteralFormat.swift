@@ -47,9 +47,10 @@ extension ODataValue {
         return value.description
     }
 
-    /// V2 `Edm.Time` text: `PT13H20M05S`, `PT07H00M00.5S`.
+    /// V2 `Edm.Time` text: `PT13H20M05S`, `PT07H00M00.5S` (a leap second keeps `hh:mm:60`).
     static func v2TimeText(_ value: EdmTimeOfDay) -> String {
-        "PT" + ValueText.zeroPadded(value.hour, 2) + "H" + ValueText.zeroPadded(value.minute, 2) + "M" + ValueText.zeroPadded(value.second, 2)
-            + ValueText.fractionText(value.picoseconds) + "S"
+        if value.isLeapSecond { return value.description }
+        return "PT" + ValueText.zeroPadded(value.hour, 2) + "H" + ValueText.zeroPadded(value.minute, 2) + "M"
+            + ValueText.zeroPadded(value.second, 2) + ValueText.fractionText(value.picoseconds) + "S"
     }
 }

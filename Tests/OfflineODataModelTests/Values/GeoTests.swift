@@ -36,7 +36,7 @@ import Testing
         let collection = try ODataValue.parseLiteral(
             "geography'srid=4326;Collection(Point(1 2),MultiPoint(),MultiLineString((1 2,3 4)))'", as: .geography)
         #expect(collection.kind == .geographyCollection)
-        #expect(try collection.literal() == "geography'SRID=4326;Collection(Point(1 2),MultiPoint(),MultiLineString((1 2,3 4)))'")
+        #expect(try collection.literal() == "geography'SRID=4326;GeometryCollection(Point(1 2),MultiPoint(),MultiLineString((1 2,3 4)))'")
     }
 
     @Test func geoJSONFromTheJSONLayerFormatsAsALiteral() throws {

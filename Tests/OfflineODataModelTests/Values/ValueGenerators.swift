@@ -59,7 +59,7 @@ enum ValueGen {
             try? EdmDate(year: year, month: month, day: min(day, OfflineODataModel.ProlepticCalendar.daysInMonth(year, month)))
         }
 
-    static let time = zip(Gen.int(in: 0...23), Gen.int(in: 0...59), Gen.int(in: 0...59), picoseconds)
+    static let time = zip(Gen.int(in: 0...23), Gen.int(in: 0...59), Gen.int(in: 0...60), picoseconds)
         .compactMap { h, m, s, p in try? EdmTimeOfDay(hour: h, minute: m, second: s, picoseconds: p) }
 
     static let dateTimeOffset = zip(date, time, Gen.int(in: -1439...1439), Gen.bool)
