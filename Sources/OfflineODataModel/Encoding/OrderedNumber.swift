@@ -114,7 +114,13 @@ enum OrderedNumber {
             case classNegativeInfinity: double = -.infinity
             case classPositiveInfinity: double = .infinity
             case classZero: double = flag == 1 ? -0.0 : 0.0
-            default: double = exact.doubleValue
+            default:
+                double = exact.doubleValue
+                // Only the exact expansion of a binary value is canonical.
+                let expected = kind == kindSingle ? EdmDecimal(exactly: Double(Float(double))) : EdmDecimal(exactly: double)
+                guard let expected, expected.isIdentical(to: exact) else {
+                    throw reader.invalid("digits are not the exact value of a \(kind == kindSingle ? "Single" : "Double")")
+                }
             }
             if kind == kindSingle {
                 let single = isFinite && valueClass != classZero ? Float(exact.description) ?? .nan : Float(double)
@@ -134,15 +140,19 @@ enum OrderedNumber {
         let low = try reader.byte() ^ mask
         let exponent = Int(OrderedKeyEncoding.unflip(UInt64(high) << 8 | UInt64(low), bits: 16))
         var digits: [UInt8] = []
+        var pairs = 0
         while true {
             let byte = try reader.byte() ^ mask
             if byte == 0 { break }
             guard byte <= 100 else { throw reader.invalid("digit pair byte \(byte)") }
             digits += [(byte - 1) / 10, (byte - 1) % 10]
+            pairs += 1
             guard digits.count <= EdmDecimal.maxDigits + 2 else { throw reader.invalid("too many digits") }
         }
         while digits.last == 0 { digits.removeLast() }
         guard digits.first.map({ $0 != 0 }) == true else { throw reader.invalid("number without a leading digit") }
+        // Canonical form only: no pair of trailing zeros (one byte string per value).
+        guard digits.count >= 2 * pairs - 1 else { throw reader.invalid("digit pairs end in zeros") }
         var scale = digits.count - exponent
         if scale < 0 {
             digits += [UInt8](repeating: 0, count: -scale)

@@ -1,5 +1,5 @@
 /// Errors raised by the value layer (codes 1300–1399) and the key/encoding layer (1400–1499).
-/// The names and codes are stable; docs/EntityEncoding.md lists the encoding ones.
+/// The names and codes are stable; docs/EntityEncoding.md §4 lists them all.
 extension ODataError {
     // MARK: values and literals (1300–1399)
 

@@ -95,6 +95,19 @@ func keyByteOrder(_ a: [UInt8], _ b: [UInt8]) -> Int {
         for index in 1..<encoded.count { #expect(keyByteOrder(encoded[index - 1], encoded[index]) == -1, "\(values[index])") }
     }
 
+    /// Whatever decodes re-encodes to the same bytes, so one value never has two keys.
+    @Test func decodingAcceptsOnlyCanonicalBytes() async {
+        await propertyCheck(count: 3000, input: ValueGen.primitiveOrNull, Gen.int(in: 0...100), Gen.uint8()) { value, position, byte in
+            var bytes = try OrderedKeyEncoding.encode([value])
+            bytes[position % bytes.count] = byte
+            guard let decoded = try? OrderedKeyEncoding.decode(bytes) else { return }
+            #expect(try OrderedKeyEncoding.encode(decoded) == bytes, "\(value) mutated → \(decoded)")
+        }
+        // A double whose digits are not an exact binary value, and digit pairs ending in "00".
+        #expect(throws: ODataError.self) { try OrderedKeyEncoding.decode([0x20, 0x04, 0x80, 0x01, 0x0C, 0x00, 0x08, 0x00]) }
+        #expect(throws: ODataError.self) { try OrderedKeyEncoding.decode([0x20, 0x04, 0x80, 0x01, 0x0B, 0x01, 0x00, 0x04]) }
+    }
+
     @Test func complexValuesAreNotKeys() {
         #expect(throws: ODataError.self) { try OrderedKeyEncoding.encode([.collection([.int32(1)])]) }
     }
