@@ -72,7 +72,9 @@ extension ODataValue {
     }
 
     /// A JSON `true`/`false` as a value of `kind` (Edm.Boolean or untyped).
-    public static func fromJSONBool(_ value: Bool, as kind: EdmPrimitiveKind) throws(ODataError) -> ODataValue {
+    public static func fromJSONBool(
+        _ value: Bool, as kind: EdmPrimitiveKind, version: ODataVersion = .v4
+    ) throws(ODataError) -> ODataValue {
         guard kind == .boolean || kind == .untyped else {
             throw .valueJSONTypeMismatch(value ? "true" : "false", kind.rawValue)
         }
