@@ -89,6 +89,14 @@ final class Block: @unchecked Sendable {
         return Array(data[s..<(s + len)])
     }
 
+    /// nil for a tombstone.
+    @inline(__always) func valueRange(_ i: Int) -> Range<Int>? {
+        let len = Int(layout[4 * i + 3])
+        guard len >= 0 else { return nil }
+        let s = Int(layout[4 * i + 2])
+        return s..<(s + len)
+    }
+
     func isTombstone(_ i: Int) -> Bool { layout[4 * i + 3] < 0 }
 
     func valueLength(_ i: Int) -> Int { max(0, Int(layout[4 * i + 3])) }
@@ -137,15 +145,29 @@ struct BlockBuilder {
     var isEmpty: Bool { offsets.isEmpty }
     var estimatedSize: Int { bytes.count + offsets.count * 4 + 4 }
 
+    /// Where the last added key sits in `bytes`.
+    private(set) var lastKeyRange: Range<Int> = 0..<0
+
+    @inline(__always) private mutating func appendVarint(_ value: UInt64) {
+        var v = value
+        while v >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        bytes.append(UInt8(v))
+    }
+
     mutating func addLeaf(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?) {
         offsets.append(UInt32(bytes.count))
-        var w = ByteWriter()
-        w.varint(UInt64(key.count))
-        w.varint(value.map { UInt64($0.count) + 1 } ?? 0)
-        bytes.append(contentsOf: w.bytes)
+        appendVarint(UInt64(key.count))
+        appendVarint(value.map { UInt64($0.count) + 1 } ?? 0)
+        let keyStart = bytes.count
         bytes.append(contentsOf: key)
+        lastKeyRange = keyStart..<bytes.count
         if let value { bytes.append(contentsOf: value) }
     }
+
+    var lastKey: [UInt8] { Array(bytes[lastKeyRange]) }
 
     mutating func addIndex(lastKey: [UInt8], childOffset: UInt64, childLength: Int) {
         offsets.append(UInt32(bytes.count))

@@ -24,8 +24,8 @@ struct BloomFilter: Sendable {
 
     var byteSize: Int { words.count * 8 }
 
-    mutating func insert(_ key: [UInt8]) {
-        let h = key.withUnsafeBytes { Self.hash($0) }
+    mutating func insert(_ key: UnsafeRawBufferPointer) {
+        let h = Self.hash(key)
         let m = UInt64(words.count * 64)
         var a = h & 0xFFFF_FFFF, b = (h >> 32) | 1
         for _ in 0..<Self.probes {

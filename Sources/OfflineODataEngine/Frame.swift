@@ -5,6 +5,8 @@ struct FrameCodec: Sendable {
     let cipher: FileCipher?
     let compress: Bool
     let fileName: String
+    /// LZ4 acceleration (1 = default ratio; logs use a faster setting).
+    var acceleration: Int32 = 1
 
     struct Header {
         var payloadLength: Int
@@ -26,7 +28,7 @@ struct FrameCodec: Sendable {
 
     /// Encodes `raw` as a frame that will be written at `offset`; appends to `out`.
     func encode(kind: FrameKind, raw: UnsafeRawBufferPointer, offset: UInt64, into out: inout [UInt8]) {
-        let compressed = compress ? LZ4.compress(raw) : nil
+        let compressed = compress ? LZ4.compress(raw, acceleration: acceleration) : nil
         let flags: UInt8 = compressed == nil ? 0 : 1
         let bodyCount = (compressed?.count ?? raw.count) + (cipher == nil ? 0 : FileCipher.overhead)
         let start = out.count
@@ -48,8 +50,11 @@ struct FrameCodec: Sendable {
             }
         }
         if let compressed { compressed.withUnsafeBytes { emit($0) } } else { emit(raw) }
-        let crc = out.withUnsafeBytes { CRC32C.update(0, UnsafeRawBufferPointer(rebasing: $0[payloadStart...])) }
-        for i in 0..<4 { out[start + 16 + i] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * i)) }
+        // Sealed payloads are authenticated by their AEAD tag; the CRC is for unencrypted stores.
+        if cipher == nil {
+            let crc = out.withUnsafeBytes { CRC32C.update(0, UnsafeRawBufferPointer(rebasing: $0[payloadStart...])) }
+            for i in 0..<4 { out[start + 16 + i] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * i)) }
+        }
     }
 
     func encode(kind: FrameKind, raw: [UInt8], offset: UInt64) -> [UInt8] {
@@ -94,7 +99,9 @@ struct FrameCodec: Sendable {
             throw .corrupt("frame truncated (\(frame.count) of \(h.totalLength) bytes)", file: fileName, offset: offset)
         }
         let payload = UnsafeRawBufferPointer(rebasing: frame[Format.frameHeaderSize..<h.totalLength])
-        guard CRC32C.update(0, payload) == h.crc else { throw .corrupt("frame checksum mismatch", file: fileName, offset: offset) }
+        if cipher == nil {
+            guard CRC32C.update(0, payload) == h.crc else { throw .corrupt("frame checksum mismatch", file: fileName, offset: offset) }
+        }
         if let kinds, !kinds.contains(h.kind) {
             throw .corrupt("unexpected frame kind \(h.kind)", file: fileName, offset: offset)
         }

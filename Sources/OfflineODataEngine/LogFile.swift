@@ -61,7 +61,9 @@ final class LogWriter: @unchecked Sendable {  // used only under the engine's wr
         self.fileNumber = fileNumber
         name = FileNames.log(fileNumber)
         let header = keys.newHeader(type: .log, fileNumber: fileNumber)
-        codec = keys.codec(for: header, fileName: name, compress: compress)
+        var codec = keys.codec(for: header, fileName: name, compress: compress)
+        codec.acceleration = 8
+        self.codec = codec
         file = try fs.create(directory + "/" + name)
         let bytes = header.encoded()
         try file.write(bytes, at: 0)

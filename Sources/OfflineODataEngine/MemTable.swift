@@ -130,12 +130,21 @@ final class MemNode {
     }
 }
 
-/// Bidirectional cursor over a memtable snapshot.
-struct MemCursor {
+/// Bidirectional cursor over a memtable snapshot (a class, so stepping never copies its path).
+final class MemCursor {
     private let root: MemNode
     private var path: [(node: MemNode, index: Int)] = []
 
     init(root: MemNode) { self.root = root }
+
+    func withKey<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try path[path.count - 1].node.keys[path[path.count - 1].index].withUnsafeBytes(body)
+    }
+
+    func withValue<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        guard let v = path[path.count - 1].node.values[path[path.count - 1].index] else { return try body(nil) }
+        return try v.withUnsafeBytes { try body($0) }
+    }
 
     var isValid: Bool {
         guard let last = path.last else { return false }
@@ -146,7 +155,7 @@ struct MemCursor {
     var value: [UInt8]? { path[path.count - 1].node.values[path[path.count - 1].index] }
 
     /// Positions at the first entry ≥ key.
-    mutating func seek(_ key: [UInt8]) {
+    func seek(_ key: [UInt8]) {
         path.removeAll(keepingCapacity: true)
         var node = root
         while !node.isLeaf {
@@ -160,7 +169,7 @@ struct MemCursor {
     }
 
     /// Positions at the last entry ≤ key.
-    mutating func seekForPrev(_ key: [UInt8]) {
+    func seekForPrev(_ key: [UInt8]) {
         seek(key)
         if !isValid {
             seekToLast()
@@ -169,7 +178,7 @@ struct MemCursor {
         if compareBytes(self.key, key) > 0 { previous() }
     }
 
-    mutating func seekToFirst() {
+    func seekToFirst() {
         path.removeAll(keepingCapacity: true)
         var node = root
         while !node.isLeaf {
@@ -180,7 +189,7 @@ struct MemCursor {
         if node.keys.isEmpty { path.removeAll() }
     }
 
-    mutating func seekToLast() {
+    func seekToLast() {
         path.removeAll(keepingCapacity: true)
         var node = root
         while !node.isLeaf {
@@ -191,20 +200,20 @@ struct MemCursor {
         if node.keys.isEmpty { path.removeAll() }
     }
 
-    mutating func next() {
+    func next() {
         guard !path.isEmpty else { return }
         path[path.count - 1].index += 1
         if path[path.count - 1].index >= path[path.count - 1].node.keys.count { advanceLeaf(forward: true) }
     }
 
-    mutating func previous() {
+    func previous() {
         guard !path.isEmpty else { return }
         path[path.count - 1].index -= 1
         if path[path.count - 1].index < 0 { advanceLeaf(forward: false) }
     }
 
     /// Moves to the first (or last) entry of the next (or previous) leaf; empties the path at the end.
-    private mutating func advanceLeaf(forward: Bool) {
+    private func advanceLeaf(forward: Bool) {
         path.removeLast()
         while let top = path.last {
             let next = top.index + (forward ? 1 : -1)

@@ -1,4 +1,5 @@
-/// One ordered source: a memtable or a run.
+/// One ordered source: a memtable or a run. Both cursors are classes, so stepping mutates them
+/// in place.
 enum SourceCursor {
     case mem(MemCursor)
     case run(RunCursor)
@@ -24,95 +25,107 @@ enum SourceCursor {
         }
     }
 
-    mutating func seek(_ key: [UInt8], forward: Bool) throws(EngineError) {
+    @inline(__always) func withKey<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         switch self {
-        case .mem(var c):
-            if forward { c.seek(key) } else { c.seekForPrev(key) }
-            self = .mem(c)
-        case .run(var c):
-            if forward { try c.seek(key) } else { try c.seekForPrev(key) }
-            self = .run(c)
+        case .mem(let c): try c.withKey(body)
+        case .run(let c): try c.withKey(body)
         }
     }
 
-    mutating func step(forward: Bool) throws(EngineError) {
+    @inline(__always) func withValue<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
         switch self {
-        case .mem(var c):
-            if forward { c.next() } else { c.previous() }
-            self = .mem(c)
-        case .run(var c):
-            if forward { try c.next() } else { try c.previous() }
-            self = .run(c)
+        case .mem(let c): try c.withValue(body)
+        case .run(let c): try c.withValue(body)
         }
+    }
+
+    var isTombstone: Bool { withValue { $0 == nil } }
+
+    func seek(_ key: [UInt8], forward: Bool) throws(EngineError) {
+        switch self {
+        case .mem(let c): if forward { c.seek(key) } else { c.seekForPrev(key) }
+        case .run(let c): if forward { try c.seek(key) } else { try c.seekForPrev(key) }
+        }
+    }
+
+    func step(forward: Bool) throws(EngineError) {
+        switch self {
+        case .mem(let c): if forward { c.next() } else { c.previous() }
+        case .run(let c): if forward { try c.next() } else { try c.previous() }
+        }
+    }
+
+    static func compare(_ a: SourceCursor, _ b: SourceCursor) -> Int {
+        a.withKey { ka in b.withKey { kb in compareBytes(ka, kb) } }
     }
 }
 
 /// Merges sources (newest first) into one ordered view: for equal keys the newest source wins,
-/// and tombstones hide older values. Moves in one direction, fixed at creation.
+/// and tombstones hide older values. Moves in one direction, fixed at creation. Keys and values
+/// can be borrowed (`withKey`/`withValue`) without copying.
 struct MergeCursor {
-    private var sources: [SourceCursor]
-    private var keys: [[UInt8]?]
+    private let sources: [SourceCursor]
+    private var valid: [Bool]
+    private var best = -1
     let forward: Bool
     /// Include tombstones (compaction needs them; readers do not).
     let includeTombstones: Bool
-    private(set) var key: [UInt8] = []
-    private(set) var value: [UInt8]?
-    private(set) var isValid = false
 
     init(sources: [SourceCursor], forward: Bool, includeTombstones: Bool = false) {
         self.sources = sources
-        self.keys = Array(repeating: nil, count: sources.count)
+        self.valid = Array(repeating: false, count: sources.count)
         self.forward = forward
         self.includeTombstones = includeTombstones
     }
 
+    var isValid: Bool { best >= 0 }
+    /// A copy of the current key.
+    var key: [UInt8] { sources[best].key }
+    /// A copy of the current value; nil for a tombstone.
+    var value: [UInt8]? { sources[best].value }
+    func withKey<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try sources[best].withKey(body) }
+    func withValue<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R { try sources[best].withValue(body) }
+
     mutating func seek(_ target: [UInt8]) throws(EngineError) {
         for i in sources.indices {
             try sources[i].seek(target, forward: forward)
-            keys[i] = sources[i].isValid ? sources[i].key : nil
+            valid[i] = sources[i].isValid
         }
         try settle()
     }
 
     mutating func next() throws(EngineError) {
-        guard isValid else { return }
-        let current = key
-        for i in sources.indices where keys[i] == current {
-            try sources[i].step(forward: forward)
-            keys[i] = sources[i].isValid ? sources[i].key : nil
-        }
+        guard best >= 0 else { return }
+        try advancePastCurrent()
         try settle()
     }
 
-    /// Finds the next visible entry at or after the sources' positions.
+    /// Steps every source positioned at the current key (the winner and the versions it shadows).
+    private mutating func advancePastCurrent() throws(EngineError) {
+        let current = sources[best]
+        for i in sources.indices where i != best && valid[i] && SourceCursor.compare(sources[i], current) == 0 {
+            try sources[i].step(forward: forward)
+            valid[i] = sources[i].isValid
+        }
+        try current.step(forward: forward)
+        valid[best] = current.isValid
+    }
+
+    /// Picks the next visible entry at or after the sources' positions.
     private mutating func settle() throws(EngineError) {
         while true {
-            var best = -1
-            for i in sources.indices {
-                guard let k = keys[i] else { continue }
+            best = -1
+            for i in sources.indices where valid[i] {
                 if best < 0 {
                     best = i
-                } else if let bk = keys[best] {
-                    let c = compareBytes(k, bk)
-                    if forward ? c < 0 : c > 0 { best = i }
+                    continue
                 }
+                let c = SourceCursor.compare(sources[i], sources[best])
+                if forward ? c < 0 : c > 0 { best = i }
             }
-            guard best >= 0, let bestKey = keys[best] else {
-                isValid = false
-                return
-            }
-            let v = sources[best].value
-            if v != nil || includeTombstones {
-                key = bestKey
-                value = v
-                isValid = true
-                return
-            }
-            // A tombstone: skip this key in every source.
-            for i in sources.indices where keys[i] == bestKey {
-                try sources[i].step(forward: forward)
-                keys[i] = sources[i].isValid ? sources[i].key : nil
-            }
+            guard best >= 0 else { return }
+            if includeTombstones || !sources[best].isTombstone { return }
+            try advancePastCurrent()
         }
     }
 }

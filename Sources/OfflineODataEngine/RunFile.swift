@@ -96,19 +96,21 @@ final class RunWriter: @unchecked Sendable {  // owned by one flush at a time
 
     /// Adds the next entry; keys must arrive strictly increasing. `value == nil` is a tombstone.
     func add(key: [UInt8], value: [UInt8]?) throws(EngineError) {
-        if info.entryCount == 0 { info.minKey = key }
+        let r: Result<Void, EngineError> = key.withUnsafeBytes { k in
+            guard let value else { return Result { () throws(EngineError) in try add(key: k, value: nil) } }
+            return value.withUnsafeBytes { v in Result { () throws(EngineError) in try add(key: k, value: v) } }
+        }
+        try r.get()
+    }
+
+    /// Borrowed form of `add` (no copies of key or value).
+    func add(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?) throws(EngineError) {
+        if info.entryCount == 0 { info.minKey = Array(key) }
         info.entryCount += 1
         info.rawBytes += UInt64(key.count + (value?.count ?? 0))
         if value == nil { info.tombstoneCount += 1 }
         filter.insert(key)
-        key.withUnsafeBytes { k in
-            if let value {
-                value.withUnsafeBytes { leaf.addLeaf(key: k, value: $0) }
-            } else {
-                leaf.addLeaf(key: k, value: nil)
-            }
-        }
-        lastKey = key
+        leaf.addLeaf(key: key, value: value)
         if leaf.estimatedSize >= blockSize { try flushLeaf() }
     }
 
@@ -130,6 +132,7 @@ final class RunWriter: @unchecked Sendable {  // owned by one flush at a time
 
     private func flushLeaf() throws(EngineError) {
         guard !leaf.isEmpty else { return }
+        lastKey = leaf.lastKey
         let (offset, length) = try emit(kind: .runLeaf, raw: leaf.finish())
         info.leafCount += 1
         try addToIndex(level: 0, lastKey: lastKey, offset: offset, length: length)
@@ -304,13 +307,24 @@ final class RunFile: @unchecked Sendable {
     }
 }
 
-/// Bidirectional cursor over a run.
-struct RunCursor {
+/// Bidirectional cursor over a run (a class, so stepping never copies its path).
+final class RunCursor {
     let run: RunFile
     /// From the root (index 0) down to the leaf.
     private var path: [(block: Block, index: Int)] = []
 
     init(run: RunFile) { self.run = run }
+
+    func withKey<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let (block, i) = path[path.count - 1]
+        return try block.data.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[block.keyRange(i)])) }
+    }
+
+    func withValue<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        let (block, i) = path[path.count - 1]
+        guard let range = block.valueRange(i) else { return try body(nil) }
+        return try block.data.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
 
     var isValid: Bool {
         guard let last = path.last, path.count == run.info.height else { return false }
@@ -326,7 +340,7 @@ struct RunCursor {
         try run.block(at: pointer.offset, length: pointer.length, leaf: depth == run.info.height - 1)
     }
 
-    mutating func seek(_ key: [UInt8]) throws(EngineError) {
+    func seek(_ key: [UInt8]) throws(EngineError) {
         path.removeAll(keepingCapacity: true)
         guard run.info.entryCount > 0 else { return }
         var pointer = run.root
@@ -339,11 +353,11 @@ struct RunCursor {
         }
     }
 
-    mutating func seekToFirst() throws(EngineError) {
+    func seekToFirst() throws(EngineError) {
         try seek(run.info.minKey)
     }
 
-    mutating func seekToLast() throws(EngineError) {
+    func seekToLast() throws(EngineError) {
         path.removeAll(keepingCapacity: true)
         guard run.info.entryCount > 0 else { return }
         var pointer = run.root
@@ -355,16 +369,16 @@ struct RunCursor {
     }
 
     /// Last entry ≤ key.
-    mutating func seekForPrev(_ key: [UInt8]) throws(EngineError) {
+    func seekForPrev(_ key: [UInt8]) throws(EngineError) {
         try seek(key)
         if !isValid { try seekToLast(); return }
-        if self.key.withUnsafeBytes({ k in key.withUnsafeBytes { compareBytes(k, $0) } }) > 0 { try previous() }
+        if withKey({ k in key.withUnsafeBytes { compareBytes(k, $0) } }) > 0 { try previous() }
     }
 
-    mutating func next() throws(EngineError) { try step(1) }
-    mutating func previous() throws(EngineError) { try step(-1) }
+    func next() throws(EngineError) { try step(1) }
+    func previous() throws(EngineError) { try step(-1) }
 
-    private mutating func step(_ delta: Int) throws(EngineError) {
+    private func step(_ delta: Int) throws(EngineError) {
         guard !path.isEmpty else { return }
         var depth = path.count - 1
         path[depth].index += delta

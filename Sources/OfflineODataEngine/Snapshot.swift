@@ -69,6 +69,16 @@ public struct Snapshot: @unchecked Sendable {
         }
     }
 
+    /// Like `scan`, but lends the key and value bytes instead of copying them: no allocation per
+    /// entry. The buffers are valid only during the call.
+    public func forEach(in tree: Tree, from start: [UInt8]? = nil, to end: [UInt8]? = nil, reverse: Bool = false,
+                        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool) throws {
+        var c = try cursor(in: tree, from: start, to: end, reverse: reverse)
+        while try c.advance() {
+            if try !c.withCurrent(body) { return }
+        }
+    }
+
     /// Entries whose key starts with `prefix`.
     public func scan(in tree: Tree, prefix: [UInt8], reverse: Bool = false,
                      _ body: (_ key: [UInt8], _ value: [UInt8]) throws -> Bool) throws {
@@ -79,7 +89,7 @@ public struct Snapshot: @unchecked Sendable {
     public func count(in tree: Tree) throws(EngineError) -> Int {
         var c = try cursor(in: tree)
         var n = 0
-        while try c.next() != nil { n += 1 }
+        while try c.advance() { n += 1 }
         return n
     }
 
@@ -114,11 +124,32 @@ public struct KeyValueCursor {
 
     /// The next entry (user key without the tree prefix, value), or nil at the end of the range.
     public mutating func next() throws(EngineError) -> (key: [UInt8], value: [UInt8])? {
+        guard try advance() else { return nil }
+        let p = prefixLength
+        let key = merge.withKey { Array(UnsafeRawBufferPointer(rebasing: $0[p...])) }
+        let value = merge.withValue { $0.map { Array($0) } ?? [] }
+        return (key, value)
+    }
+
+    /// Moves to the next entry of the range; false at its end.
+    mutating func advance() throws(EngineError) -> Bool {
         if started { try merge.next() } else { started = true }
-        guard merge.isValid, let value = merge.value else { return nil }
-        let k = merge.key
-        if let stopAtOrAbove, compareBytes(k, stopAtOrAbove) >= 0 { return nil }
-        if let stopBelow, compareBytes(k, stopBelow) < 0 { return nil }
-        return (Array(k[prefixLength...]), value)
+        guard merge.isValid else { return false }
+        let (high, low) = (stopAtOrAbove, stopBelow)
+        return merge.withKey { k in
+            if let high, high.withUnsafeBytes({ compareBytes(k, $0) }) >= 0 { return false }
+            if let low, low.withUnsafeBytes({ compareBytes(k, $0) }) < 0 { return false }
+            return true
+        }
+    }
+
+    /// Borrows the current entry's key (without the tree prefix) and value; valid only inside `body`.
+    func withCurrent<R>(_ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let p = prefixLength
+        return try merge.withKey { k in
+            try merge.withValue { v in
+                try body(UnsafeRawBufferPointer(rebasing: k[p...]), v ?? UnsafeRawBufferPointer(start: nil, count: 0))
+            }
+        }
     }
 }

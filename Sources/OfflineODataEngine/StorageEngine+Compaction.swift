@@ -109,7 +109,10 @@ extension StorageEngine {
             try merge.seek([])
             var written: UInt64 = 0
             while merge.isValid {
-                try writer.add(key: merge.key, value: merge.value)
+                let added: Result<Void, EngineError> = merge.withKey { k in
+                    merge.withValue { v in Result { () throws(EngineError) in try writer.add(key: k, value: v) } }
+                }
+                try added.get()
                 written += 1
                 if written & 4095 == 0 {
                     if cancel?.isCancelled == true { throw EngineError(.cancelled, "compaction was cancelled") }
@@ -190,7 +193,7 @@ extension StorageEngine {
             state.withLock { s in
                 if let f = s.frozen {
                     var merged = f
-                    var c = s.active.cursor()
+                    let c = s.active.cursor()
                     c.seekToFirst()
                     while c.isValid {
                         merged.set(c.key, c.value)

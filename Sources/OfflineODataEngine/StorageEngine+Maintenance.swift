@@ -84,7 +84,7 @@ extension StorageEngine {
             stored += r.info.rawBytes
         }
         for m in snapshot.mems {
-            var c = m.cursor()
+            let c = m.cursor()
             c.seekToFirst()
             while c.isValid {
                 stored += UInt64(c.key.count + (c.value?.count ?? 0))
@@ -214,7 +214,7 @@ public enum EngineDump {
         case .run(let n):
             let run = try RunFile.open(fs: engine.fs, directory: engine.directory, fileNumber: n, keys: engine.keys, cache: engine.cache)
             lines.append("run \(name): \(run.info.entryCount) entries, height \(run.info.height), root at \(run.info.rootOffset)")
-            var c = RunCursor(run: run)
+            let c = RunCursor(run: run)
             try c.seekToFirst()
             while c.isValid && lines.count < limit {
                 lines.append("  \(hex(c.key))" + (c.value.map { " = \($0.count) bytes: \(preview($0))" } ?? " (tombstone)"))

@@ -60,7 +60,11 @@ struct EngineProbeCommand: ParsableCommand {
         var count = 0
         try db.snapshot().scan(in: t) { _, _ in count += 1; return true }
         let scan = Date().timeIntervalSince(start)
-        print(String(format: "scan: %.0f rows/s", Double(count) / scan))
+        print(String(format: "scan (copies): %.0f rows/s", Double(count) / scan))
+        start = Date()
+        var bytes = 0
+        try db.snapshot().forEach(in: t) { _, v in bytes += v.count; return true }
+        print(String(format: "scan (borrowed): %.0f rows/s", Double(count) / Date().timeIntervalSince(start)))
         try db.close()
     }
 }
