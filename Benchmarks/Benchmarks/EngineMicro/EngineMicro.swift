@@ -1,0 +1,143 @@
+import Benchmark
+import BenchSupport
+import Foundation
+import OfflineODataEngine
+
+// Micro-benchmarks with allocation metrics (package-benchmark): point lookup, one 1,000-record
+// insert batch, full scan; ours (encrypted, `.relaxed`) and SQLite (WAL + synchronous=NORMAL)
+// on the same 100,000-record workload. The full workloads, durability pairs, sizes, RSS and
+// I/O are measured by `engine-bench` (BENCHMARKS.md).
+//
+//   swift package --package-path Benchmarks --allow-writing-to-directory /tmp benchmark
+
+/// The stores the benchmarks share, built once on first use.
+final class Fixture: @unchecked Sendable {
+    static let shared = Fixture()
+    static let records = 100_000
+    let workload = Workload(count: Fixture.records)
+    let directory: String
+    private let lock = NSLock()
+    private var oursStore: OursStore?
+    private var sqliteStore: SQLiteStore?
+    private var oursSink: OursStore?
+    private var sqliteSink: SQLiteStore?
+    /// Next record index for the insert benchmarks.
+    var nextInsert = 0
+
+    init() {
+        directory = NSTemporaryDirectory() + "offline-odata-micro-\(getpid())"
+        try? FileManager.default.removeItem(atPath: directory)
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    func load(_ insert: ([([UInt8], [UInt8])]) throws -> Void) throws {
+        var i = 0
+        while i < Fixture.records {
+            let n = min(1000, Fixture.records - i)
+            try insert((i..<i + n).map { (workload.key($0), workload.value($0)) })
+            i += n
+        }
+    }
+
+    func ours() throws -> OursStore {
+        try lock.withLock {
+            if let oursStore { return oursStore }
+            var o = EngineOptions(encryption: .key(benchmarkKey))
+            o.durability = .relaxed
+            o.cacheSize = 256 << 20
+            let s = try OursStore(path: directory + "/ours", options: o)
+            try load(s.insert)
+            oursStore = s
+            return s
+        }
+    }
+
+    func sqlite() throws -> SQLiteStore {
+        try lock.withLock {
+            if let sqliteStore { return sqliteStore }
+            let s = try SQLiteStore(path: directory + "/kv.sqlite", synchronous: .normal, cacheKiB: 256 << 10)
+            try load(s.insert)
+            sqliteStore = s
+            return s
+        }
+    }
+
+    /// Empty stores that the insert benchmarks fill (so the scans always see the fixture alone).
+    func oursForInserts() throws -> OursStore {
+        try lock.withLock {
+            if let oursSink { return oursSink }
+            var o = EngineOptions(encryption: .key(benchmarkKey))
+            o.durability = .relaxed
+            let s = try OursStore(path: directory + "/ours-inserts", options: o)
+            oursSink = s
+            return s
+        }
+    }
+
+    func sqliteForInserts() throws -> SQLiteStore {
+        try lock.withLock {
+            if let sqliteSink { return sqliteSink }
+            let s = try SQLiteStore(path: directory + "/inserts.sqlite", synchronous: .normal, cacheKiB: nil)
+            sqliteSink = s
+            return s
+        }
+    }
+
+    /// 1,000 fresh records (keys not yet in either store).
+    func nextBatch() -> [([UInt8], [UInt8])] {
+        lock.withLock {
+            defer { nextInsert += 1000 }
+            return (nextInsert..<nextInsert + 1000).map { (workload.key($0), workload.value($0)) }
+        }
+    }
+
+    func randomKeys(_ count: Int, seed: UInt64) -> [[UInt8]] {
+        var rng = SplitMix64(state: seed)
+        return (0..<count).map { _ in workload.key(Int(rng.next() % UInt64(Fixture.records))) }
+    }
+}
+
+let benchmarks: @Sendable () -> Void = {
+    let metrics: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTotal, .mallocBytesCount, .peakMemoryResident]
+    let lookupConfig = Benchmark.Configuration(metrics: metrics, scalingFactor: .kilo, maxDuration: .seconds(3))
+    let batchConfig = Benchmark.Configuration(metrics: metrics, maxDuration: .seconds(3), maxIterations: 200)
+    let scanConfig = Benchmark.Configuration(metrics: metrics, maxDuration: .seconds(5), maxIterations: 20)
+    let keys = Fixture.shared.randomKeys(1000, seed: 7)
+
+    Benchmark("PointLookup/ours-encrypted", configuration: lookupConfig) { benchmark in
+        let s = try Fixture.shared.ours()
+        benchmark.startMeasurement()
+        for i in benchmark.scaledIterations { blackHole(try s.get(keys[i % keys.count])) }
+    }
+    Benchmark("PointLookup/sqlite", configuration: lookupConfig) { benchmark in
+        let s = try Fixture.shared.sqlite()
+        benchmark.startMeasurement()
+        for i in benchmark.scaledIterations { blackHole(try s.get(keys[i % keys.count])) }
+    }
+    Benchmark("InsertBatch1000/ours-encrypted-relaxed", configuration: batchConfig) { benchmark in
+        let s = try Fixture.shared.oursForInserts()
+        let batch = Fixture.shared.nextBatch()
+        benchmark.startMeasurement()
+        try s.insert(batch)
+    }
+    Benchmark("InsertBatch1000/sqlite-wal-normal", configuration: batchConfig) { benchmark in
+        let s = try Fixture.shared.sqliteForInserts()
+        let batch = Fixture.shared.nextBatch()
+        benchmark.startMeasurement()
+        try s.insert(batch)
+    }
+    Benchmark("FullScan/ours-encrypted", configuration: scanConfig) { benchmark in
+        let s = try Fixture.shared.ours()
+        benchmark.startMeasurement()
+        var n = 0
+        try s.scan { _, v in n += v.count; return true }
+        blackHole(n)
+    }
+    Benchmark("FullScan/sqlite", configuration: scanConfig) { benchmark in
+        let s = try Fixture.shared.sqlite()
+        benchmark.startMeasurement()
+        var n = 0
+        try s.scan { _, v in n += v.count; return true }
+        blackHole(n)
+    }
+}

@@ -1,0 +1,56 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// SwiftPM names a path dependency after its folder, which differs between clones
+// (main, worktrees, CI), so derive it from where this manifest lives.
+let rootPackage: String = {
+    var parts = #filePath.split(separator: "/", omittingEmptySubsequences: true)
+    if parts.count >= 3 { parts.removeLast(2) }
+    return parts.last.map { String($0).lowercased() } ?? "offlineodata"
+}()
+
+// Benchmarks for the storage engine against SQLite (issue 2). A separate package so that the
+// root package's `swift build` / `swift test` never builds package-benchmark or links SQLite.
+//
+//   swift build -c release --package-path Benchmarks
+//   make bench / make bench-quick           (repo root; writes BENCHMARKS.md)
+//   swift package --package-path Benchmarks benchmark   (package-benchmark micro-benchmarks)
+let package = Package(
+    name: "OfflineODataBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: ".."),
+        // package-benchmark 1.38 on Linux with Swift 6.3 also wants swift-runtime-interposer
+        // through its default "RuntimeInterposer" trait; naming only "MallocInterposer" keeps
+        // the graph to packages that resolve offline here.
+        .package(url: "https://github.com/ordo-one/package-benchmark.git", from: "1.0.0", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .target(
+            name: "BenchSupport",
+            dependencies: [
+                "CSQLite",
+                .product(name: "OfflineODataEngine", package: rootPackage),
+            ]
+        ),
+        .executableTarget(
+            name: "engine-bench",
+            dependencies: ["BenchSupport"]
+        ),
+        .executableTarget(
+            name: "EngineMicro",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/EngineMicro",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

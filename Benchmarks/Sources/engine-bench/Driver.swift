@@ -1,0 +1,83 @@
+import BenchSupport
+import Foundation
+
+/// Per-configuration metric samples of one scale.
+struct ScaleResult {
+    var records: Int
+    var dataBytes: UInt64
+    var valueBytesAverage: Double
+    /// config name → metric → one sample per round.
+    var samples: [String: [String: [Double]]] = [:]
+
+    func median(_ config: Configuration, _ metric: String) -> Double? {
+        guard let xs = samples[config.name]?[metric], !xs.isEmpty else { return nil }
+        let s = xs.sorted()
+        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+    }
+}
+
+/// Runs the rounds: every configuration once per round, each in a fresh child process.
+struct Driver {
+    let scales: [Int]
+    let rounds: Int
+    let lookups: Int
+    let workDirectory: String
+    let seed: UInt64
+
+    func log(_ s: String) {
+        FileHandle.standardError.write(Data(("engine-bench: " + s + "\n").utf8))
+    }
+
+    func run() throws -> [ScaleResult] {
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
+        let executable = (try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var results: [ScaleResult] = []
+        for records in scales {
+            let workload = Workload(count: records, seed: seed)
+            let dataPath = "\(workDirectory)/data-\(records).bin"
+            let g0 = now()
+            let dataBytes = try DataSetFile.ensure(workload, at: dataPath)
+            log("data set \(records) records, \(dataBytes) bytes of keys+values (\(String(format: "%.1f", now() - g0)) s)")
+            var result = ScaleResult(records: records, dataBytes: dataBytes,
+                                     valueBytesAverage: Double(dataBytes) / Double(records) - 16)
+            for round in 1...max(rounds, 1) {
+                for config in Configuration.all {
+                    let dir = "\(workDirectory)/\(config.name)-\(records)"
+                    try? fm.removeItem(atPath: dir)
+                    try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
+                    let t0 = now()
+                    let metrics = try spawn(executable, ["worker", "--config", config.name, "--data", dataPath,
+                                                         "--records", String(records), "--dir", dir,
+                                                         "--lookups", String(min(lookups, records * 2))])
+                    for (k, v) in metrics { result.samples[config.name, default: [:]][k, default: []].append(v) }
+                    try? fm.removeItem(atPath: dir)
+                    log("\(records) round \(round)/\(rounds) \(config.name): \(String(format: "%.1f", now() - t0)) s")
+                }
+            }
+            results.append(result)
+        }
+        return results
+    }
+
+    /// Runs a worker, returns its METRIC lines; a failing worker fails the run.
+    func spawn(_ executable: String, _ args: [String]) throws -> [String: Double] {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = args
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else {
+            throw BenchError("worker \(args.joined(separator: " ")) exited with \(p.terminationStatus)")
+        }
+        var out: [String: Double] = [:]
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count == 3, parts[0] == "METRIC", let v = Double(parts[2]) { out[String(parts[1])] = v }
+        }
+        return out
+    }
+}

@@ -1,0 +1,63 @@
+import BenchSupport
+import Foundation
+
+// engine-bench: our storage engine against SQLite (issue 2).
+//
+//   engine-bench run [--records 1000000,100000] [--rounds 3] [--lookups 200000]
+//                    [--work-dir /tmp/offline-odata-bench] [--out BENCHMARKS.md] [--command "make bench"]
+//       Runs every configuration once per round in a child process (rounds interleaved),
+//       takes medians and writes the Markdown report.
+//   engine-bench worker --config NAME --data FILE --records N --dir DIR [--lookups N]
+//       One configuration's workloads in this process; prints METRIC lines (used by `run`).
+
+func option(_ args: [String], _ name: String) -> String? {
+    guard let i = args.firstIndex(of: name), i + 1 < args.count else { return nil }
+    return args[i + 1]
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data(("engine-bench: " + message + "\n").utf8))
+    exit(2)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let seed: UInt64 = 0x0D47A_2026
+
+switch arguments.first {
+case "worker":
+    guard let name = option(arguments, "--config"), let config = Configuration(name: name) else {
+        fail("worker needs --config, one of \(Configuration.all.map(\.name).joined(separator: ", "))")
+    }
+    guard let data = option(arguments, "--data"), let dir = option(arguments, "--dir"),
+          let records = option(arguments, "--records").flatMap(Int.init), records > 0 else {
+        fail("worker needs --data FILE --dir DIR --records N")
+    }
+    let lookups = option(arguments, "--lookups").flatMap(Int.init) ?? 200_000
+    do {
+        try Worker(config: config, dataPath: data, records: records, directory: dir, lookups: lookups, seed: seed).run()
+    } catch {
+        fail("\(name): \(error)")
+    }
+case "run":
+    let scales = (option(arguments, "--records") ?? "1000000,100000").split(separator: ",").compactMap { Int($0) }
+    guard !scales.isEmpty, scales.allSatisfy({ $0 > 0 }) else { fail("--records takes a comma-separated list of counts") }
+    let driver = Driver(
+        scales: scales,
+        rounds: option(arguments, "--rounds").flatMap(Int.init) ?? 3,
+        lookups: option(arguments, "--lookups").flatMap(Int.init) ?? 200_000,
+        workDirectory: option(arguments, "--work-dir") ?? "/tmp/offline-odata-bench",
+        seed: seed
+    )
+    let output = option(arguments, "--out") ?? "BENCHMARKS.md"
+    let command = option(arguments, "--command") ?? "make bench"
+    do {
+        let results = try driver.run()
+        let report = Report(results: results, driver: driver, command: command).markdown()
+        try report.write(toFile: output, atomically: true, encoding: .utf8)
+        FileHandle.standardError.write(Data("engine-bench: wrote \(output)\n".utf8))
+    } catch {
+        fail("\(error)")
+    }
+default:
+    fail("usage: engine-bench run [--records 1000000,100000] [--rounds 3] [--lookups 200000] [--work-dir DIR] [--out FILE] | worker …")
+}
