@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Summary of a run, kept in its footer and in the manifest (docs/StorageFormat.md, "Run files").
 struct RunInfo: Sendable, Equatable {
     var fileNumber: UInt32
@@ -211,6 +213,9 @@ final class RunFile: @unchecked Sendable {
     private let codec: FrameCodec
     private let cache: BlockCache
     let filter: BloomFilter?
+    /// Index blocks stay in memory once read (they are about 0.2% of the data and on every
+    /// lookup's path), so a small block cache holds only leaves.
+    private let indexBlocks = Mutex<[UInt64: Block]>([:])
     // Copies of hot `info` fields, so lookups do not copy the struct.
     private let minKey: [UInt8], maxKey: [UInt8], height: Int, fileSize: UInt64, isEmpty: Bool
 
@@ -267,10 +272,12 @@ final class RunFile: @unchecked Sendable {
         return RunFile(info: info, name: name, file: file, codec: codec, cache: cache, filter: filter)
     }
 
-    /// Loads (through the cache) the block at a child pointer.
+    /// Loads the block at a child pointer: index blocks from the run's pinned set, leaves
+    /// through the shared cache.
     func block(at offset: UInt64, length: Int, leaf: Bool) throws(EngineError) -> Block {
+        if !leaf, let b = indexBlocks.withLock({ $0[offset] }) { return b }
         let key = BlockCache.key(file: number, offset: offset)
-        if let b = cache.get(key) { return b }
+        if leaf, let b = cache.get(key) { return b }
         guard length >= Format.frameHeaderSize, offset + UInt64(length) <= fileSize else {
             throw .corrupt("block pointer out of range", file: name, offset: offset)
         }
@@ -278,7 +285,11 @@ final class RunFile: @unchecked Sendable {
         let kind = leaf ? FrameKind.runLeaf : FrameKind.runIndex
         let (_, raw) = try codec.decode(frame, offset: offset, expecting: [kind.rawValue])
         let block = try Block(data: raw, isLeaf: leaf, file: name, offset: offset)
-        cache.insert(key, block)
+        if leaf {
+            cache.insert(key, block)
+        } else {
+            indexBlocks.withLock { $0[offset] = block }
+        }
         return block
     }
 
