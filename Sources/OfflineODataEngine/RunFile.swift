@@ -232,9 +232,13 @@ final class RunFile: @unchecked Sendable {
         height = info.height
         fileSize = info.fileSize
         isEmpty = info.entryCount == 0
+        cache.pin(filter?.byteSize ?? 0)
     }
 
-    deinit { file.close() }
+    deinit {
+        cache.unpin((filter?.byteSize ?? 0) + indexBlocks.withLock { $0.values.reduce(0) { $0 + $1.memoryCost } })
+        file.close()
+    }
 
     static func open(fs: any FileSystem, directory: String, fileNumber: UInt32, keys: KeyRing, cache: BlockCache) throws(EngineError) -> RunFile {
         let name = FileNames.run(fileNumber)
@@ -288,7 +292,12 @@ final class RunFile: @unchecked Sendable {
         if leaf {
             cache.insert(key, block)
         } else {
-            indexBlocks.withLock { $0[offset] = block }
+            let added = indexBlocks.withLock { blocks -> Bool in
+                guard blocks[offset] == nil else { return false }
+                blocks[offset] = block
+                return true
+            }
+            if added { cache.pin(block.memoryCost) }
         }
         return block
     }

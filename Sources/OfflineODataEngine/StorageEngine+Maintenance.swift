@@ -29,7 +29,10 @@ public struct EngineStats: Sendable, CustomStringConvertible {
     /// the logs of data already held in memory.
     public var garbageBytes: UInt64
     public var memTableBytes: Int
+    /// Leaves in the block cache.
     public var cacheBytes: Int
+    /// Index blocks and Bloom filters of the open runs (counted against the cache size).
+    public var pinnedBytes: Int
     public var commits: UInt64
     public var flushes: UInt64
     public var compactions: UInt64
@@ -43,7 +46,7 @@ public struct EngineStats: Sendable, CustomStringConvertible {
         var lines = ["cipher: \(cipher)   last commit: \(sequence)",
                      "files: \(fileBytes) bytes (logs \(logBytes))",
                      "live: \(liveBytes) bytes   garbage: \(garbageBytes) bytes (\(Int(garbageRatio * 100))%)",
-                     "memtable: \(memTableBytes) bytes   block cache: \(cacheBytes) bytes",
+                     "memtable: \(memTableBytes) bytes   block cache: \(cacheBytes) bytes (+ \(pinnedBytes) pinned index/filter)",
                      "commits: \(commits)   flushes: \(flushes)   compactions: \(compactions)",
                      "runs (newest first):"]
         for r in runs {
@@ -119,7 +122,7 @@ extension StorageEngine {
         }
         return EngineStats(cipher: keys.suite, sequence: snapshot.sequence, runs: runs, trees: trees, logBytes: logBytes,
                            fileBytes: fileBytes, liveBytes: live, garbageBytes: stored > live ? stored - live : 0,
-                           memTableBytes: memBytes, cacheBytes: cache.usedBytes, commits: counters.commits,
+                           memTableBytes: memBytes, cacheBytes: cache.usedBytes, pinnedBytes: cache.pinned, commits: counters.commits,
                            flushes: counters.flushes, compactions: counters.compactions)
     }
 
