@@ -17,6 +17,7 @@ struct EngineProbeCommand: ParsableCommand {
     @Flag var unencrypted = false
     @Flag var noCompression = false
     @Flag var compactFirst = false
+    @Option(help: "Extra borrowed scans (for profiling).") var scans = 0
 
     func run() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("probe-\(UUID().uuidString)").path
@@ -65,6 +66,11 @@ struct EngineProbeCommand: ParsableCommand {
         var bytes = 0
         try db.snapshot().forEach(in: t) { _, v in bytes += v.count; return true }
         print(String(format: "scan (borrowed): %.0f rows/s", Double(count) / Date().timeIntervalSince(start)))
+        for _ in 0..<scans {
+            start = Date()
+            try db.snapshot().forEach(in: t) { _, v in bytes += v.count; return true }
+            print(String(format: "scan (borrowed, again): %.0f rows/s", Double(count) / Date().timeIntervalSince(start)))
+        }
         try db.close()
     }
 }
