@@ -11,7 +11,9 @@ final class Block: @unchecked Sendable {
 
     var memoryCost: Int { data.count + layout.count * 4 + 96 }
 
-    init(data: [UInt8], isLeaf: Bool, file: String, offset: UInt64) throws(EngineError) {
+    /// `verifyOrder`: check that keys increase (needed when only a CRC protects the bytes; an
+    /// AEAD-authenticated block is exactly what the writer produced, and `check` verifies order).
+    init(data: [UInt8], isLeaf: Bool, file: String, offset: UInt64, verifyOrder: Bool = true) throws(EngineError) {
         self.data = data
         self.isLeaf = isLeaf
         // One pass over the raw bytes with bounds checks; afterwards accessors trust `layout`.
@@ -57,7 +59,7 @@ final class Block: @unchecked Sendable {
                     position += valueLen
                 }
                 let key = keyStart..<(keyStart + keyLen)
-                if let previousKey,
+                if verifyOrder, let previousKey,
                    compareBytes(UnsafeRawBufferPointer(rebasing: buf[previousKey]), UnsafeRawBufferPointer(rebasing: buf[key])) >= 0 {
                     return bad("keys out of order at entry \(i)")
                 }

@@ -5,6 +5,9 @@ struct FrameCodec: Sendable {
     let cipher: FileCipher?
     let compress: Bool
     let fileName: String
+    /// Whether payloads are sealed with an AEAD (and so authenticated, not just checksummed).
+    var isAuthenticated: Bool { cipher != nil }
+
     /// LZ4 acceleration (1 = default ratio; logs use a faster setting).
     var acceleration: Int32 = 1
 

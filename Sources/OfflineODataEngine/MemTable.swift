@@ -46,10 +46,12 @@ struct MemTable: @unchecked Sendable {
 }
 
 final class MemNode {
+    // Exclusivity is guaranteed by construction (only the writer mutates, and only nodes no
+    // snapshot shares), so the runtime checks on these hot arrays are skipped.
     let isLeaf: Bool
-    var keys: [[UInt8]] = []
-    var values: [[UInt8]?] = []  // leaves
-    var children: [MemNode] = []  // internal: children.count == keys.count + 1
+    @exclusivity(unchecked) var keys: [[UInt8]] = []
+    @exclusivity(unchecked) var values: [[UInt8]?] = []  // leaves
+    @exclusivity(unchecked) var children: [MemNode] = []  // internal: children.count == keys.count + 1
 
     init(leaf: Bool) { isLeaf = leaf }
 
@@ -133,7 +135,8 @@ final class MemNode {
 /// Bidirectional cursor over a memtable snapshot (a class, so stepping never copies its path).
 final class MemCursor {
     private let root: MemNode
-    private var path: [(node: MemNode, index: Int)] = []
+    // One cursor is used by one thread at a time; no runtime exclusivity checks needed.
+    @exclusivity(unchecked) private var path: [(node: MemNode, index: Int)] = []
 
     init(root: MemNode) { self.root = root }
 

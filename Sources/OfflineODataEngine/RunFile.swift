@@ -288,7 +288,7 @@ final class RunFile: @unchecked Sendable {
         let frame = try file.read(at: offset, count: length)
         let kind = leaf ? FrameKind.runLeaf : FrameKind.runIndex
         let (_, raw) = try codec.decode(frame, offset: offset, expecting: [kind.rawValue])
-        let block = try Block(data: raw, isLeaf: leaf, file: name, offset: offset)
+        let block = try Block(data: raw, isLeaf: leaf, file: name, offset: offset, verifyOrder: !codec.isAuthenticated)
         if leaf {
             cache.insert(key, block)
         } else {
@@ -330,8 +330,8 @@ final class RunFile: @unchecked Sendable {
 /// Bidirectional cursor over a run (a class, so stepping never copies its path).
 final class RunCursor {
     let run: RunFile
-    /// From the root (index 0) down to the leaf.
-    private var path: [(block: Block, index: Int)] = []
+    /// From the root (index 0) down to the leaf. One cursor is used by one thread at a time.
+    @exclusivity(unchecked) private var path: [(block: Block, index: Int)] = []
 
     init(run: RunFile) { self.run = run }
 
