@@ -17,6 +17,11 @@ public struct Snapshot: @unchecked Sendable {
     }
 
     func getInternal(_ k: [UInt8]) throws(EngineError) -> [UInt8]? {
+        try Self.lookup(k, mems: mems, runs: runs)
+    }
+
+    /// Newest version of an internal key: memtables first, then runs, newest first.
+    static func lookup(_ k: [UInt8], mems: some Sequence<MemTable>, runs: [RunFile]) throws(EngineError) -> [UInt8]? {
         for m in mems {
             switch m.get(k) {
             case .value(let v): return v

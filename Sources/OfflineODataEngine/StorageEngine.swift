@@ -100,26 +100,9 @@ public final class StorageEngine: Sendable {
             if s.closed { throw EngineError(.storeClosed, "the store is closed") }
             return (s.active, s.frozen, s.runs)
         }
-        switch active.get(k) {
-        case .value(let v): return v
-        case .tombstone: return nil
-        case .absent: break
-        }
-        if let frozen {
-            switch frozen.get(k) {
-            case .value(let v): return v
-            case .tombstone: return nil
-            case .absent: break
-            }
-        }
-        for r in runs {
-            switch try r.get(k) {
-            case .value(let v): return v
-            case .tombstone: return nil
-            case .absent: continue
-            }
-        }
-        return nil
+        // No snapshot array: the one or two memtables are passed as they are.
+        if let frozen { return try Snapshot.lookup(k, mems: [active, frozen], runs: runs) }
+        return try Snapshot.lookup(k, mems: CollectionOfOne(active), runs: runs)
     }
 
     // MARK: Trees
