@@ -1,0 +1,119 @@
+/// A bounds-checked cursor over encoded bytes; every read that would pass the end throws
+/// `truncatedEncoding` with the offset, never traps.
+struct EncodedBytesReader {
+    let bytes: [UInt8]
+    var position: Int
+    let end: Int
+    let what: String
+
+    init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil, what: String) {
+        self.bytes = bytes
+        self.position = start
+        self.end = min(end ?? bytes.count, bytes.count)
+        self.what = what
+    }
+
+    var atEnd: Bool { position >= end }
+    var remaining: Int { max(0, end - position) }
+
+    func truncated() -> ODataError { .encodingTruncated(what, offset: position) }
+    func invalid(_ reason: String) -> ODataError { .encodingInvalid("\(what): \(reason)", offset: position) }
+
+    mutating func byte() throws(ODataError) -> UInt8 {
+        guard position < end else { throw truncated() }
+        defer { position += 1 }
+        return bytes[position]
+    }
+
+    func peek() throws(ODataError) -> UInt8 {
+        guard position < end else { throw truncated() }
+        return bytes[position]
+    }
+
+    mutating func take(_ count: Int) throws(ODataError) -> [UInt8] {
+        guard count >= 0, count <= remaining else { throw truncated() }
+        defer { position += count }
+        return Array(bytes[position..<position + count])
+    }
+
+    /// Big-endian unsigned integer of `count` bytes (count <= 8).
+    mutating func bigEndian(_ count: Int) throws(ODataError) -> UInt64 {
+        guard count <= remaining else { throw truncated() }
+        var value: UInt64 = 0
+        for index in 0..<count { value = value << 8 | UInt64(bytes[position + index]) }
+        position += count
+        return value
+    }
+
+    /// Little-endian unsigned integer of `count` bytes (count <= 8).
+    mutating func littleEndian(_ count: Int) throws(ODataError) -> UInt64 {
+        guard count <= remaining else { throw truncated() }
+        var value: UInt64 = 0
+        for index in (0..<count).reversed() { value = value << 8 | UInt64(bytes[position + index]) }
+        position += count
+        return value
+    }
+
+    /// LEB128 unsigned varint (at most 10 bytes, no overflow).
+    mutating func varint() throws(ODataError) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let next = try byte()
+            if shift == 63, next > 1 { throw invalid("varint overflows 64 bits") }
+            value |= UInt64(next & 0x7F) << shift
+            if next & 0x80 == 0 { return value }
+            shift += 7
+            if shift > 63 { throw invalid("varint longer than 10 bytes") }
+        }
+    }
+
+    mutating func zigzag() throws(ODataError) -> Int64 {
+        let raw = try varint()
+        return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
+    }
+
+    /// A varint used as a length or count, bounded by the remaining bytes (each counted item
+    /// takes at least `minimumItemSize` bytes), so hostile counts cannot allocate.
+    mutating func count(minimumItemSize: Int = 1) throws(ODataError) -> Int {
+        let raw = try varint()
+        guard raw <= UInt64(remaining / max(1, minimumItemSize)) else { throw truncated() }
+        return Int(raw)
+    }
+
+    mutating func utf8String() throws(ODataError) -> String {
+        let length = try count()
+        let start = position
+        let raw = try take(length)
+        guard let text = String(validating: raw, as: UTF8.self) else {
+            throw .encodingInvalid("\(what): string is not valid UTF-8", offset: start)
+        }
+        return text
+    }
+}
+
+/// Append helpers for writers.
+extension Array where Element == UInt8 {
+    mutating func appendBigEndianUInt(_ value: UInt64, _ count: Int) {
+        for index in (0..<count).reversed() { append(UInt8(truncatingIfNeeded: value >> UInt64(8 * index))) }
+    }
+
+    mutating func appendLittleEndianUInt(_ value: UInt64, _ count: Int) {
+        for index in 0..<count { append(UInt8(truncatingIfNeeded: value >> UInt64(8 * index))) }
+    }
+
+    mutating func appendLEB128(_ value: UInt64) {
+        var rest = value
+        while rest >= 0x80 { append(UInt8(truncatingIfNeeded: rest) | 0x80); rest >>= 7 }
+        append(UInt8(rest))
+    }
+
+    mutating func appendZigZagLEB128(_ value: Int64) {
+        appendLEB128(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+    }
+
+    mutating func appendLengthPrefixedUTF8(_ text: String) {
+        appendLEB128(UInt64(text.utf8.count))
+        append(contentsOf: text.utf8)
+    }
+}

@@ -1,0 +1,158 @@
+/// Compact binary form of one entity (format version 1, described byte by byte in
+/// docs/EntityEncoding.md §2): a header with an offset table, so one declared property can be
+/// read without decoding the others, then the declared values, then dynamic properties by name.
+///
+/// - Additive metadata: bytes written with an older (shorter) layout decode with a newer layout
+///   that appended properties; the new properties read as absent (nil).
+/// - Round trips are exact (`EntityRecord.isIdentical`): decimal scale, offsets, -0.0, NaN.
+/// - Malformed or truncated bytes always throw `truncatedEncoding`/`invalidEncoding`/
+///   `unsupportedEncodingVersion`; every read is bounds-checked.
+public struct EntityCodec: Sendable {
+    /// docs/EntityEncoding.md §2.1.
+    public static let formatVersion: UInt8 = 1
+
+    public let layout: EntityLayout
+
+    public init(layout: EntityLayout) {
+        self.layout = layout
+    }
+
+    /// Encodes the record; throws `layoutMismatch` when a value does not fit its declaration
+    /// (wrong kind, null in a non-nullable property, more values than declared, a dynamic
+    /// property named like a declared one).
+    public func encode(_ record: EntityRecord) throws(ODataError) -> [UInt8] {
+        let declared = layout.properties
+        guard record.values.count <= declared.count else {
+            throw .encodingLayoutMismatch("record has \(record.values.count) values for \(declared.count) declared properties", path: "$")
+        }
+        var data: [UInt8] = []
+        var offsets: [UInt64] = [0]
+        for (index, descriptor) in declared.enumerated() {
+            if index < record.values.count, let value = record.values[index] {
+                try check(value, against: descriptor)
+                try EntityValueEncoding.write(value, into: &data, path: "$." + descriptor.name)
+            }
+            offsets.append(UInt64(data.count))
+        }
+        data.appendLEB128(UInt64(record.dynamicProperties.count))
+        var seen = Set(declared.map(\.name))
+        for property in record.dynamicProperties {
+            guard seen.insert(property.name).inserted else {
+                throw .encodingLayoutMismatch("dynamic property '\(property.name)' repeats a property name", path: "$." + property.name)
+            }
+            data.appendLengthPrefixedUTF8(property.name)
+            try EntityValueEncoding.write(property.value, into: &data, path: "$." + property.name)
+        }
+        guard data.count <= Int(UInt32.max) else { throw .encodingLayoutMismatch("entity larger than 4 GiB", path: "$") }
+        var out: [UInt8] = [Self.formatVersion]
+        out.appendLEB128(UInt64(declared.count))
+        for offset in offsets { out.appendLittleEndianUInt(offset, 4) }
+        out += data
+        return out
+    }
+
+    /// Decodes every property. The result has one slot per property of `layout`.
+    public func decode(_ bytes: [UInt8]) throws(ODataError) -> EntityRecord {
+        let header = try Self.readHeader(bytes)
+        guard header.count <= layout.properties.count else {
+            throw .encodingInvalid("entity has \(header.count) declared properties, layout only \(layout.properties.count)", offset: 1)
+        }
+        var values: [ODataValue?] = []
+        for index in 0..<layout.properties.count {
+            if index < header.count {
+                let value = try Self.readSlot(index, header, bytes)
+                if let value { try verify(value, at: index, header.slotStart(index)) }
+                values.append(value)
+            } else {
+                values.append(nil)
+            }
+        }
+        var reader = EncodedBytesReader(bytes, from: header.dataStart + header.offsets[header.count], what: "entity")
+        let count = try reader.count(minimumItemSize: 2)
+        var dynamic: [ODataProperty] = []
+        for _ in 0..<count {
+            let name = try reader.utf8String()
+            dynamic.append(ODataProperty(name, try EntityValueEncoding.read(&reader)))
+        }
+        guard reader.atEnd else { throw reader.invalid("\(reader.remaining) bytes after the last property") }
+        return EntityRecord(values: values, dynamicProperties: dynamic)
+    }
+
+    /// Reads only the declared property at `index` (checked against the layout). Returns nil
+    /// when it is absent, including properties appended to the layout after the bytes were written.
+    public func readProperty(at index: Int, from bytes: [UInt8]) throws(ODataError) -> ODataValue? {
+        guard index >= 0, index < layout.properties.count else {
+            throw .encodingLayoutMismatch("property index \(index) is outside the layout's \(layout.properties.count)", path: "$")
+        }
+        let header = try Self.readHeader(bytes)
+        guard index < header.count else { return nil }
+        let value = try Self.readSlot(index, header, bytes)
+        if let value { try verify(value, at: index, header.slotStart(index)) }
+        return value
+    }
+
+    /// Reads one declared property by index without a layout (no shape check).
+    public static func readProperty(at index: Int, from bytes: [UInt8]) throws(ODataError) -> ODataValue? {
+        let header = try readHeader(bytes)
+        guard index >= 0, index < header.count else { return nil }
+        return try readSlot(index, header, bytes)
+    }
+
+    // MARK: internals
+
+    struct Header {
+        var count: Int
+        var offsets: [Int]
+        var dataStart: Int
+        func slotStart(_ index: Int) -> Int { dataStart + offsets[index] }
+    }
+
+    static func readHeader(_ bytes: [UInt8]) throws(ODataError) -> Header {
+        var reader = EncodedBytesReader(bytes, what: "entity header")
+        let version = try reader.byte()
+        guard version == formatVersion else { throw .encodingUnsupportedVersion(version, offset: 0) }
+        let count = try reader.count(minimumItemSize: 4)
+        var offsets: [Int] = []
+        offsets.reserveCapacity(count + 1)
+        for _ in 0...count { offsets.append(Int(try reader.littleEndian(4))) }
+        let dataStart = reader.position
+        let dataLength = bytes.count - dataStart
+        guard offsets.first == 0 else { throw .encodingInvalid("entity: first offset is not 0", offset: dataStart) }
+        for index in 0..<count where offsets[index] > offsets[index + 1] {
+            throw .encodingInvalid("entity: offsets decrease at property \(index)", offset: dataStart)
+        }
+        guard let last = offsets.last, last < dataLength else {
+            throw .encodingTruncated("entity", offset: bytes.count)
+        }
+        return Header(count: count, offsets: offsets, dataStart: dataStart)
+    }
+
+    static func readSlot(_ index: Int, _ header: Header, _ bytes: [UInt8]) throws(ODataError) -> ODataValue? {
+        let start = header.dataStart + header.offsets[index]
+        let end = header.dataStart + header.offsets[index + 1]
+        guard end > start else { return nil }
+        var reader = EncodedBytesReader(bytes, from: start, to: end, what: "entity property \(index)")
+        let value = try EntityValueEncoding.read(&reader)
+        guard reader.atEnd else { throw reader.invalid("value shorter than its slot") }
+        return value
+    }
+
+    private func check(_ value: ODataValue, against descriptor: EntityPropertyDescriptor) throws(ODataError) {
+        if value.isNull {
+            guard descriptor.isNullable else {
+                throw .encodingLayoutMismatch("null in non-nullable property '\(descriptor.name)'", path: "$." + descriptor.name)
+            }
+            return
+        }
+        guard descriptor.shape.accepts(value) else {
+            throw .encodingLayoutMismatch("value of property '\(descriptor.name)' does not have its declared shape \(descriptor.shape)", path: "$." + descriptor.name)
+        }
+    }
+
+    private func verify(_ value: ODataValue, at index: Int, _ offset: Int) throws(ODataError) {
+        let descriptor = layout.properties[index]
+        guard value.isNull || descriptor.shape.accepts(value) else {
+            throw .encodingInvalid("property '\(descriptor.name)' holds a value of another shape", offset: offset)
+        }
+    }
+}

@@ -1,0 +1,187 @@
+/// The self-describing value encoding used inside entity bytes (docs/EntityEncoding.md §2.3):
+/// one tag byte, then a payload whose length follows from the tag and its varints.
+enum EntityValueEncoding {
+    /// Deepest nesting of complex/collection values accepted when reading or writing.
+    static let maxDepth = 64
+
+    static let tagNull: UInt8 = 0x00, tagFalse: UInt8 = 0x01, tagTrue: UInt8 = 0x02
+    static let tagByte: UInt8 = 0x03, tagSByte: UInt8 = 0x04, tagInt16: UInt8 = 0x05
+    static let tagInt32: UInt8 = 0x06, tagInt64: UInt8 = 0x07, tagDecimal: UInt8 = 0x08
+    static let tagSingle: UInt8 = 0x09, tagDouble: UInt8 = 0x0A, tagString: UInt8 = 0x0B
+    static let tagBinary: UInt8 = 0x0C, tagGuid: UInt8 = 0x0D, tagDate: UInt8 = 0x0E
+    static let tagDateTimeOffset: UInt8 = 0x0F, tagTimeOfDay: UInt8 = 0x10, tagDuration: UInt8 = 0x11
+    static let tagEnum: UInt8 = 0x12, tagGeo: UInt8 = 0x13, tagComplex: UInt8 = 0x14
+    static let tagCollection: UInt8 = 0x15
+
+    static func write(_ value: ODataValue, into out: inout [UInt8], depth: Int = 0, path: String) throws(ODataError) {
+        guard depth <= maxDepth else { throw .encodingLayoutMismatch("values nested deeper than \(maxDepth) levels", path: path) }
+        switch value {
+        case .null: out.append(tagNull)
+        case .boolean(let v): out.append(v ? tagTrue : tagFalse)
+        case .byte(let v): out += [tagByte, v]
+        case .sbyte(let v): out += [tagSByte, UInt8(bitPattern: v)]
+        case .int16(let v): out.append(tagInt16); out.appendLittleEndianUInt(UInt64(UInt16(bitPattern: v)), 2)
+        case .int32(let v): out.append(tagInt32); out.appendZigZagLEB128(Int64(v))
+        case .int64(let v): out.append(tagInt64); out.appendZigZagLEB128(v)
+        case .decimal(let v):
+            out.append(tagDecimal)
+            out.append(v.isNegative ? 1 : 0)
+            out.appendLEB128(UInt64(v.scale))
+            out.appendLEB128(UInt64(v.digits.count))
+            var index = 0
+            while index < v.digits.count {
+                let low = index + 1 < v.digits.count ? v.digits[index + 1] : 0
+                out.append(v.digits[index] << 4 | low)
+                index += 2
+            }
+        case .single(let v): out.append(tagSingle); out.appendLittleEndianUInt(UInt64(v.bitPattern), 4)
+        case .double(let v): out.append(tagDouble); out.appendLittleEndianUInt(v.bitPattern, 8)
+        case .string(let v): out.append(tagString); out.appendLengthPrefixedUTF8(v)
+        case .binary(let v): out.append(tagBinary); out.appendLEB128(UInt64(v.count)); out += v
+        case .guid(let v): out.append(tagGuid); out += v.bytes
+        case .date(let v):
+            out.append(tagDate); out.appendZigZagLEB128(Int64(v.year)); out += [UInt8(v.month), UInt8(v.day)]
+        case .dateTimeOffset(let v):
+            out.append(tagDateTimeOffset)
+            out.appendZigZagLEB128(v.utcSeconds)
+            out.appendLEB128(UInt64(v.picoseconds) << 1 | (v.isLeapSecond ? 1 : 0))
+            out.appendZigZagLEB128(Int64(v.offsetMinutes))
+        case .timeOfDay(let v):
+            out.append(tagTimeOfDay); out.appendLEB128(UInt64(v.secondsSinceMidnight))
+            out.appendLEB128(UInt64(v.picoseconds) << 1 | (v.isLeapSecond ? 1 : 0))
+        case .duration(let v):
+            out.append(tagDuration); out.append(v.isNegative ? 1 : 0)
+            out.appendLEB128(v.seconds); out.appendLEB128(UInt64(v.picoseconds))
+        case .enumValue(let v):
+            out.append(tagEnum)
+            out.append((v.typeName == nil ? 0 : 1) | (v.numericValue == nil ? 0 : 2))
+            if let typeName = v.typeName { out.appendLengthPrefixedUTF8(typeName) }
+            if let number = v.numericValue { out.appendZigZagLEB128(number) }
+            out.appendLengthPrefixedUTF8(v.memberText)
+        case .geo(let v):
+            out.append(tagGeo); out.appendLengthPrefixedUTF8(v.kind.rawValue); out.appendLengthPrefixedUTF8(v.geoJSON)
+        case .complex(let v):
+            out.append(tagComplex)
+            out.append(v.typeName == nil ? 0 : 1)
+            if let typeName = v.typeName { out.appendLengthPrefixedUTF8(typeName) }
+            out.appendLEB128(UInt64(v.properties.count))
+            for property in v.properties {
+                out.appendLengthPrefixedUTF8(property.name)
+                try write(property.value, into: &out, depth: depth + 1, path: path + "." + property.name)
+            }
+        case .collection(let items):
+            out.append(tagCollection)
+            out.appendLEB128(UInt64(items.count))
+            for (index, item) in items.enumerated() {
+                try write(item, into: &out, depth: depth + 1, path: path + "[\(index)]")
+            }
+        }
+    }
+
+    static func read(_ reader: inout EncodedBytesReader, depth: Int = 0) throws(ODataError) -> ODataValue {
+        guard depth <= maxDepth else { throw .encodingNestingTooDeep(maxDepth, offset: reader.position) }
+        let tagOffset = reader.position
+        let tag = try reader.byte()
+        switch tag {
+        case tagNull: return .null
+        case tagFalse: return .boolean(false)
+        case tagTrue: return .boolean(true)
+        case tagByte: return .byte(try reader.byte())
+        case tagSByte: return .sbyte(Int8(bitPattern: try reader.byte()))
+        case tagInt16: return .int16(Int16(bitPattern: UInt16(try reader.littleEndian(2))))
+        case tagInt32:
+            guard let v = Int32(exactly: try reader.zigzag()) else { throw reader.invalid("Int32 out of range") }
+            return .int32(v)
+        case tagInt64: return .int64(try reader.zigzag())
+        case tagDecimal:
+            let sign = try reader.byte()
+            guard sign <= 1 else { throw reader.invalid("decimal sign byte") }
+            let scale = try reader.varint()
+            let count = try reader.varint()
+            guard scale <= UInt64(EdmDecimal.maxDigits), count <= UInt64(EdmDecimal.maxDigits) else {
+                throw reader.invalid("decimal beyond \(EdmDecimal.maxDigits) digits")
+            }
+            let packed = try reader.take((Int(count) + 1) / 2)
+            var digits: [UInt8] = []
+            for byte in packed { digits += [byte >> 4, byte & 0x0F] }
+            if Int(count) % 2 == 1 { digits.removeLast() }
+            guard digits.allSatisfy({ $0 <= 9 }), digits.first != 0 else { throw reader.invalid("decimal digits") }
+            return .decimal(EdmDecimal(unchecked: sign == 1, digits, Int(scale)))
+        case tagSingle: return .single(Float(bitPattern: UInt32(try reader.littleEndian(4))))
+        case tagDouble: return .double(Double(bitPattern: try reader.littleEndian(8)))
+        case tagString: return .string(try reader.utf8String())
+        case tagBinary:
+            let count = try reader.count()
+            return .binary(try reader.take(count))
+        case tagGuid: return .guid(try EdmGuid(bytes: try reader.take(16)))
+        case tagDate:
+            let year = try reader.zigzag()
+            let month = Int(try reader.byte())
+            let day = Int(try reader.byte())
+            guard year.magnitude <= UInt64(EdmDate.maxYear) else { throw reader.invalid("year out of range") }
+            return .date(try OrderedKeyEncoding.wrap(reader) { () throws(ODataError) in
+                try EdmDate(year: Int(year), month: month, day: day)
+            })
+        case tagDateTimeOffset:
+            let seconds = try reader.zigzag()
+            let picosAndLeap = try reader.varint()
+            let offset = try reader.zigzag()
+            let picos = picosAndLeap >> 1
+            guard picos < 1_000_000_000_000, offset.magnitude < 1440 else { throw reader.invalid("date/time fields") }
+            return .dateTimeOffset(try OrderedKeyEncoding.wrap(reader) { () throws(ODataError) in
+                try EdmDateTimeOffset(utcSeconds: seconds, picoseconds: Int64(picos), offsetMinutes: Int(offset),
+                                      leapSecond: picosAndLeap & 1 == 1)
+            })
+        case tagTimeOfDay:
+            let seconds = try reader.varint()
+            let picosAndLeap = try reader.varint()
+            let picos = picosAndLeap >> 1
+            guard seconds < 86_400, picos < 1_000_000_000_000 else { throw reader.invalid("time fields") }
+            return .timeOfDay(try OrderedKeyEncoding.wrap(reader) { () throws(ODataError) in
+                try EdmTimeOfDay(secondsSinceMidnight: Int64(seconds), picoseconds: Int64(picos), leapSecond: picosAndLeap & 1 == 1)
+            })
+        case tagDuration:
+            let sign = try reader.byte()
+            let seconds = try reader.varint()
+            let picos = try reader.varint()
+            guard sign <= 1, picos < 1_000_000_000_000 else { throw reader.invalid("duration fields") }
+            return .duration(try OrderedKeyEncoding.wrap(reader) { () throws(ODataError) in
+                try EdmDuration(isNegative: sign == 1, seconds: seconds, picoseconds: Int64(picos))
+            })
+        case tagEnum:
+            let flags = try reader.byte()
+            guard flags <= 3 else { throw reader.invalid("enum flags") }
+            let typeName = flags & 1 != 0 ? try reader.utf8String() : nil
+            let number = flags & 2 != 0 ? try reader.zigzag() : nil
+            let members = try reader.utf8String()
+            return .enumValue(try OrderedKeyEncoding.wrap(reader) { () throws(ODataError) in
+                try EdmEnumValue(typeName: typeName, memberText: members, numericValue: number)
+            })
+        case tagGeo:
+            let kindName = try reader.utf8String()
+            let json = try reader.utf8String()
+            guard let kind = EdmPrimitiveKind(rawValue: kindName), kind.isGeo else { throw reader.invalid("geo kind") }
+            return .geo(try OrderedKeyEncoding.wrap(reader) { () throws(ODataError) in try EdmGeo(kind: kind, geoJSON: json) })
+        case tagComplex:
+            let flags = try reader.byte()
+            guard flags <= 1 else { throw reader.invalid("complex flags") }
+            let typeName = flags == 1 ? try reader.utf8String() : nil
+            let count = try reader.count(minimumItemSize: 2)
+            var properties: [ODataProperty] = []
+            properties.reserveCapacity(count)
+            for _ in 0..<count {
+                let name = try reader.utf8String()
+                properties.append(ODataProperty(name, try read(&reader, depth: depth + 1)))
+            }
+            return .complex(ODataComplexValue(typeName: typeName, properties: properties))
+        case tagCollection:
+            let count = try reader.count(minimumItemSize: 1)
+            var items: [ODataValue] = []
+            items.reserveCapacity(count)
+            for _ in 0..<count { items.append(try read(&reader, depth: depth + 1)) }
+            return .collection(items)
+        default:
+            throw .encodingInvalid("\(reader.what): unknown value tag 0x\(ValueText.hexByte(tag, uppercase: false))", offset: tagOffset)
+        }
+    }
+}

@@ -1,0 +1,75 @@
+/// `Edm.Date`: a proleptic Gregorian calendar date. The year may be zero, negative, or above
+/// 9999 as the OData ABNF allows (`-0044-03-15`, `12345-01-01`); it is bounded by `maxYear`.
+public struct EdmDate: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Largest absolute year accepted (keeps every derived count of seconds inside Int64).
+    public static let maxYear = 999_999_999
+
+    public let year: Int
+    public let month: Int
+    public let day: Int
+
+    /// Validates the fields (month 1...12, day within the month, leap years proleptically).
+    public init(year: Int, month: Int, day: Int) throws(ODataError) {
+        guard year.magnitude <= UInt(Self.maxYear) else {
+            throw .valueInvalidDateTime("\(year)-\(month)-\(day)", "year beyond ±\(Self.maxYear)")
+        }
+        guard (1...12).contains(month) else {
+            throw .valueInvalidDateTime("\(year)-\(month)-\(day)", "month \(month) is not 1...12")
+        }
+        guard day >= 1, day <= ProlepticCalendar.daysInMonth(year, month) else {
+            throw .valueInvalidDateTime("\(year)-\(month)-\(day)", "day \(day) does not exist in that month")
+        }
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// The date that is `days` days after 1970-01-01 (negative for earlier dates).
+    public init(daysSinceEpoch days: Int64) throws(ODataError) {
+        let limit = ProlepticCalendar.days(year: Self.maxYear, month: 12, day: 31)
+        guard days <= limit, days >= ProlepticCalendar.days(year: -Self.maxYear, month: 1, day: 1) else {
+            throw .valueInvalidDateTime(String(days), "day count outside the supported years")
+        }
+        let civil = ProlepticCalendar.civil(fromDays: days)
+        try self.init(year: civil.year, month: civil.month, day: civil.day)
+    }
+
+    /// Parses `[-]YYYY-MM-DD` (four or more year digits, no superfluous leading zero).
+    public init(parsing text: String) throws(ODataError) {
+        var scanner = LiteralScanner(text)
+        self = try Self.scan(&scanner)
+        try scanner.requireEnd()
+    }
+
+    static func scan(_ scanner: inout LiteralScanner) throws(ODataError) -> EdmDate {
+        let negative = scanner.consume("-")
+        let start = scanner.index
+        let year = try scanner.digits(upTo: UInt64(maxYear), "year")
+        let yearDigits = scanner.index - start
+        guard yearDigits >= 4 else { throw scanner.fail("year needs at least four digits") }
+        guard yearDigits == 4 || scanner.bytes[start] != UInt8(ascii: "0") else {
+            throw scanner.fail("year longer than four digits has a leading zero")
+        }
+        try scanner.expect("-")
+        let month = try scanner.fixedDigits(2, "month")
+        try scanner.expect("-")
+        let day = try scanner.fixedDigits(2, "day")
+        do {
+            return try EdmDate(year: negative ? -Int(year) : Int(year), month: month, day: day)
+        } catch {
+            throw .valueInvalidDateTime(scanner.text, error.message)
+        }
+    }
+
+    /// Days since 1970-01-01.
+    public var daysSinceEpoch: Int64 { ProlepticCalendar.days(year: year, month: month, day: day) }
+
+    /// `YYYY-MM-DD`, with at least four year digits and `-` for years before 0.
+    public var description: String {
+        (year < 0 ? "-" : "") + ValueText.zeroPadded(abs(year), 4) + "-" + ValueText.zeroPadded(month, 2) + "-" + ValueText.zeroPadded(day, 2)
+    }
+
+    public static func < (lhs: EdmDate, rhs: EdmDate) -> Bool {
+        (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
+    }
+}

@@ -1,0 +1,88 @@
+extension EdmDecimal {
+    /// Parses `[+|-] 1*DIGIT ["." 1*DIGIT] [("e"|"E") [+|-] 1*DIGIT]` exactly.
+    /// The exponent is applied exactly: `1.5e3` → 1500 (scale 0), `1.50e-1` → 0.150 (scale 3).
+    public init(parsing text: String) throws(ODataError) {
+        self = try Self.parse(Array(text.utf8), text: text)
+    }
+
+    static func parse(_ bytes: [UInt8], text: @autoclosure () -> String) throws(ODataError) -> EdmDecimal {
+        var index = 0
+        var negative = false
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+            negative = bytes[index] == UInt8(ascii: "-")
+            index += 1
+        }
+        var coefficient: [UInt8] = []
+        let integerStart = index
+        while index < bytes.count, let digit = bytes[index].literalDigit {
+            if !(coefficient.isEmpty && digit == 0) { coefficient.append(digit) }
+            index += 1
+            if coefficient.count > maxDigits { throw .valueDecimalTooLarge(text()) }
+        }
+        guard index > integerStart else {
+            throw .valueInvalidLiteral(text(), "expected a digit", offset: index)
+        }
+        var fractionCount = 0
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            let fractionStart = index
+            while index < bytes.count, let digit = bytes[index].literalDigit {
+                if !(coefficient.isEmpty && digit == 0) { coefficient.append(digit) }
+                fractionCount += 1
+                index += 1
+                if fractionCount > maxDigits || coefficient.count > maxDigits { throw .valueDecimalTooLarge(text()) }
+            }
+            guard index > fractionStart else {
+                throw .valueInvalidLiteral(text(), "expected a digit after '.'", offset: index)
+            }
+        }
+        var exponent = 0
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            var exponentNegative = false
+            if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+                exponentNegative = bytes[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            let exponentStart = index
+            while index < bytes.count, let digit = bytes[index].literalDigit {
+                exponent = exponent * 10 + Int(digit)
+                if exponent > 2 * maxDigits { throw .valueDecimalTooLarge(text()) }
+                index += 1
+            }
+            guard index > exponentStart else {
+                throw .valueInvalidLiteral(text(), "expected exponent digits", offset: index)
+            }
+            if exponentNegative { exponent = -exponent }
+        }
+        guard index == bytes.count else {
+            throw .valueInvalidLiteral(text(), "unexpected character", offset: index)
+        }
+        var scale = fractionCount - exponent
+        if scale < 0 {
+            if !coefficient.isEmpty {
+                coefficient += [UInt8](repeating: 0, count: -scale)
+            }
+            scale = 0
+        }
+        guard scale <= maxDigits, coefficient.count <= maxDigits else { throw .valueDecimalTooLarge(text()) }
+        return EdmDecimal(unchecked: negative, coefficient, scale)
+    }
+}
+
+extension UInt8 {
+    /// The digit value of an ASCII digit byte.
+    var literalDigit: UInt8? {
+        self >= 0x30 && self <= 0x39 ? self - 0x30 : nil
+    }
+
+    /// The value of an ASCII hexadecimal digit (either case).
+    var literalHexDigit: UInt8? {
+        switch self {
+        case 0x30...0x39: return self - 0x30
+        case 0x41...0x46: return self - 0x41 + 10
+        case 0x61...0x66: return self - 0x61 + 10
+        default: return nil
+        }
+    }
+}

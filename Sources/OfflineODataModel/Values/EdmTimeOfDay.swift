@@ -1,0 +1,79 @@
+/// `Edm.TimeOfDay`: hour 0–23, minute, second and exact fractional seconds (up to 12 digits,
+/// kept as picoseconds). Trailing zeros of the fraction are not significant: `07:16:23.50` and
+/// `07:16:23.5` are the same value and print as the latter. Second 60 (a leap second, as the
+/// ABNF allows) orders after second 59 and before the next minute.
+public struct EdmTimeOfDay: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public static let picosecondsPerSecond: Int64 = 1_000_000_000_000
+
+    public let hour: Int
+    public let minute: Int
+    public let second: Int
+    /// Fractional second in picoseconds, 0..<10^12.
+    public let picoseconds: Int64
+
+    public init(hour: Int, minute: Int, second: Int = 0, picoseconds: Int64 = 0) throws(ODataError) {
+        let text = "\(hour):\(minute):\(second)+\(picoseconds)ps"
+        guard (0...23).contains(hour) else { throw .valueInvalidDateTime(text, "hour \(hour) is not 0...23") }
+        guard (0...59).contains(minute) else { throw .valueInvalidDateTime(text, "minute \(minute) is not 0...59") }
+        guard (0...60).contains(second) else { throw .valueInvalidDateTime(text, "second \(second) is not 0...60") }
+        guard picoseconds >= 0, picoseconds < Self.picosecondsPerSecond else {
+            throw .valueInvalidDateTime(text, "fraction is not 0..<10^12 picoseconds")
+        }
+        self.hour = hour
+        self.minute = minute
+        self.second = second
+        self.picoseconds = picoseconds
+    }
+
+    /// The time `seconds` (0..<86400) and `picoseconds` after midnight; with `leapSecond` the
+    /// second must be a :59, which becomes :60.
+    public init(secondsSinceMidnight seconds: Int64, picoseconds: Int64 = 0, leapSecond: Bool = false) throws(ODataError) {
+        guard seconds >= 0, seconds < 86_400 else {
+            throw .valueInvalidDateTime(String(seconds), "not within one day")
+        }
+        guard !leapSecond || seconds % 60 == 59 else {
+            throw .valueInvalidDateTime(String(seconds), "a leap second follows second 59")
+        }
+        try self.init(hour: Int(seconds / 3600), minute: Int(seconds / 60 % 60),
+                      second: leapSecond ? 60 : Int(seconds % 60), picoseconds: picoseconds)
+    }
+
+    /// True for second 60.
+    public var isLeapSecond: Bool { second == 60 }
+
+    /// Parses `hh:mm[:ss[.fffffffffff]]`.
+    public init(parsing text: String) throws(ODataError) {
+        var scanner = LiteralScanner(text)
+        self = try Self.scan(&scanner)
+        try scanner.requireEnd()
+    }
+
+    static func scan(_ scanner: inout LiteralScanner) throws(ODataError) -> EdmTimeOfDay {
+        let hour = try scanner.fixedDigits(2, "hour")
+        try scanner.expect(":")
+        let minute = try scanner.fixedDigits(2, "minute")
+        var second = 0
+        var fraction: Int64 = 0
+        if scanner.consume(":") {
+            second = try scanner.fixedDigits(2, "second")
+            if scanner.consume(".") { fraction = try scanner.fractionPicoseconds() }
+        }
+        do {
+            return try EdmTimeOfDay(hour: hour, minute: minute, second: second, picoseconds: fraction)
+        } catch {
+            throw .valueInvalidDateTime(scanner.text, error.message)
+        }
+    }
+
+    /// Whole seconds since midnight; a leap second counts as second 59 (see `isLeapSecond`).
+    public var secondsSinceMidnight: Int64 { Int64(hour * 3600 + minute * 60 + min(second, 59)) }
+
+    /// `hh:mm:ss[.f…]`.
+    public var description: String {
+        ValueText.zeroPadded(hour, 2) + ":" + ValueText.zeroPadded(minute, 2) + ":" + ValueText.zeroPadded(second, 2) + ValueText.fractionText(picoseconds)
+    }
+
+    public static func < (lhs: EdmTimeOfDay, rhs: EdmTimeOfDay) -> Bool {
+        (lhs.hour, lhs.minute, lhs.second, lhs.picoseconds) < (rhs.hour, rhs.minute, rhs.second, rhs.picoseconds)
+    }
+}

@@ -1,0 +1,77 @@
+/// A cursor over UTF-8 bytes of a literal; every read is bounds-checked and failures throw
+/// `invalidLiteral` naming the whole text and the byte offset.
+struct LiteralScanner {
+    let bytes: [UInt8]
+    let text: String
+    var index = 0
+
+    init(_ text: String) {
+        self.text = text
+        self.bytes = Array(text.utf8)
+    }
+
+    init(bytes: [UInt8], text: String) {
+        self.bytes = bytes
+        self.text = text
+    }
+
+    var atEnd: Bool { index >= bytes.count }
+    var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    func fail(_ reason: String) -> ODataError { .valueInvalidLiteral(text, reason, offset: index) }
+
+    mutating func consume(_ char: Character) -> Bool {
+        guard let ascii = char.asciiValue, peek == ascii else { return false }
+        index += 1
+        return true
+    }
+
+    mutating func expect(_ char: Character) throws(ODataError) {
+        guard consume(char) else { throw fail("expected '\(char)'") }
+    }
+
+    /// Exactly `count` ASCII digits as a number.
+    mutating func fixedDigits(_ count: Int, _ what: String) throws(ODataError) -> Int {
+        var value = 0
+        for _ in 0..<count {
+            guard let digit = peek?.literalDigit else { throw fail("expected \(count) digits for \(what)") }
+            value = value * 10 + Int(digit)
+            index += 1
+        }
+        return value
+    }
+
+    /// One or more digits as an unsigned number, throwing `overflow` past `limit`.
+    mutating func digits(upTo limit: UInt64, _ what: String) throws(ODataError) -> UInt64 {
+        let start = index
+        var value: UInt64 = 0
+        while let digit = peek?.literalDigit {
+            let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times.addingReportingOverflow(UInt64(digit))
+            guard !overflow1, !overflow2, sum <= limit else { throw .valueOutOfRange(text, what) }
+            value = sum
+            index += 1
+        }
+        guard index > start else { throw fail("expected digits for \(what)") }
+        return value
+    }
+
+    /// `1*12DIGIT` fractional seconds as picoseconds.
+    mutating func fractionPicoseconds() throws(ODataError) -> Int64 {
+        let start = index
+        var value: Int64 = 0
+        while let digit = peek?.literalDigit {
+            guard index - start < 12 else { throw fail("more than 12 fractional-second digits") }
+            value = value * 10 + Int64(digit)
+            index += 1
+        }
+        let count = index - start
+        guard count > 0 else { throw fail("expected fractional-second digits") }
+        for _ in count..<12 { value *= 10 }
+        return value
+    }
+
+    func requireEnd() throws(ODataError) {
+        guard atEnd else { throw fail("unexpected character") }
+    }
+}
