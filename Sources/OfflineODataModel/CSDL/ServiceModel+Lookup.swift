@@ -1,0 +1,181 @@
+extension ServiceModel {
+    /// Base-type chains longer than this are treated as broken (cycles are rejected on read).
+    static let maxInheritanceDepth = 64
+
+    public func entityType(qualifiedName: String) -> CSDLEntityType? {
+        guard let location = entityTypeIndex[resolveAlias(qualifiedName)] else { return nil }
+        return schemas[location.schema].entityTypes[location.index]
+    }
+
+    public func complexType(qualifiedName: String) -> CSDLComplexType? {
+        guard let location = complexTypeIndex[resolveAlias(qualifiedName)] else { return nil }
+        return schemas[location.schema].complexTypes[location.index]
+    }
+
+    public func enumType(qualifiedName: String) -> CSDLEnumType? {
+        guard let location = enumTypeIndex[resolveAlias(qualifiedName)] else { return nil }
+        return schemas[location.schema].enumTypes[location.index]
+    }
+
+    public func typeDefinition(qualifiedName: String) -> CSDLTypeDefinition? {
+        guard let location = typeDefinitionIndex[resolveAlias(qualifiedName)] else { return nil }
+        return schemas[location.schema].typeDefinitions[location.index]
+    }
+
+    public func association(qualifiedName: String) -> CSDLAssociation? {
+        let name = resolveAlias(qualifiedName)
+        for schema in schemas {
+            if let found = schema.associations.first(where: { $0.qualifiedName == name }) {
+                return found
+            }
+        }
+        return nil
+    }
+
+    /// The entity set of the default container with this name (or `Container/Name`).
+    public func entitySet(named name: String) -> CSDLEntitySet? {
+        let local = name.split(separator: "/").last.map(String.init) ?? name
+        return entityContainer?.entitySet(named: local)
+    }
+
+    public func singleton(named name: String) -> CSDLSingleton? {
+        let local = name.split(separator: "/").last.map(String.init) ?? name
+        return entityContainer?.singleton(named: local)
+    }
+
+    /// The entity type of a set, by set name.
+    public func entityType(ofSet name: String) -> CSDLEntityType? {
+        guard let set = entitySet(named: name) else { return nil }
+        return entityType(qualifiedName: set.entityType)
+    }
+
+    /// The type and its base types, most derived first.
+    public func inheritanceChain(of type: CSDLEntityType) -> [CSDLEntityType] {
+        var chain = [type]
+        var current = type
+        while let base = current.baseType, chain.count < Self.maxInheritanceDepth,
+              let next = entityType(qualifiedName: base) {
+            chain.append(next)
+            current = next
+        }
+        return chain
+    }
+
+    /// Structural properties including inherited ones, base type's first.
+    public func allProperties(of type: CSDLEntityType) -> [CSDLProperty] {
+        inheritanceChain(of: type).reversed().flatMap(\.properties)
+    }
+
+    /// Navigation properties including inherited ones, base type's first.
+    public func allNavigationProperties(of type: CSDLEntityType) -> [CSDLNavigationProperty] {
+        inheritanceChain(of: type).reversed().flatMap(\.navigationProperties)
+    }
+
+    /// Complex type properties including inherited ones, base type's first.
+    public func allProperties(ofComplex type: CSDLComplexType) -> [CSDLProperty] {
+        var chain = [type]
+        var current = type
+        while let base = current.baseType, chain.count < Self.maxInheritanceDepth,
+              let next = complexType(qualifiedName: base) {
+            chain.append(next)
+            current = next
+        }
+        return chain.reversed().flatMap(\.properties)
+    }
+
+    /// The key: the nearest declared key along the base-type chain (empty if none).
+    public func key(of type: CSDLEntityType) -> [CSDLPropertyRef] {
+        for candidate in inheritanceChain(of: type) {
+            if let key = candidate.key { return key }
+        }
+        return []
+    }
+
+    /// The key's properties (for single-segment property refs), in key order.
+    public func keyProperties(of type: CSDLEntityType) -> [CSDLProperty] {
+        let all = allProperties(of: type)
+        return key(of: type).compactMap { ref in all.first { $0.name == ref.name } }
+    }
+
+    /// Types whose base-type chain includes `type` (not `type` itself).
+    public func derivedTypes(of type: CSDLEntityType) -> [CSDLEntityType] {
+        entityTypes.filter { candidate in
+            candidate.qualifiedName != type.qualifiedName
+                && inheritanceChain(of: candidate).contains {
+                    $0.qualifiedName == type.qualifiedName
+                }
+        }
+    }
+
+    /// A navigation property of the type or one of its base types.
+    public func navigationProperty(_ name: String, of type: CSDLEntityType)
+        -> CSDLNavigationProperty?
+    {
+        allNavigationProperties(of: type).first { $0.name == name }
+    }
+
+    /// The entity set that a navigation from the set leads to, per the set's
+    /// NavigationPropertyBindings (path matched exactly, e.g. `Friends` or `NS.Flight/Airline`).
+    /// Nil when unbound or bound to a singleton or containment path.
+    public func navigationTarget(set: String, navigation: String) -> CSDLEntitySet? {
+        guard let source = entitySet(named: set),
+              let binding = source.navigationPropertyBindings.first(where: {
+                  $0.path == navigation
+              }) else { return nil }
+        return entitySet(named: binding.target)
+    }
+
+    /// The binding for a navigation path of an entity set or singleton (exact path match),
+    /// whatever its target is (set, singleton, `Container/Set` or containment path).
+    public func navigationBinding(source: String, navigation: String)
+        -> CSDLNavigationPropertyBinding?
+    {
+        let bindings = entitySet(named: source)?.navigationPropertyBindings
+            ?? singleton(named: source)?.navigationPropertyBindings ?? []
+        return bindings.first { $0.path == navigation }
+    }
+
+    /// Resolves a type name as written in this model's documents (`Edm.String`,
+    /// `Alias.Type`, `Collection(NS.Type)`; in V2 models also `Edm.DateTime`/`Edm.Time`).
+    public func resolveType(_ name: String) -> CSDLTypeReference? {
+        var inner = Substring(name)
+        var isCollection = false
+        if inner.hasPrefix("Collection("), inner.hasSuffix(")") {
+            inner = inner.dropFirst(11).dropLast()
+            isCollection = true
+        }
+        let qualified = resolveAlias(String(inner))
+        if qualified.hasPrefix("Edm.") {
+            guard let kind = Self.primitiveKind(qualified, version: version) else { return nil }
+            return CSDLTypeReference(kind: .primitive(kind.kind), isCollection: isCollection,
+                                     v2Origin: kind.origin)
+        }
+        if entityTypeIndex[qualified] != nil {
+            return CSDLTypeReference(kind: .entity(qualified), isCollection: isCollection)
+        }
+        if complexTypeIndex[qualified] != nil {
+            return CSDLTypeReference(kind: .complex(qualified), isCollection: isCollection)
+        }
+        if enumTypeIndex[qualified] != nil {
+            return CSDLTypeReference(kind: .enumeration(qualified), isCollection: isCollection)
+        }
+        if typeDefinitionIndex[qualified] != nil {
+            return CSDLTypeReference(kind: .typeDefinition(qualified), isCollection: isCollection)
+        }
+        return nil
+    }
+
+    /// `Edm.*` names per version: V4 accepts the EDM 4.01 names (and `Edm.PrimitiveType`);
+    /// V2 also maps `Edm.DateTime` → dateTimeOffset and `Edm.Time` → timeOfDay.
+    static func primitiveKind(_ name: String, version: CSDLVersion)
+        -> (kind: EdmPrimitiveKind, origin: CSDLV2TypeOrigin?)?
+    {
+        if version == .v2 {
+            if name == "Edm.DateTime" { return (.dateTimeOffset, .dateTime) }
+            if name == "Edm.Time" { return (.timeOfDay, .time) }
+        }
+        if name == "Edm.PrimitiveType" { return (.untyped, nil) }
+        guard let kind = EdmPrimitiveKind(rawValue: name) else { return nil }
+        return (kind, nil)
+    }
+}

@@ -1,0 +1,90 @@
+/// The OData service model read from a `$metadata` document (CSDL XML, V2 EDMX or V4),
+/// as a plain `Sendable` value. Build one with `ServiceModel.parse(metadata:)`.
+///
+/// Qualified names in the model are always namespace-qualified: aliases used in the document
+/// are resolved while reading. Lookups accept alias-qualified names too.
+public struct ServiceModel: Sendable, Hashable {
+    struct Location: Sendable, Hashable {
+        var schema: Int
+        var index: Int
+    }
+
+    public var version: CSDLVersion
+    /// V4: `edmx:Edmx/@Version` (`4.0`, `4.01`). V2: `m:DataServiceVersion` (`1.0`…`3.0`).
+    public var serviceVersion: String?
+    public var schemas: [CSDLSchema]
+    /// Alias → namespace, from `Schema/@Alias` and `edmx:Include/@Alias`.
+    public var aliases: [String: String]
+    /// Out-of-line annotations whose target is not an element this model keeps
+    /// (e.g. operation parameters, paths into complex properties), by normalised target.
+    public var unattachedAnnotations: [String: [CSDLAnnotation]]
+
+    var entityTypeIndex: [String: Location] = [:]
+    var complexTypeIndex: [String: Location] = [:]
+    var enumTypeIndex: [String: Location] = [:]
+    var typeDefinitionIndex: [String: Location] = [:]
+
+    public init(version: CSDLVersion, serviceVersion: String? = nil, schemas: [CSDLSchema],
+                aliases: [String: String] = [:],
+                unattachedAnnotations: [String: [CSDLAnnotation]] = [:]) {
+        self.version = version
+        self.serviceVersion = serviceVersion
+        self.schemas = schemas
+        self.aliases = aliases
+        self.unattachedAnnotations = unattachedAnnotations
+        rebuildIndex()
+    }
+
+    mutating func rebuildIndex() {
+        entityTypeIndex = [:]
+        complexTypeIndex = [:]
+        enumTypeIndex = [:]
+        typeDefinitionIndex = [:]
+        for (s, schema) in schemas.enumerated() {
+            for (i, type) in schema.entityTypes.enumerated() {
+                entityTypeIndex[type.qualifiedName] = Location(schema: s, index: i)
+            }
+            for (i, type) in schema.complexTypes.enumerated() {
+                complexTypeIndex[type.qualifiedName] = Location(schema: s, index: i)
+            }
+            for (i, type) in schema.enumTypes.enumerated() {
+                enumTypeIndex[type.qualifiedName] = Location(schema: s, index: i)
+            }
+            for (i, type) in schema.typeDefinitions.enumerated() {
+                typeDefinitionIndex[type.qualifiedName] = Location(schema: s, index: i)
+            }
+        }
+    }
+
+    // MARK: - Collections over all schemas
+
+    public var entityTypes: [CSDLEntityType] { schemas.flatMap(\.entityTypes) }
+    public var complexTypes: [CSDLComplexType] { schemas.flatMap(\.complexTypes) }
+    public var enumTypes: [CSDLEnumType] { schemas.flatMap(\.enumTypes) }
+    public var typeDefinitions: [CSDLTypeDefinition] { schemas.flatMap(\.typeDefinitions) }
+    public var associations: [CSDLAssociation] { schemas.flatMap(\.associations) }
+    public var operations: [CSDLOperation] { schemas.flatMap(\.operations) }
+
+    /// The default entity container (V2 `m:IsDefaultEntityContainer`), else the first one.
+    public var entityContainer: CSDLEntityContainer? {
+        let all = schemas.flatMap(\.entityContainers)
+        return all.first { $0.isDefault } ?? all.first
+    }
+
+    /// Entity sets of the default container.
+    public var entitySets: [CSDLEntitySet] { entityContainer?.entitySets ?? [] }
+
+    // MARK: - Names
+
+    /// Replaces a leading alias (`Alias.Name`) by its namespace; other names are returned as is.
+    public func resolveAlias(_ qualifiedName: String) -> String {
+        Self.resolveAlias(qualifiedName, aliases: aliases)
+    }
+
+    static func resolveAlias(_ qualifiedName: String, aliases: [String: String]) -> String {
+        guard let dot = qualifiedName.lastIndex(of: ".") else { return qualifiedName }
+        let prefix = String(qualifiedName[..<dot])
+        guard let namespace = aliases[prefix] else { return qualifiedName }
+        return namespace + qualifiedName[dot...]
+    }
+}
