@@ -1,0 +1,21 @@
+/// Moving the top of a value stack into a new array without retain/release traffic.
+enum JSONStack {
+    /// Removes `stack[start...]` and returns it as a new array. Elements are moved, not copied:
+    /// the vacated slots are refilled with `filler` (a trivial value such as `.null` or `""`), so
+    /// the final `removeSubrange` releases nothing.
+    @inline(__always)
+    static func popTail<T>(_ stack: inout [T], from start: Int, filler: T) -> [T] {
+        let count = stack.count - start
+        guard count > 0 else { return [] }
+        let result = [T](unsafeUninitializedCapacity: count) { destination, initialized in
+            stack.withUnsafeMutableBufferPointer { source in
+                guard let to = destination.baseAddress, let from = source.baseAddress else { return }
+                to.moveInitialize(from: from + start, count: count)
+                (from + start).initialize(repeating: filler, count: count)
+                initialized = count
+            }
+        }
+        stack.removeSubrange(start...)
+        return result
+    }
+}
