@@ -1,1 +1,0 @@
-// Deterministic EPM-like sales service generator (see Fixtures/README.md).
