@@ -200,8 +200,9 @@ extension SalesServiceGenerator {
         writer.name("CreatedAt")
         writer.dateTimeOffset(millis: facts.createdMillis, offsetMinutes: 0)
         writer.name("ChangedAt")
-        facts.changedOffsetMinutes = facts.rng.chance(40) ? customer.country.utcOffsetMinutes : 0
-        writer.dateTimeOffset(millis: facts.changedMillis, offsetMinutes: facts.changedOffsetMinutes)
+        // About 40% of the orders were last changed in the customer's local time zone.
+        let offset = facts.rng.chance(40) ? customer.country.utcOffsetMinutes : 0
+        writer.dateTimeOffset(millis: facts.changedMillis, offsetMinutes: offset)
         writer.name("DeliveryDate")
         writer.date(days: facts.deliveryDays)
         writer.endObject()

@@ -178,7 +178,6 @@ extension SalesServiceGenerator {
         var customer: Int
         var createdMillis: Int64
         var changedMillis: Int64
-        var changedOffsetMinutes: Int
         var deliveryDays: Int64
         var rng: SplitMix64
     }
@@ -194,8 +193,7 @@ extension SalesServiceGenerator {
         let changed = created + Int64(rng.int(below: 30 * 86_400)) * 1000 + Int64(rng.int(below: 1000))
         let deliveryDays = CivilTime.floorDiv(created, CivilTime.millisPerDay) + Int64(rng.int(in: 3...30))
         return OrderFacts(
-            customer: customer, createdMillis: created, changedMillis: changed, changedOffsetMinutes: 0,
-            deliveryDays: deliveryDays, rng: rng)
+            customer: customer, createdMillis: created, changedMillis: changed, deliveryDays: deliveryDays, rng: rng)
     }
 
     // MARK: Items

@@ -97,6 +97,22 @@ extension ServiceModel {
         return key(of: type).compactMap { ref in all.first { $0.name == ref.name } }
     }
 
+    /// Properties including inherited ones of the entity or complex type with this (alias- or
+    /// namespace-) qualified name; empty when no such type exists.
+    public func allProperties(of qualifiedName: String) -> [CSDLProperty] {
+        if let type = entityType(qualifiedName: qualifiedName) { return allProperties(of: type) }
+        if let type = complexType(qualifiedName: qualifiedName) {
+            return allProperties(ofComplex: type)
+        }
+        return []
+    }
+
+    /// The key of the entity type with this qualified name; empty when no such type exists.
+    public func key(of qualifiedName: String) -> [CSDLPropertyRef] {
+        guard let type = entityType(qualifiedName: qualifiedName) else { return [] }
+        return key(of: type)
+    }
+
     /// Types whose base-type chain includes `type` (not `type` itself).
     public func derivedTypes(of type: CSDLEntityType) -> [CSDLEntityType] {
         entityTypes.filter { candidate in

@@ -12,7 +12,10 @@ public struct ServiceModel: Sendable, Hashable {
     public var version: CSDLVersion
     /// V4: `edmx:Edmx/@Version` (`4.0`, `4.01`). V2: `m:DataServiceVersion` (`1.0`…`3.0`).
     public var serviceVersion: String?
-    public var schemas: [CSDLSchema]
+    /// The schemas; changing them rebuilds the lookup indexes.
+    public var schemas: [CSDLSchema] {
+        didSet { rebuildIndex() }
+    }
     /// Alias → namespace, from `Schema/@Alias` and `edmx:Include/@Alias`.
     public var aliases: [String: String]
     /// Out-of-line annotations whose target is not an element this model keeps

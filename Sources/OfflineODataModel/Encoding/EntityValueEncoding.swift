@@ -25,7 +25,12 @@ enum EntityValueEncoding {
         case .int64(let v): out.append(tagInt64); out.appendZigZagLEB128(v)
         case .decimal(let v):
             out.append(tagDecimal)
-            out.append(v.isNegative ? 1 : 0)
+            switch v.nonFinite {
+            case .positiveInfinity: out.append(2); return
+            case .negativeInfinity: out.append(3); return
+            case .nan: out.append(4); return
+            case nil: out.append(v.isNegative ? 1 : 0)
+            }
             out.appendLEB128(UInt64(v.scale))
             out.appendLEB128(UInt64(v.digits.count))
             var index = 0
@@ -95,7 +100,13 @@ enum EntityValueEncoding {
         case tagInt64: return .int64(try reader.zigzag())
         case tagDecimal:
             let sign = try reader.byte()
-            guard sign <= 1 else { throw reader.invalid("decimal sign byte") }
+            switch sign {
+            case 0, 1: break
+            case 2: return .decimal(.infinity)
+            case 3: return .decimal(.negativeInfinity)
+            case 4: return .decimal(.nan)
+            default: throw reader.invalid("decimal sign byte")
+            }
             let scale = try reader.varint()
             let count = try reader.varint()
             guard scale <= UInt64(EdmDecimal.maxDigits), count <= UInt64(EdmDecimal.maxDigits) else {

@@ -22,7 +22,12 @@ enum OrderedNumber {
         case .int32(let v): appendExact(EdmDecimal(v), into: &out); out.append(kindInt32)
         case .int64(let v): appendExact(EdmDecimal(v), into: &out); out.append(kindInt64)
         case .decimal(let v):
-            appendExact(v, into: &out)
+            switch v.nonFinite {
+            case .positiveInfinity: out.append(classPositiveInfinity)
+            case .negativeInfinity: out.append(classNegativeInfinity)
+            case .nan: out.append(classNaN)
+            case nil: appendExact(v, into: &out)
+            }
             out.append(kindDecimal)
             out.appendBigEndianUInt(UInt64(v.scale), 2)
         case .single(let v): appendFloating(Double(v), into: &out); out.append(kindSingle); out.append(floatFlag(Double(v)))
@@ -88,7 +93,15 @@ enum OrderedNumber {
             throw reader.invalid("integer out of range for its kind")
         case kindDecimal:
             let scale = Int(try reader.bigEndian(2))
-            guard isFinite, let rescaled = exact.rescaled(to: scale) else {
+            if !isFinite && valueClass != classZero {
+                guard scale == 0 else { throw reader.invalid("non-finite decimal with a scale") }
+                switch valueClass {
+                case classPositiveInfinity: return .decimal(.infinity)
+                case classNegativeInfinity: return .decimal(.negativeInfinity)
+                default: return .decimal(.nan)
+                }
+            }
+            guard let rescaled = exact.rescaled(to: scale) else {
                 throw reader.invalid("decimal scale \(scale) does not fit its digits")
             }
             return .decimal(rescaled)

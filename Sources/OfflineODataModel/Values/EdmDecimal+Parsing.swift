@@ -1,11 +1,17 @@
 extension EdmDecimal {
-    /// Parses `[+|-] 1*DIGIT ["." 1*DIGIT] [("e"|"E") [+|-] 1*DIGIT]` exactly.
+    /// Parses `[+|-] 1*DIGIT ["." 1*DIGIT] [("e"|"E") [+|-] 1*DIGIT]` exactly, or `INF`, `-INF`, `NaN`.
     /// The exponent is applied exactly: `1.5e3` → 1500 (scale 0), `1.50e-1` → 0.150 (scale 3).
     public init(parsing text: String) throws(ODataError) {
         self = try Self.parse(Array(text.utf8), text: text)
     }
 
     static func parse(_ bytes: [UInt8], text: @autoclosure () -> String) throws(ODataError) -> EdmDecimal {
+        switch bytes {
+        case Array("INF".utf8): return .infinity
+        case Array("-INF".utf8): return .negativeInfinity
+        case Array("NaN".utf8): return .nan
+        default: break
+        }
         var index = 0
         var negative = false
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {

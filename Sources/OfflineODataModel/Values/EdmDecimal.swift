@@ -9,7 +9,22 @@
 ///   Comparable mutually consistent.
 /// - Size is bounded by `maxDigits` (coefficient digits and scale) so hostile text cannot make a
 ///   value of a billion digits.
+/// - `INF`, `-INF` and `NaN` (allowed by the 4.01 ABNF for decimals with floating scale) are
+///   represented by `nonFinite`. For Equatable/Comparable they form a total order
+///   -INF < finite < INF < NaN with NaN == NaN; OData's own comparison (`ODataValue.compare`)
+///   treats NaN as incomparable.
 public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The non-finite decimal values.
+    public enum NonFinite: Sendable, Hashable {
+        case positiveInfinity
+        case negativeInfinity
+        case nan
+    }
+
+    public static let infinity = EdmDecimal(nonFinite: .positiveInfinity)
+    public static let negativeInfinity = EdmDecimal(nonFinite: .negativeInfinity)
+    public static let nan = EdmDecimal(nonFinite: .nan)
+
     /// Most coefficient digits and largest scale accepted.
     public static let maxDigits = 4096
 
@@ -19,6 +34,8 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
     public let digits: [UInt8]
     /// Number of digits after the decimal point (>= 0).
     public let scale: Int
+    /// INF, -INF or NaN; nil for every finite value.
+    public let nonFinite: NonFinite?
 
     /// Builds a decimal from parts; leading zeros are dropped and a zero is made non-negative.
     public init(isNegative: Bool, digits: [UInt8], scale: Int) throws(ODataError) {
@@ -37,6 +54,14 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
         self.isNegative = digits.isEmpty ? false : isNegative
         self.digits = digits
         self.scale = scale
+        self.nonFinite = nil
+    }
+
+    init(nonFinite: NonFinite) {
+        self.isNegative = nonFinite == .negativeInfinity
+        self.digits = []
+        self.scale = 0
+        self.nonFinite = nonFinite
     }
 
     /// The exact value of an integer.
@@ -72,13 +97,19 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
         }
     }
 
-    public var isZero: Bool { digits.isEmpty }
+    public var isZero: Bool { digits.isEmpty && nonFinite == nil }
 
-    /// True when the value is a whole number.
-    public var isInteger: Bool { digits.count <= scale ? isZero : digits.suffix(scale).allSatisfy { $0 == 0 } }
+    public var isFinite: Bool { nonFinite == nil }
+
+    /// True when the value is a whole (finite) number.
+    public var isInteger: Bool {
+        guard isFinite else { return false }
+        return digits.count <= scale ? isZero : digits.suffix(scale).allSatisfy { $0 == 0 }
+    }
 
     /// Same value with trailing fraction zeros removed (scale as small as possible, >= 0).
     public var normalized: EdmDecimal {
+        guard isFinite else { return self }
         var count = digits.count
         var newScale = scale
         while newScale > 0, count > 0, digits[count - 1] == 0 { count -= 1; newScale -= 1 }
@@ -88,6 +119,7 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     /// The same value written with `newScale` fraction digits, or nil when digits would be lost.
     public func rescaled(to newScale: Int) -> EdmDecimal? {
+        guard isFinite else { return newScale == 0 ? self : nil }
         guard newScale >= 0, newScale <= Self.maxDigits else { return nil }
         if newScale >= scale {
             if isZero { return EdmDecimal(unchecked: false, [], newScale) }
@@ -106,7 +138,7 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     /// Representation equality: same sign, digits and scale (1.0 is not identical to 1.00).
     public func isIdentical(to other: EdmDecimal) -> Bool {
-        isNegative == other.isNegative && digits == other.digits && scale == other.scale
+        isNegative == other.isNegative && digits == other.digits && scale == other.scale && nonFinite == other.nonFinite
     }
 
     /// The Int64 value when the number is whole and fits.
@@ -124,10 +156,23 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
     }
 
     /// The nearest double (correctly rounded); may be ±infinity for huge values.
-    public var doubleValue: Double { Double(description) ?? .nan }
+    public var doubleValue: Double {
+        switch nonFinite {
+        case .positiveInfinity: return .infinity
+        case .negativeInfinity: return -.infinity
+        case .nan: return .nan
+        case nil: return Double(description) ?? .nan
+        }
+    }
 
     /// Canonical plain text: optional `-`, integer digits, and exactly `scale` fraction digits.
     public var description: String {
+        switch nonFinite {
+        case .positiveInfinity: return "INF"
+        case .negativeInfinity: return "-INF"
+        case .nan: return "NaN"
+        case nil: break
+        }
         var out: [UInt8] = []
         out.reserveCapacity(digits.count + 3)
         if isNegative { out.append(UInt8(ascii: "-")) }
@@ -150,10 +195,15 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
         hasher.combine(canonical.isNegative)
         hasher.combine(canonical.digits)
         hasher.combine(canonical.scale)
+        hasher.combine(nonFinite)
     }
 
     /// Numeric three-way comparison (-1, 0, 1).
     public static func compare(_ lhs: EdmDecimal, _ rhs: EdmDecimal) -> Int {
+        if lhs.nonFinite != nil || rhs.nonFinite != nil {
+            let left = lhs.totalOrderRank, right = rhs.totalOrderRank
+            return left < right ? -1 : (left > right ? 1 : 0)
+        }
         if lhs.isZero || rhs.isZero {
             let left = lhs.isZero ? 0 : (lhs.isNegative ? -1 : 1)
             let right = rhs.isZero ? 0 : (rhs.isNegative ? -1 : 1)
@@ -162,6 +212,16 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
         if lhs.isNegative != rhs.isNegative { return lhs.isNegative ? -1 : 1 }
         let magnitude = compareMagnitude(lhs, rhs)
         return lhs.isNegative ? -magnitude : magnitude
+    }
+
+    /// -INF 0, finite 1, INF 2, NaN 3.
+    private var totalOrderRank: Int {
+        switch nonFinite {
+        case .negativeInfinity: return 0
+        case nil: return 1
+        case .positiveInfinity: return 2
+        case .nan: return 3
+        }
     }
 
     /// Compares |lhs| and |rhs| for nonzero values.

@@ -20,7 +20,13 @@ enum ExactNumeric {
     var extended: (rank: Int, value: EdmDecimal)? {
         switch self {
         case .integer(let v): return (1, EdmDecimal(v))
-        case .decimal(let v): return (1, v)
+        case .decimal(let v):
+            switch v.nonFinite {
+            case .nan: return nil
+            case .positiveInfinity: return (2, EdmDecimal(0))
+            case .negativeInfinity: return (0, EdmDecimal(0))
+            case nil: return (1, v)
+            }
         case .double(let v):
             if v.isNaN { return nil }
             if v.isInfinite { return (v < 0 ? 0 : 2, EdmDecimal(0)) }

@@ -5,7 +5,8 @@
 ///   0.1 is greater than Decimal 0.1). -0.0 equals 0.0. NaN is incomparable (nil) with
 ///   everything, itself included; -INF and INF are below and above every finite number.
 /// - Strings compare by Unicode code point (ordinal, no collation, no normalization).
-/// - Booleans false < true; Guid by its bytes in written order; Binary bytewise; Date,
+/// - Booleans false < true; Guid by its bytes in written order; Binary bytewise (an extension:
+///   OData itself only compares Binary with null; the ordered key encoding needs an order); Date,
 ///   TimeOfDay, Duration by value; DateTimeOffset by instant; enums by numeric value (when
 ///   both are known; otherwise equal only when type and members are the same).
 /// - null equals null and sorts before every other value (the `$orderby` rule).

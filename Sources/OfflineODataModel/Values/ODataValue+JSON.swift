@@ -97,7 +97,8 @@ extension ODataValue {
         case .int16(let value): return .number(String(value))
         case .int32(let value): return .number(String(value))
         case .int64(let value): return bigAsString ? .string(String(value)) : .number(String(value))
-        case .decimal(let value): return bigAsString ? .string(value.description) : .number(value.description)
+        case .decimal(let value):
+            return bigAsString || !value.isFinite ? .string(value.description) : .number(value.description)
         case .double(let value):
             return value.isFinite && !v2 ? .number(Self.floatingLiteralText(value)) : .string(Self.floatingLiteralText(value))
         case .single(let value):

@@ -110,6 +110,11 @@ struct CSDLV4CorpusTests {
             "FlightNumber",
         ])
         #expect(model.allNavigationProperties(of: flight).map(\.name) == ["From", "To", "Airline"])
+        #expect(model.allProperties(of: "\(ns).Flight").count == 7)
+        #expect(model.key(of: "\(ns).Flight").map(\.name) == ["PlanItemId"])
+        #expect(model.allProperties(of: "\(ns).EventLocation").map(\.name) == ["Address", "City", "BuildingInfo"])
+        #expect(model.allProperties(of: "\(ns).Nope").isEmpty)
+        #expect(model.key(of: "\(ns).Nope").isEmpty)
         let planItem = try #require(model.entityType(qualifiedName: "\(ns).PlanItem"))
         #expect(Set(model.derivedTypes(of: planItem).map(\.name))
             == ["PublicTransportation", "Flight", "Event"])

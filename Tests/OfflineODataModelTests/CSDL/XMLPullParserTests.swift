@@ -1,3 +1,4 @@
+import PropertyBased
 import Testing
 @testable import OfflineODataModel
 
@@ -196,6 +197,87 @@ private func xmlError(_ bytes: [UInt8], maxDepth: Int = XMLPullParser.defaultMax
         #expect(xmlError(early)?.name == "xmlDuplicateAttribute")
         let expanded = "<r xmlns:p='urn:x' xmlns:q='urn:x' p:a='1' q:a='2'/>"
         #expect(xmlError(expanded)?.name == "xmlDuplicateAttribute")
+    }
+
+    /// Random documents built from open/close/text steps, serialised with escaping, parse back
+    /// to exactly the events they were built from.
+    @Test func serialisedRandomTreesParseBackToTheSameEvents() async {
+        let samples = ["plain", "a<b", "x&y", "\"q\"", "it's", "é€😀", "]]", "tab\tand\nline", " ", "&amp;"]
+        let sample = Gen.int(in: 0...(samples.count - 1)).map { samples[$0] }
+        let name = Gen.lowercaseLetter.string(of: 1...5)
+        let step = zip(Gen.int(in: 0...3), name, sample, Gen.bool)
+        await propertyCheck(count: 200, input: step.array(of: 0...40)) { steps in
+            var xml = "<root>"
+            var expected = ["<root>"]
+            var open: [String] = []
+            func escape(_ text: String) -> String {
+                text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+                    .replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "\n", with: "&#10;")
+                    .replacingOccurrences(of: "\t", with: "&#x9;")
+            }
+            var pendingText = ""
+            func flush() {
+                if !pendingText.isEmpty { expected.append("\"\(pendingText)\"") }
+                pendingText = ""
+            }
+            for (kind, tag, text, useQuote) in steps {
+                switch kind {
+                case 0 where open.count < 20:
+                    flush()
+                    let quote = useQuote ? "\"" : "'"
+                    let value = escape(text).replacingOccurrences(of: "'", with: "&apos;")
+                    xml += "<\(tag) v=\(quote)\(value)\(quote)>"
+                    expected.append("<\(tag) v=\(text)>")
+                    open.append(tag)
+                case 1:
+                    guard let tag = open.popLast() else { continue }
+                    flush()
+                    xml += "</\(tag)>"
+                    expected.append("</\(tag)>")
+                case 2:
+                    xml += useQuote ? "<![CDATA[\(text.replacingOccurrences(of: "]]", with: "] ]"))]]>" : escape(text)
+                    pendingText += useQuote ? text.replacingOccurrences(of: "]]", with: "] ]") : text
+                default:
+                    xml += "<!-- \(tag) -->"
+                }
+            }
+            flush()
+            while let tag = open.popLast() {
+                xml += "</\(tag)>"
+                expected.append("</\(tag)>")
+            }
+            xml += "</root>"
+            expected.append("</root>")
+            do {
+                // Adjacent text events (split by comments/CDATA) are merged before comparing.
+                var merged: [String] = []
+                for event in try events(xml) {
+                    if event.hasPrefix("\""), let last = merged.last, last.hasPrefix("\"") {
+                        merged[merged.count - 1] = String(last.dropLast()) + event.dropFirst()
+                    } else {
+                        merged.append(event)
+                    }
+                }
+                #expect(merged == expected, "\(xml)")
+            } catch {
+                Issue.record("\(error) for \(xml)")
+            }
+        }
+    }
+
+    /// Arbitrary soup of XML punctuation never traps: it parses or throws a typed error.
+    @Test func randomMarkupSoupGivesTypedErrorsOnly() async {
+        let pieces = ["<", ">", "/", "a", "b:c", "=", "\"", "'", "&", ";", "#", "x", "!--", "--", "?",
+                      "[CDATA[", "]]", " ", "\n", "\r", "xmlns", ":", "é", "&lt;", "<a>", "</a>", "<!DOCTYPE"]
+        let piece = Gen.int(in: 0...(pieces.count - 1)).map { pieces[$0] }
+        await propertyCheck(count: 500, input: piece.array(of: 0...30)) { parts in
+            let text = parts.joined()
+            if let error = xmlError(text) {
+                #expect(error.category == .invalidInput)
+                #expect((1101...1109).contains(error.code))
+                #expect(error.location?.hasPrefix("line ") == true)
+            }
+        }
     }
 
     @Test func selfClosingElementReportsStartAndEnd() throws {

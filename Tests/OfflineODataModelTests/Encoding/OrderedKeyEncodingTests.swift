@@ -3,7 +3,7 @@ import Testing
 @testable import OfflineODataModel
 
 /// sign(memcmp(a, b)).
-func byteOrder(_ a: [UInt8], _ b: [UInt8]) -> Int {
+func keyByteOrder(_ a: [UInt8], _ b: [UInt8]) -> Int {
     a.lexicographicallyPrecedes(b) ? -1 : (a == b ? 0 : 1)
 }
 
@@ -12,7 +12,7 @@ func byteOrder(_ a: [UInt8], _ b: [UInt8]) -> Int {
     private func checkOrder(_ a: ODataValue, _ b: ODataValue) throws {
         let ea = try OrderedKeyEncoding.encode([a])
         let eb = try OrderedKeyEncoding.encode([b])
-        let bytes = byteOrder(ea, eb)
+        let bytes = keyByteOrder(ea, eb)
         switch ODataValue.compare(a, b) {
         case let order? where order != 0:
             #expect(bytes == order, "\(a) vs \(b): compare \(order), bytes \(bytes)")
@@ -48,8 +48,8 @@ func byteOrder(_ a: [UInt8], _ b: [UInt8]) -> Int {
         await propertyCheck(count: 300, input: ValueGen.primitiveOrNull, ValueGen.primitiveOrNull) { a, b in
             let ea = try OrderedKeyEncoding.encode([a])
             let eb = try OrderedKeyEncoding.encode([b])
-            if a.isNull, !b.isNull { #expect(byteOrder(ea, eb) == -1) }
-            if byteOrder(ea, eb) == 0 { #expect(a.isIdentical(to: b), "\(a) and \(b) share bytes") }
+            if a.isNull, !b.isNull { #expect(keyByteOrder(ea, eb) == -1) }
+            if keyByteOrder(ea, eb) == 0 { #expect(a.isIdentical(to: b), "\(a) and \(b) share bytes") }
             if ODataValue.compare(a, b) != nil { try checkOrder(a, b) }
         }
     }
@@ -65,7 +65,7 @@ func byteOrder(_ a: [UInt8], _ b: [UInt8]) -> Int {
             for (x, y) in zip(a, b) {
                 if let order = ODataValue.compare(x, y), order != 0 { expected = order; break }
             }
-            if expected != 0 { #expect(byteOrder(ea, eb) == expected, "\(a) vs \(b)") }
+            if expected != 0 { #expect(keyByteOrder(ea, eb) == expected, "\(a) vs \(b)") }
             for count in 0...a.count {
                 let prefix = try OrderedKeyEncoding.encode(Array(a.prefix(count)))
                 #expect(Array(ea.prefix(prefix.count)) == prefix)
@@ -80,7 +80,7 @@ func byteOrder(_ a: [UInt8], _ b: [UInt8]) -> Int {
         let oneHundredth = try OrderedKeyEncoding.encode([.decimal(try EdmDecimal(parsing: "1.00"))])
         let justAbove = try OrderedKeyEncoding.encode([.decimal(try EdmDecimal(parsing: "1.0000000001"))])
         #expect(one != oneHundredth)
-        #expect(byteOrder(one, justAbove) == -1 && byteOrder(oneHundredth, justAbove) == -1)
+        #expect(keyByteOrder(one, justAbove) == -1 && keyByteOrder(oneHundredth, justAbove) == -1)
         let normalized = try OrderedKeyEncoding.encode([.decimal(try EdmDecimal(parsing: "1.00").normalized)])
         #expect(normalized == (try OrderedKeyEncoding.encode([.decimal(try EdmDecimal(parsing: "1"))])))
         let zero = try OrderedKeyEncoding.encode([.double(0.0)])
@@ -92,7 +92,7 @@ func byteOrder(_ a: [UInt8], _ b: [UInt8]) -> Int {
     @Test func stringsWithNULAndPrefixesOrderCorrectly() throws {
         let values = ["", "\0", "\0\0", "\u{1}", "a", "a\0", "a\0b", "a\u{1}", "ab", "\u{FFFF}", "\u{10000}"]
         let encoded = try values.map { try OrderedKeyEncoding.encode([.string($0)]) }
-        for index in 1..<encoded.count { #expect(byteOrder(encoded[index - 1], encoded[index]) == -1, "\(values[index])") }
+        for index in 1..<encoded.count { #expect(keyByteOrder(encoded[index - 1], encoded[index]) == -1, "\(values[index])") }
     }
 
     @Test func complexValuesAreNotKeys() {

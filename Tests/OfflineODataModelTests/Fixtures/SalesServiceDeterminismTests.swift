@@ -67,6 +67,23 @@ import Testing
         }
     }
 
+    /// Pages produced concurrently (the generator is a Sendable value with no shared state)
+    /// equal the pages produced one after the other.
+    @Test func concurrentPagesEqualSequentialPages() async throws {
+        let generator = SalesServiceGenerator(seed: 77, scale: .small)
+        let pageCount = try generator.pageCount(of: .salesOrderItems, pageSize: 100)
+        let sequential = try (0..<pageCount).map { try generator.page(set: .salesOrderItems, index: $0, pageSize: 100) }
+        let concurrent = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
+            for index in 0..<pageCount {
+                group.addTask { (index, try generator.page(set: .salesOrderItems, index: index, pageSize: 100)) }
+            }
+            var pages = [[UInt8]](repeating: [], count: pageCount)
+            for try await (index, page) in group { pages[index] = page }
+            return pages
+        }
+        #expect(concurrent == sequential)
+    }
+
     @Test func itemsAndContactsMapBackToTheirParents() async {
         await propertyCheck(count: 80, input: Gen.uint64(in: 0 ... .max), Gen.int(in: 0...1_000)) { seed, order in
             let generator = SalesServiceGenerator(seed: seed, scale: .entities(salesOrders: 1_001))

@@ -23,6 +23,9 @@ import Testing
         #expect(ODataValue.compare(.double(.nan), .double(.nan)) == nil)
         #expect(ODataValue.compare(.double(.nan), .int32(1)) == nil)
         #expect(try ODataValue.compare(dec("1"), .single(.nan)) == nil)
+        #expect(try ODataValue.compare(dec("NaN"), dec("NaN")) == nil)
+        #expect(try ODataValue.compare(dec("INF"), .double(.infinity)) == 0)
+        #expect(try ODataValue.compare(dec("-INF"), dec("-1e4000")) == -1)
     }
 
     @Test func stringsCompareByCodePoint() {

@@ -82,14 +82,14 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: Corpora.available, "../shared/corpora not found"))
+    @Test(.enabled(if: ValueCorpora.available, "../shared/corpora not found"))
     func everyCorpusValueRoundTrips() throws {
         let folders = ["northwind", "trippin", "epm_salesorder_v4", "gwsample_basic", "gwsample_basic/store-overview", "sepmra_prod_man"]
         var checked = 0
         var exactDecimalNumbers = 0
         var numbersForStrings = 0
         for folderName in folders {
-            let folder = Corpora.root.appendingPathComponent(folderName)
+            let folder = ValueCorpora.root.appendingPathComponent(folderName)
             let service = try Self.service(at: folder)
             for (setName, typeName) in service.sets.sorted(by: { $0.key < $1.key }) {
                 let file = folder.appendingPathComponent(setName + ".json")

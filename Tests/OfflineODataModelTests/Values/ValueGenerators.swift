@@ -31,8 +31,15 @@ enum ValueGen {
     static let bool3 = Gen.int(in: 0...2)
 
     /// Decimals with up to 30 digits and scale up to 20, trailing zeros kept.
-    static let decimal = zip(Gen.bool, Gen.uint8(in: 0...9).array(of: 0...30), Gen.int(in: 0...20))
-        .compactMap { negative, digits, scale in try? EdmDecimal(isNegative: negative, digits: digits, scale: scale) }
+    static let decimal = zip(Gen.bool, Gen.uint8(in: 0...9).array(of: 0...30), Gen.int(in: 0...20), Gen.int(in: 0...29))
+        .compactMap { negative, digits, scale, special -> EdmDecimal? in
+            switch special {
+            case 0: return .infinity
+            case 1: return .negativeInfinity
+            case 2: return .nan
+            default: return try? EdmDecimal(isNegative: negative, digits: digits, scale: scale)
+            }
+        }
 
     static let double = zip(Gen.int(in: 0...9), Gen.double(in: -1e6...1e6), Gen.uint64(), Gen.int(in: 0...9))
         .map { choice, plain, bits, special -> Double in
