@@ -63,6 +63,9 @@ extension ODataEntityDecoder {
         // Fast paths for the most common kinds; everything else goes through the value layer.
         switch (kind, value) {
         case (.string, .string(let text)): return .string(text)
+        case (.string, .number(let number)) where version == .v2:
+            // Seen in SAP-published V2 data: an Edm.String property sent as a JSON number.
+            return .string(number.text)
         case (.boolean, .bool(let flag)): return .boolean(flag)
         case (.int32, .number(let number)):
             if let parsed = Int32(number.text) { return .int32(parsed) }
