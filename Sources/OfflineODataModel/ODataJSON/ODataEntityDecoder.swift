@@ -147,6 +147,13 @@ struct ODataEntityDecoder: Sendable {
                 } else if plan.isOpen {
                     properties.append(ODataProperty(key, try decodeDynamic(value, name: key, keys: keys, values: values, depth: depth)))
                 } else if !options.ignoreUnknownProperties {
+                    // A type annotation after the properties may declare this one: re-read with it.
+                    if typeIndex == nil, let late = keys[(i + 1)...].firstIndex(where: { $0 == "@odata.type" || $0 == "@type" }) {
+                        let derived = try derivedPlan(values[late], expected: expected, path: .key(keys[late]), inner: nil)
+                        if derived.qualifiedName != plan.qualifiedName {
+                            return try decodeMembers(keys, values, plan: derived, expected: expected, typeIndex: late, depth: depth)
+                        }
+                    }
                     throw Failure(.unknownProperty, "\(plan.qualifiedName) has no property \"\(ODataJSONText.clip(key))\" and is not open")
                 }
             } catch {
