@@ -209,11 +209,11 @@ extension ODataEntityDecoder {
         let annotation = values[annotationIndex]
         guard case .string(let text) = annotation else {
             throw Failure(.invalidControlInformation, "a type name must be a string, found \(ODataJSONText.describe(annotation))")
-                .adding(.key(keys[annotationIndex]))
+                .atSibling(keys[annotationIndex])
         }
         guard let (type, isCollection) = plans.resolveTypeAnnotation(text) else {
             throw Failure(.invalidTypeAnnotation, "\"\(ODataJSONText.clip(text))\" names no primitive, enum or complex type")
-                .adding(.key(keys[annotationIndex]))
+                .atSibling(keys[annotationIndex])
         }
         if case .null = value { return .null }
         if isCollection { return try decodeCollection(value, type: type, elementsNullable: true, depth: depth) }

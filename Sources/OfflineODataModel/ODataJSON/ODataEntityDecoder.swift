@@ -149,7 +149,14 @@ struct ODataEntityDecoder: Sendable {
                 } else if !options.ignoreUnknownProperties {
                     // A type annotation after the properties may declare this one: re-read with it.
                     if typeIndex == nil, let late = keys[(i + 1)...].firstIndex(where: { $0 == "@odata.type" || $0 == "@type" }) {
-                        let derived = try derivedPlan(values[late], expected: expected, path: .key(keys[late]), inner: nil)
+                        let derived: ODataStructuredPlan
+                        do throws(Failure) {
+                            derived = try derivedPlan(values[late], expected: expected, path: .key(keys[late]), inner: nil)
+                        } catch {
+                            var sibling = error
+                            sibling.skipNext += 1
+                            throw sibling
+                        }
                         if derived.qualifiedName != plan.qualifiedName {
                             return try decodeMembers(keys, values, plan: derived, expected: expected, typeIndex: late, depth: depth)
                         }

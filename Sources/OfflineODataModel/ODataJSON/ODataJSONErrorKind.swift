@@ -72,9 +72,24 @@ struct ODataJSONFailure: Error {
         self.message = message
     }
 
+    /// Path components still to be dropped (the member an annotation error is reported on
+    /// replaces the member being read, which the caller adds next).
+    var skipNext = 0
+
     func adding(_ component: JSONPathComponent) -> ODataJSONFailure {
         var copy = self
-        copy.reversedPath.append(component)
+        if copy.skipNext > 0 {
+            copy.skipNext -= 1
+        } else {
+            copy.reversedPath.append(component)
+        }
+        return copy
+    }
+
+    /// Located at a sibling member (`Name@odata.type`) instead of the member being read.
+    func atSibling(_ key: String) -> ODataJSONFailure {
+        var copy = adding(.key(key))
+        copy.skipNext += 1
         return copy
     }
 
