@@ -75,6 +75,9 @@ extension ODataEntityDecoder {
             if let parsed = Int16(number.text) { return .int16(parsed) }
         case (.byte, .number(let number)):
             if let parsed = UInt8(number.text) { return .byte(parsed) }
+        case (.decimal, .number(let number)):
+            // The JSON reader has already checked the number grammar.
+            if let parsed = try? EdmDecimal.parse(Array(number.text.utf8), text: number.text) { return .decimal(parsed) }
         default: break
         }
         do throws(ODataError) {

@@ -56,7 +56,7 @@ public struct ODataJSONReader: Sendable {
         let plan = try entityPlan(entityType)
         var prefix: [JSONPathComponent] = []
         var body = json
-        if case .object(let object) = json, object.count == 1, let inner = object["d"] {
+        if case .object(let object) = json, object.count == 1, plan.index["d"] == nil, let inner = object["d"] {
             prefix = [.key("d")]
             body = inner
             if case .object(let wrapped) = inner, wrapped.count == 1, let result = wrapped["results"],
