@@ -13,6 +13,8 @@ struct ODataPropertyPlan: Sendable {
     let type: ODataValueType
     let isCollection: Bool
     let isNullable: Bool
+    /// The declaration, with MaxLength/Precision/Scale taken from the type definition when the
+    /// property does not set them.
     let declaration: CSDLProperty
 }
 
@@ -127,9 +129,16 @@ struct ODataModelPlans: Sendable {
     }
 
     static func propertyPlan(_ property: CSDLProperty, model: ServiceModel) -> ODataPropertyPlan {
-        ODataPropertyPlan(name: property.name, type: valueType(property.type, model: model),
-                          isCollection: property.type.isCollection,
-                          isNullable: property.isNullable, declaration: property)
+        var declaration = property
+        if case .typeDefinition(let name) = property.type.kind,
+           let definition = model.typeDefinition(qualifiedName: name) {
+            declaration.maxLength = declaration.maxLength ?? definition.maxLength
+            declaration.precision = declaration.precision ?? definition.precision
+            declaration.scale = declaration.scale ?? definition.scale
+        }
+        return ODataPropertyPlan(name: property.name, type: valueType(property.type, model: model),
+                                 isCollection: property.type.isCollection,
+                                 isNullable: property.isNullable, declaration: declaration)
     }
 
     static func valueType(_ type: CSDLTypeReference, model: ServiceModel) -> ODataValueType {

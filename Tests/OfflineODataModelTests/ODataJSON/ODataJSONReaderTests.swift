@@ -216,7 +216,7 @@ import Testing
             """)
         let issues = reader.validate(entity: entity)
         #expect(issues.allSatisfy { $0.code == 1270 && $0.name == "facetViolation" })
-        #expect(Set(issues.compactMap(\.location)) == ["$.Name", "$.Price", "$.Blob", "$.Home.Street"])
+        #expect(Set(issues.compactMap(\.location)) == ["$.Name", "$.Price", "$.Blob", "$.Home.Street", "$.Code"])
         var built = entity
         built.properties = [ODataProperty("Name", .null), ODataProperty("Tags", .collection([]))]
         let missing = reader.validate(entity: built)
