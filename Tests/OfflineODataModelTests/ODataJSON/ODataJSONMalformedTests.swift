@@ -1,4 +1,5 @@
 import Testing
+import PropertyBased
 @testable import OfflineODataModel
 
 /// Bad payloads give typed errors (category, name, code, JSON path), never a crash.
@@ -157,6 +158,55 @@ import Testing
             } catch {
                 #expect(error.category == .invalidInput)
             }
+        }
+    }
+}
+
+extension ODataJSONMalformedTests {
+    static let validPayload = Array("""
+        {"@odata.count":2,"value":[{"@odata.type":"#T.SpecialItem","ID":1,"Name":"n","Tags":["a"],"Price":12.50,
+        "Stamp":"2024-01-01T00:00:00Z","Color":"Red","Rights":"Read,Write","Blob":"AQID","Uid":"01234567-89ab-cdef-0123-456789abcdef",
+        "Home":{"@odata.type":"#T.GeoAddress","Street":"s","Where":{"type":"Point","coordinates":[1,2]}},
+        "Children@odata.count":1,"Children":[{"ID":2,"Name":"c","Tags":[]}],"Parent@odata.bind":"Items(0)","Extra2":"e"}],
+        "@odata.nextLink":"Items?$skip=2"}
+        """.utf8)
+
+    @Test("random byte corruption: the DOM and streaming readers throw typed errors or read, never crash")
+    func corruption() async throws {
+        let reader = reader
+        #expect(try reader.readCollection(Self.validPayload, entitySet: "Items").entities.count == 1)
+        let specials: [UInt8] = Array(#"{}[]",:0123456789-.eE"\@#tfnul "#.utf8) + [0x00, 0xC3, 0xFF]
+        let edits = zip(Gen.int(in: 0...(Self.validPayload.count - 1)), Gen.int(in: 0...(specials.count - 1)), Gen.int(in: 0...2))
+            .array(of: 1...4)
+        await propertyCheck(count: 300, input: edits) { edits in
+            var bytes = Self.validPayload
+            for (position, special, mode) in edits where position < bytes.count {
+                switch mode {
+                case 0: bytes[position] = specials[special]
+                case 1: bytes.insert(specials[special], at: position)
+                default: bytes.remove(at: position)
+                }
+            }
+            var domAccepted = true
+            do throws(ODataError) {
+                _ = try reader.readCollection(bytes, entitySet: "Items")
+            } catch {
+                domAccepted = false
+                #expect(error.category == .invalidInput, "\(error)")
+                #expect(error.location != nil, "\(error)")
+                #expect((1200...1299).contains(error.code), "\(error)")
+            }
+            var streamAccepted = true
+            do throws(ODataError) {
+                var stream = try reader.collectionReader(entitySet: "Items")
+                try stream.feed(bytes)
+                try stream.finish()
+                while try stream.next() != nil {}
+            } catch {
+                streamAccepted = false
+                #expect(error.category == .invalidInput, "\(error)")
+            }
+            #expect(domAccepted == streamAccepted, "\(String(decoding: bytes, as: UTF8.self))")
         }
     }
 }
