@@ -15,7 +15,8 @@ public struct ODataCollectionReader: Sendable {
     private var stream: JSONCollectionStream
     private let reader: ODataJSONReader
     private let plan: ODataStructuredPlan
-    private let elementPath: [JSONPathComponent]
+    private var elementPath: [JSONPathComponent]
+    private var sniffed = false
     private var annotationsRead = ODataEntityCollection()
 
     /// Deleted entries met by `next()` (which yields only entities); `nextElement()` yields both.
@@ -44,11 +45,23 @@ public struct ODataCollectionReader: Sendable {
     public var isComplete: Bool { stream.isComplete }
 
     public mutating func feed(_ chunk: [UInt8]) throws(ODataError) {
+        if !sniffed { chunk.withUnsafeBytes { sniff($0) } }
         try stream.feed(chunk)
     }
 
     public mutating func feed(_ chunk: UnsafeRawBufferPointer) throws(ODataError) {
+        if !sniffed { sniff(chunk) }
         try stream.feed(chunk)
+    }
+
+    /// A bare top-level array names its elements `$[i]` in error locations.
+    private mutating func sniff(_ chunk: UnsafeRawBufferPointer) {
+        for byte in chunk where !(byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0xEF
+                                  || byte == 0xBB || byte == 0xBF) {
+            sniffed = true
+            if byte == UInt8(ascii: "[") { elementPath = [] }
+            return
+        }
     }
 
     /// Marks the end of the payload.

@@ -101,5 +101,15 @@ import Testing
             _ = try stream.next()
         }
         #expect(stream.deleted == [ODataDeletedEntity(id: "Items(9)")])
+
+        var bare = try ODataJSONReader(model: model).collectionReader(entitySet: "Items")
+        try bare.feed(Array(#" [{"ID":1,"Name":"a","Tags":[]},{"ID":2,"Name":null,"Tags":[]}]"#.utf8))
+        try bare.finish()
+        #expect(try bare.next() != nil)
+        ODataJSONTesting.expectError("nullNotAllowed", code: 1253, path: "$[1].Name") { _ = try bare.next() }
+        var v2 = try ODataJSONReader(model: model, version: .v2).collectionReader(entitySet: "Items")
+        try v2.feed(Array(#"{"d":{"results":[{"ID":"x"}]}}"#.utf8))
+        try v2.finish()
+        ODataJSONTesting.expectError("invalidPropertyValue", code: 1251, path: "$.d.results[0].ID") { _ = try v2.next() }
     }
 }
