@@ -66,3 +66,51 @@ extension ODataValue {
         }
     }
 }
+
+extension ODataValue {
+    /// Comparison for `$filter` operators (`eq ne lt le gt ge`) with OData's binary numeric
+    /// promotion (URL conventions 4.01 §5.1.1.18; the order Double, Single, Decimal, Int64, …):
+    /// when either operand is Double both compare as Double, else when either is Single both
+    /// compare as Single, else exactly (Decimal and the integers). So Double 0.1 eq Decimal 0.1.
+    /// Non-numeric values compare as in `compare`. `compare` stays the total order used by
+    /// `$orderby` and the ordered key encoding.
+    public static func comparePromoted(_ a: ODataValue, _ b: ODataValue) -> Int? {
+        guard let x = a.promotionRank, let y = b.promotionRank else { return compare(a, b) }
+        switch max(x, y) {
+        case 3:
+            guard let l = a.promotedDouble, let r = b.promotedDouble, !l.isNaN, !r.isNaN else { return nil }
+            return threeWayOrder(l, r)
+        case 2:
+            guard let l = a.promotedDouble.map(Float.init), let r = b.promotedDouble.map(Float.init), !l.isNaN, !r.isNaN else {
+                return nil
+            }
+            return threeWayOrder(l, r)
+        default:
+            return compare(a, b)
+        }
+    }
+
+    /// 3 Double, 2 Single, 1 Decimal and integers; nil for non-numeric values.
+    private var promotionRank: Int? {
+        switch self {
+        case .double: 3
+        case .single: 2
+        case .decimal, .byte, .sbyte, .int16, .int32, .int64: 1
+        default: nil
+        }
+    }
+
+    private var promotedDouble: Double? {
+        switch self {
+        case .double(let v): v
+        case .single(let v): Double(v)
+        case .decimal(let v): v.doubleValue
+        case .byte(let v): Double(v)
+        case .sbyte(let v): Double(v)
+        case .int16(let v): Double(v)
+        case .int32(let v): Double(v)
+        case .int64(let v): Double(v)
+        default: nil
+        }
+    }
+}
