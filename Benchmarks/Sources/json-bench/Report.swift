@@ -55,7 +55,12 @@ struct Report {
         guard let r = ratio(v), let m = mbps(v) else {
             return "| OData JSON parse throughput, \(what), \(size) | ≥ 3x Foundation `JSONSerialization` | ≥ 500 MB/s | not measured | not measured |\n"
         }
-        let status = r >= Self.barRatio ? (m >= Self.goalMBps ? "goal met" : "bar met, goal not met") : "not met"
+        // On a shared machine wall clock and CPU time can disagree; a bar or goal counts as met
+        // only when both figures reach it.
+        let cpuMBps = result.median(v, "parse_cpu_s").map { megabytesPayload / $0 } ?? 0
+        let barMet = r >= Self.barRatio && (cpuRatio(v) ?? 0) >= Self.barRatio
+        let goalMet = m >= Self.goalMBps && cpuMBps >= Self.goalMBps
+        let status = barMet ? (goalMet ? "goal met" : "bar met, goal not met") : "not met"
         let cpu = cpuRatio(v).flatMap { cr in result.median(v, "parse_cpu_s").map { (cr, megabytesPayload / $0) } }
         let cpuText = cpu.map { String(format: " (CPU time: %.2fx, %.0f MB per CPU second)", $0.0, $0.1) } ?? ""
         return "| OData JSON parse throughput, \(what), \(size) | ≥ 3x Foundation `JSONSerialization` | ≥ 500 MB/s | "
@@ -83,7 +88,7 @@ struct Report {
         s += "figures are medians. Timed: from the bytes in memory to the complete result (freeing the result is not timed, "
         s += "except the stream's, which frees each element as it goes). MB = 10⁶ bytes; entities = orders + items. "
         s += "Throughput and ratios use wall-clock time; CPU time (user + system, `getrusage`) is shown too because the machine "
-        s += "is shared and its load varies; the goal status uses wall clock.\n"
+        s += "is shared and its load varies; a bar or goal counts as met only when both the wall-clock and the CPU-time figure reach it.\n"
         s += "- Variants: ours DOM `JSONReader.parse([UInt8])` → `JSONValue` (numbers keep their literal text, strings decoded, "
         s += "duplicate names rejected); ours stream `JSONCollectionStream` fed 64 KiB slices, yielding each order (with its items) as a "
         s += "`JSONValue` and counting it; Foundation `JSONSerialization.jsonObject(with: Data)` → `NSDictionary`/`NSArray`/`NSNumber`; "
