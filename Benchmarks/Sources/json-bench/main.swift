@@ -8,6 +8,8 @@ import Foundation
 //       per round in a fresh child process (rounds interleaved), takes medians, writes Markdown.
 //   json-bench worker --variant NAME --file PAYLOAD --orders N --items M
 //       One parse in this process; prints METRIC lines (used by `run`).
+//   json-bench payload --megabytes N --out FILE
+//       Writes the payload only and prints its orders and items (for profiling a worker by hand).
 
 func option(_ args: [String], _ name: String) -> String? {
     guard let i = args.firstIndex(of: name), i + 1 < args.count else { return nil }
@@ -36,6 +38,18 @@ case "worker":
     } catch {
         fail("\(name): \(error)")
     }
+case "payload":
+    guard let megabytes = option(arguments, "--megabytes").flatMap(Double.init), megabytes > 0,
+          let out = option(arguments, "--out") else {
+        fail("payload needs --megabytes N --out FILE")
+    }
+    do {
+        let payload = try Payload.build(targetBytes: Int(megabytes * 1_000_000))
+        try Data(payload.bytes).write(to: URL(fileURLWithPath: out))
+        print("--orders \(payload.orders) --items \(payload.items)")
+    } catch {
+        fail("\(error)")
+    }
 case "run":
     guard let megabytes = Double(option(arguments, "--megabytes") ?? "100"), megabytes > 0 else {
         fail("--megabytes takes a positive number")
@@ -55,5 +69,5 @@ case "run":
         fail("\(error)")
     }
 default:
-    fail("usage: json-bench run [--megabytes 100] [--rounds 3] [--work-dir DIR] [--out FILE] [--command TEXT] | worker …")
+    fail("usage: json-bench run [--megabytes 100] [--rounds 3] [--work-dir DIR] [--out FILE] [--command TEXT] | worker … | payload …")
 }
