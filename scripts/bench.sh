@@ -74,8 +74,8 @@ assemble() {
 run_engine() { # OUT-FILE COMMAND RECORDS ROUNDS LOOKUPS
   "$engine_bin" run --records "$3" --rounds "$4" --lookups "$5" --work-dir "$work" --out "$1" --command "$2"
 }
-run_json() { # OUT-FILE COMMAND MEGABYTES ROUNDS
-  "$json_bin" run --megabytes "$3" --rounds "$4" --work-dir "$work" --out "$1" --command "$2"
+run_json() { # OUT-FILE COMMAND MEGABYTES ROUNDS QUIET-WAIT-SECONDS
+  "$json_bin" run --megabytes "$3" --rounds "$4" --quiet-wait "$5" --work-dir "$work" --out "$1" --command "$2"
 }
 sections=("$results/engine.md" "$results/json.md")
 
@@ -83,7 +83,7 @@ case "$mode" in
   full)
     build engine-bench json-bench
     run_engine "$results/engine.md" "make bench" 1000000,100000 3 200000
-    run_json "$results/json.md" "make bench" 100 5
+    run_json "$results/json.md" "make bench" 100 5 15
     assemble BENCHMARKS.md "make bench" "${sections[@]}"
     ;;
   engine)
@@ -93,7 +93,7 @@ case "$mode" in
     ;;
   json)
     build json-bench
-    run_json "$results/json.md" "make bench-json" 100 5
+    run_json "$results/json.md" "make bench-json" 100 5 15
     assemble BENCHMARKS.md "make bench" "${sections[@]}"
     ;;
   report)
@@ -103,7 +103,7 @@ case "$mode" in
     build engine-bench json-bench
     mkdir -p "$quick"
     run_engine "$quick/engine.md" "make bench-quick" 100000 1 50000
-    run_json "$quick/json.md" "make bench-quick" 10 1
+    run_json "$quick/json.md" "make bench-quick" 10 1 0
     assemble Benchmarks/.build/BENCHMARKS-quick.md "make bench-quick" "$quick/engine.md" "$quick/json.md"
     cat Benchmarks/.build/BENCHMARKS-quick.md
     ;;

@@ -22,6 +22,8 @@ struct Driver {
     let targetBytes: Int
     let rounds: Int
     let workDirectory: String
+    /// Longest wait for a quieter machine before each worker (0: none).
+    let quietWait: Double
 
     func log(_ s: String) {
         FileHandle.standardError.write(Data(("json-bench: " + s + "\n").utf8))
@@ -43,15 +45,29 @@ struct Driver {
         for round in 0..<rounds {
             for k in 0..<all.count {
                 let variant = all[(k + round) % all.count]
+                let waited = quietWait > 0 ? waitForQuiet(maxSeconds: quietWait) : 0
                 let t1 = now()
                 let metrics = try spawn(executable, ["worker", "--variant", variant.rawValue, "--file", path,
                                                      "--orders", String(payload.orders), "--items", String(payload.items)])
                 for (key, value) in metrics { result.samples[variant, default: [:]][key, default: []].append(value) }
-                log("round \(round + 1)/\(rounds) \(variant.rawValue): parse \(String(format: "%.3f", metrics["parse_s"] ?? .nan)) s (process \(String(format: "%.1f", now() - t1)) s)")
+                log("round \(round + 1)/\(rounds) \(variant.rawValue): parse \(String(format: "%.3f", metrics["parse_s"] ?? .nan)) s (process \(String(format: "%.1f", now() - t1)) s, waited \(String(format: "%.1f", waited)) s for a quieter machine, idle during parse \(String(format: "%.0f%%", (metrics["machine_idle"] ?? .nan) * 100)))")
             }
         }
         try? fm.removeItem(atPath: path)
         return result
+    }
+
+    /// Waits until at least one core's worth of CPU was idle over the last half second (so the
+    /// worker can get a core to itself), or `maxSeconds` passed; returns the seconds waited.
+    func waitForQuiet(maxSeconds: Double) -> Double {
+        let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
+        let start = now()
+        while now() - start < maxSeconds {
+            let a = Proc.cpuJiffies()
+            usleep(500_000)
+            if let idle = Proc.idleFraction(a, Proc.cpuJiffies()), idle * cores >= 0.9 { break }
+        }
+        return now() - start
     }
 
     func spawn(_ executable: String, _ args: [String]) throws -> [String: Double] {

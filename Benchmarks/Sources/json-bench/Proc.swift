@@ -23,6 +23,20 @@ enum Proc {
         return 0
     }
 
+    /// Machine-wide CPU jiffies from /proc/stat: (idle + iowait, total).
+    static func cpuJiffies() -> (idle: Double, total: Double) {
+        guard let line = read("/proc/stat").split(separator: "\n").first, line.hasPrefix("cpu ") else { return (0, 0) }
+        let fields = line.split(separator: " ").dropFirst().compactMap { Double(String($0)) }
+        guard fields.count >= 5 else { return (0, 0) }
+        return (fields[3] + fields[4], fields.reduce(0, +))
+    }
+
+    /// Fraction of the machine's CPU time that was idle between two `cpuJiffies()` readings.
+    static func idleFraction(_ a: (idle: Double, total: Double), _ b: (idle: Double, total: Double)) -> Double? {
+        let total = b.total - a.total
+        return total > 0 ? (b.idle - a.idle) / total : nil
+    }
+
     static var rss: Double { statusField("VmRSS") }
     static var peakRSS: Double { statusField("VmHWM") }
 

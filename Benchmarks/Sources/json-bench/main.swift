@@ -3,9 +3,10 @@ import Foundation
 // json-bench: OData JSON parse throughput, ours against Foundation (issue 3).
 //
 //   json-bench run [--megabytes 100] [--rounds 3] [--work-dir /tmp/offline-odata-bench]
-//                  [--out Benchmarks/results/json.md] [--command "make bench"]
+//                  [--out Benchmarks/results/json.md] [--command "make bench"] [--quiet-wait 15]
 //       Builds the payload once (untimed) into the work directory, then runs every variant once
 //       per round in a fresh child process (rounds interleaved), takes medians, writes Markdown.
+//       Before each worker it waits up to --quiet-wait seconds for one idle core.
 //   json-bench worker --variant NAME --file PAYLOAD --orders N --items M
 //       One parse in this process; prints METRIC lines (used by `run`).
 //   json-bench payload --megabytes N --out FILE
@@ -57,17 +58,18 @@ case "run":
     let rounds = option(arguments, "--rounds").flatMap(Int.init) ?? 3
     let driver = Driver(
         targetBytes: Int(megabytes * 1_000_000), rounds: max(rounds, 1),
-        workDirectory: option(arguments, "--work-dir") ?? "/tmp/offline-odata-bench")
+        workDirectory: option(arguments, "--work-dir") ?? "/tmp/offline-odata-bench",
+        quietWait: option(arguments, "--quiet-wait").flatMap(Double.init) ?? 15)
     let output = option(arguments, "--out") ?? "Benchmarks/results/json.md"
     let command = option(arguments, "--command") ?? "make bench"
     do {
         let result = try driver.run()
-        let report = Report(result: result, rounds: driver.rounds, megabytes: megabytes, command: command, output: output)
+        let report = Report(result: result, quietWait: driver.quietWait, rounds: driver.rounds, megabytes: megabytes, command: command, output: output)
         try report.markdown().write(toFile: output, atomically: true, encoding: .utf8)
         FileHandle.standardError.write(Data("json-bench: wrote \(output)\n".utf8))
     } catch {
         fail("\(error)")
     }
 default:
-    fail("usage: json-bench run [--megabytes 100] [--rounds 3] [--work-dir DIR] [--out FILE] [--command TEXT] | worker … | payload …")
+    fail("usage: json-bench run [--megabytes 100] [--rounds 3] [--work-dir DIR] [--out FILE] [--command TEXT] [--quiet-wait S] | worker … | payload …")
 }
