@@ -244,7 +244,7 @@ struct Report {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let memory = Double(ProcessInfo.processInfo.physicalMemory) / 1073741824
         let commit = Self.shell("/usr/bin/git", ["rev-parse", "--short", "HEAD"])
-        let dirty = Self.shell("/usr/bin/git", ["status", "--porcelain", "--untracked-files=no"]).isEmpty ? "" : " (with uncommitted changes)"
+        let dirty = Self.shell("/usr/bin/git", ["status", "--porcelain", "--untracked-files=no", "--", ".", ":!BENCHMARKS.md", ":!Benchmarks/results"]).isEmpty ? "" : " (with uncommitted changes)"
         let date = ISO8601DateFormatter().string(from: Date())
         let uname = Self.shell("/bin/uname", ["-a"])
         let swift = Self.shell("/usr/bin/env", ["swift", "--version"]).split(separator: "\n").first.map(String.init) ?? "unknown"

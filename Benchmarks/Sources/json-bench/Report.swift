@@ -69,7 +69,7 @@ struct Report {
 
     func markdown() -> String {
         let commit = Self.shell("/usr/bin/git", ["rev-parse", "--short", "HEAD"])
-        let dirty = Self.shell("/usr/bin/git", ["status", "--porcelain", "--untracked-files=no"]).isEmpty ? "" : " (with uncommitted changes)"
+        let dirty = Self.shell("/usr/bin/git", ["status", "--porcelain", "--untracked-files=no", "--", ".", ":!BENCHMARKS.md", ":!Benchmarks/results"]).isEmpty ? "" : " (with uncommitted changes)"
         let date = ISO8601DateFormatter().string(from: Date())
         let swift = Self.shell("/usr/bin/env", ["swift", "--version"]).split(separator: "\n").first.map(String.init) ?? "unknown"
         let load = Proc.read("/proc/loadavg").split(separator: " ").prefix(3).joined(separator: " ")
