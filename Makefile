@@ -1,11 +1,23 @@
 # Benchmarks (Benchmarks/ package; see BENCHMARKS.md). Not part of the default test run.
-.PHONY: bench bench-quick bench-micro
+.PHONY: bench bench-engine bench-json bench-report bench-quick bench-micro
 
-# Full suite: 1M and 100k records, 3 interleaved rounds; regenerates BENCHMARKS.md.
+# Full suite: engine (1M and 100k records, 3 interleaved rounds) and JSON parse (100 MB, 5 rounds);
+# writes Benchmarks/results/{engine,json}.md and assembles BENCHMARKS.md.
 bench:
 	scripts/bench.sh full
 
-# CI smoke: 100k records, 1 round, under 3 minutes; report in Benchmarks/.build/BENCHMARKS-quick.md.
+# One benchmark at full size (its section only), then BENCHMARKS.md reassembled.
+bench-engine:
+	scripts/bench.sh engine
+
+bench-json:
+	scripts/bench.sh json
+
+# Reassemble BENCHMARKS.md from Benchmarks/results/*.md without measuring.
+bench-report:
+	scripts/bench.sh report
+
+# CI smoke: engine 100k records + JSON 10 MB, 1 round, under 3 minutes; Benchmarks/.build/BENCHMARKS-quick.md.
 bench-quick:
 	scripts/bench.sh quick
 

@@ -9,11 +9,12 @@ let rootPackage: String = {
     return parts.last.map { String($0).lowercased() } ?? "offlineodata"
 }()
 
-// Benchmarks for the storage engine against SQLite (issue 2). A separate package so that the
+// Benchmarks: the storage engine against SQLite (issue 2, `engine-bench`) and OData JSON parsing
+// against Foundation (issue 3, `json-bench`). A separate package so that the
 // root package's `swift build` / `swift test` never builds package-benchmark or links SQLite.
 //
 //   swift build -c release --package-path Benchmarks
-//   make bench / make bench-quick           (repo root; writes BENCHMARKS.md)
+//   make bench / make bench-quick           (repo root; results/*.md, assembled into BENCHMARKS.md)
 //   swift package --package-path Benchmarks benchmark   (package-benchmark micro-benchmarks)
 let package = Package(
     name: "OfflineODataBenchmarks",
@@ -41,6 +42,13 @@ let package = Package(
         .executableTarget(
             name: "engine-bench",
             dependencies: ["BenchSupport"]
+        ),
+        .executableTarget(
+            name: "json-bench",
+            dependencies: [
+                .product(name: "OfflineODataModel", package: rootPackage),
+                .product(name: "OfflineODataFixtures", package: rootPackage),
+            ]
         ),
         .executableTarget(
             name: "EngineMicro",

@@ -1,32 +1,117 @@
 #!/usr/bin/env bash
-# Storage engine benchmark against SQLite (see BENCHMARKS.md, Benchmarks/).
-#   scripts/bench.sh full    1,000,000 and 100,000 records, 3 interleaved rounds; rewrites BENCHMARKS.md
-#   scripts/bench.sh quick   100,000 records, 1 round (CI smoke, < 3 min); writes Benchmarks/.build/BENCHMARKS-quick.md
-#   scripts/bench.sh micro   package-benchmark micro-benchmarks (lookup, insert batch, scan; allocations)
+# Benchmarks (see BENCHMARKS.md, Benchmarks/README.md). Each benchmark writes its own section;
+# this script assembles them into one report.
+#   scripts/bench.sh full      engine (1M + 100k records, 3 rounds) and JSON (100 MB, 5 rounds);
+#                              writes Benchmarks/results/{engine,json}.md and BENCHMARKS.md
+#   scripts/bench.sh engine    engine only (Benchmarks/results/engine.md), then reassembles BENCHMARKS.md
+#   scripts/bench.sh json      JSON only (Benchmarks/results/json.md), then reassembles BENCHMARKS.md
+#   scripts/bench.sh report    reassembles BENCHMARKS.md from Benchmarks/results/*.md (no measuring)
+#   scripts/bench.sh quick     CI smoke, < 3 min: engine 100k records and JSON 10 MB, 1 round each;
+#                              everything under Benchmarks/.build/ (results-quick/, BENCHMARKS-quick.md)
+#   scripts/bench.sh micro     package-benchmark micro-benchmarks (lookup, insert batch, scan; allocations)
 # Needs libsqlite3-dev, libsodium-dev, liblz4-dev (apt) and a Swift 6.1+ toolchain.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-full}"
 work="${BENCH_WORK_DIR:-${TMPDIR:-/tmp}/offline-odata-bench}"
-build() { swift build -c release --package-path Benchmarks --product engine-bench; }
-bin=Benchmarks/.build/release/engine-bench
+results=Benchmarks/results
+quick=Benchmarks/.build/results-quick
+engine_bin=Benchmarks/.build/release/engine-bench
+json_bin=Benchmarks/.build/release/json-bench
+
+build() { for p in "$@"; do swift build -c release --package-path Benchmarks --product "$p"; done; }
+
+# assemble OUT COMMAND SECTION...: header, the §5 summary (rows between the `goals` markers of
+# each section, prefixed with the benchmark's name), then the sections themselves.
+assemble() {
+  local out=$1 command=$2
+  shift 2
+  local cpu cores mem commit
+  cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || echo unknown)
+  cores=$(nproc 2>/dev/null || echo "?")
+  mem=$(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo 2>/dev/null || echo "?")
+  commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+  {
+    echo "# Benchmarks"
+    echo
+    echo "Assembled by \`scripts/bench.sh\` from the sections under \`$(dirname "$1")/\`; do not edit by hand."
+    echo
+    echo "- What: the storage engine against SQLite (issue 2, \`engine-bench\`) and OData JSON parse throughput"
+    echo "  against Foundation (issue 3, \`json-bench\`), both in the separate \`Benchmarks/\` SwiftPM package, release builds."
+    echo "- Reproduce: \`$command\` (both, ≈ 35 min on 2 cores); one part: \`make bench-engine\` (≈ 30 min) or"
+    echo "  \`make bench-json\` (≈ 3 min); \`make bench-report\` only reassembles this file; \`make bench-quick\` is the"
+    echo "  < 3 min smoke run (report in \`Benchmarks/.build/BENCHMARKS-quick.md\`)."
+    echo "- Machine: \`$(uname -srm)\`, $cpu, $cores cores, $mem; shared with other work, so absolute figures are noisy"
+    echo "  (every comparison is measured side by side in one run, interleaved)."
+    echo "- Assembled at commit \`$commit\`, $(date -u +%Y-%m-%dT%H:%M:%SZ); each section states the commit and date it was measured at."
+    echo
+    echo "## Summary: DESIGN.md §5 goals"
+    echo
+    echo "| benchmark | workload | bar | goal | measured | status |"
+    echo "| --- | --- | --- | --- | --- | --- |"
+    local f name
+    for f in "$@"; do
+      case "$(basename "$f" .md)" in
+        engine) name="engine (ours encrypted vs SQLite)" ;;
+        json) name="JSON parse (ours vs Foundation)" ;;
+        *) name="$(basename "$f" .md)" ;;
+      esac
+      if [ -f "$f" ]; then
+        awk '/<!-- goals:end -->/ {on = 0} on {print} /<!-- goals:begin -->/ {on = 1}' "$f" | sed "s/^| /| $name | /"
+      else
+        echo "| $name | (no results: $f missing) | | | | not measured |"
+      fi
+    done
+    for f in "$@"; do
+      [ -f "$f" ] || continue
+      echo
+      cat "$f"
+    done
+  } > "$out"
+  echo "bench.sh: wrote $out" >&2
+}
+
+run_engine() { # OUT-FILE COMMAND RECORDS ROUNDS LOOKUPS
+  "$engine_bin" run --records "$3" --rounds "$4" --lookups "$5" --work-dir "$work" --out "$1" --command "$2"
+}
+run_json() { # OUT-FILE COMMAND MEGABYTES ROUNDS QUIET-WAIT-SECONDS
+  "$json_bin" run --megabytes "$3" --rounds "$4" --quiet-wait "$5" --work-dir "$work" --out "$1" --command "$2"
+}
+sections=("$results/engine.md" "$results/json.md")
+
 case "$mode" in
   full)
-    build
-    "$bin" run --records 1000000,100000 --rounds 3 --lookups 200000 --work-dir "$work" \
-      --out BENCHMARKS.md --command "make bench"
+    build engine-bench json-bench
+    run_engine "$results/engine.md" "make bench" 1000000,100000 3 200000
+    run_json "$results/json.md" "make bench" 100 5 15
+    assemble BENCHMARKS.md "make bench" "${sections[@]}"
+    ;;
+  engine)
+    build engine-bench
+    run_engine "$results/engine.md" "make bench-engine" 1000000,100000 3 200000
+    assemble BENCHMARKS.md "make bench" "${sections[@]}"
+    ;;
+  json)
+    build json-bench
+    run_json "$results/json.md" "make bench-json" 100 5 15
+    assemble BENCHMARKS.md "make bench" "${sections[@]}"
+    ;;
+  report)
+    assemble BENCHMARKS.md "make bench" "${sections[@]}"
     ;;
   quick)
-    build
-    "$bin" run --records 100000 --rounds 1 --lookups 50000 --work-dir "$work" \
-      --out Benchmarks/.build/BENCHMARKS-quick.md --command "make bench-quick"
+    build engine-bench json-bench
+    mkdir -p "$quick"
+    run_engine "$quick/engine.md" "make bench-quick" 100000 1 50000
+    run_json "$quick/json.md" "make bench-quick" 10 1 0
+    assemble Benchmarks/.build/BENCHMARKS-quick.md "make bench-quick" "$quick/engine.md" "$quick/json.md"
     cat Benchmarks/.build/BENCHMARKS-quick.md
     ;;
   micro)
     swift package --package-path Benchmarks --allow-writing-to-directory "${TMPDIR:-/tmp}" benchmark
     ;;
   *)
-    echo "usage: scripts/bench.sh full|quick|micro" >&2
+    echo "usage: scripts/bench.sh full|engine|json|report|quick|micro" >&2
     exit 2
     ;;
 esac

@@ -2,12 +2,14 @@ import BenchSupport
 import Foundation
 import OfflineODataEngine
 
-/// Renders BENCHMARKS.md from the medians. Every ratio is oriented so that > 1 means we are
+/// Renders the engine section (Benchmarks/results/engine.md; `scripts/bench.sh` assembles it into
+/// BENCHMARKS.md, copying the rows between the `goals` markers into the summary table) from the medians. Every ratio is oriented so that > 1 means we are
 /// better (throughput: ours / SQLite; time, size, memory, bytes: SQLite / ours).
 struct Report {
     let results: [ScaleResult]
     let driver: Driver
     let command: String
+    let output: String
 
     typealias C = Configuration
     static let encR = C(engine: .ours, encrypted: true, durability: .relaxed, insertOnly: false)
@@ -106,7 +108,7 @@ struct Report {
         let full = (Self.encF, Self.plainF, Self.sqlF)
         func row(_ q: Quantity, _ t: (C, C, C)) -> (Quantity, C, C, C) { (q, t.0, t.1, t.2) }
         var s = ""
-        s += "### Batched insert (\(Self.grouped(Double(r.records))) records, 1,000 per commit/transaction)\n\n"
+        s += "#### Batched insert (\(Self.grouped(Double(r.records))) records, 1,000 per commit/transaction)\n\n"
         s += "Commits only: time from the first commit to the last one returning. Through close: plus a clean "
         s += "close (ours flushes the memtable into a run; SQLite checkpoints the WAL into the database).\n\n"
         s += table(r, [
@@ -115,7 +117,7 @@ struct Report {
             row(rowsPerSecond("full vs WAL+FULL, commits only", r) { $0["insert_s"] }, full),
             row(rowsPerSecond("full vs WAL+FULL, through close", r) { m in m["insert_s"].flatMap { a in m["close_s"].map { a + $0 } } }, full),
         ])
-        s += "\n### Random point lookups by key (\(Self.grouped(Double(min(driver.lookups, r.records * 2)))) lookups of existing keys, warm)\n\n"
+        s += "\n#### Random point lookups by key (\(Self.grouped(Double(min(driver.lookups, r.records * 2)))) lookups of existing keys, warm)\n\n"
         s += "Warm: one untimed pass over a different random sample first. Big cache: ours `cacheSize` 1 GiB, "
         s += "SQLite `cache_size` 1 GiB (both hold the whole working set). Default cache: ours 32 MiB (the default), "
         s += "SQLite `cache_size` 32 MiB. The store as left by the insert (several runs), and ours after `compactNow()` (one run).\n\n"
@@ -127,12 +129,12 @@ struct Report {
             }, relaxed),
         ])
         s += "\n(SQLite has no compaction step: its column repeats its one figure against our compacted store.)\n"
-        s += "\n### Full scan in key order, reading every key and value (owned copies)\n\n"
+        s += "\n#### Full scan in key order, reading every key and value (owned copies)\n\n"
         s += table(r, [
             row(rowsPerSecond("as inserted, big cache", r) { $0["scan_s"] }, relaxed),
             row(rowsPerSecond("ours after compactNow()", r) { $0["scan_compacted_s"] ?? $0["scan_s"] }, relaxed),
         ])
-        s += "\n### File size on disk after a clean close\n\n"
+        s += "\n#### File size on disk after a clean close\n\n"
         s += table(r, [
             row(mib("as inserted (no explicit compaction)", "size_closed"), relaxed),
             row(Quantity(label: "ours after compactNow()", better: .lower, format: { String(format: "%.1f MB", $0 / 1e6) }) {
@@ -142,19 +144,19 @@ struct Report {
         s += "\nData: \(String(format: "%.1f", Double(r.dataBytes) / 1e6)) MB of keys and values. "
         s += "Ours `compactNow()` took \(value(r, Self.encR, Quantity(label: "", better: .lower, format: { "\($0)" }) { $0["compact_s"] }).map { String(format: "%.2f s", $0) } ?? "n/a") encrypted, "
         s += "\(value(r, Self.plainR, Quantity(label: "", better: .lower, format: { "\($0)" }) { $0["compact_s"] }).map { String(format: "%.2f s", $0) } ?? "n/a") unencrypted.\n"
-        s += "\n### Reopen to first read after a clean close (median of 5 opens per process)\n\n"
+        s += "\n#### Reopen to first read after a clean close (median of 5 opens per process)\n\n"
         s += "Ours with `.key(32 bytes)` encryption (no Argon2id key derivation; `.passphrase` adds the KDF's cost, "
         s += "≈ 60 ms at `.interactive`). Open + first `get` of an existing key; OS page cache warm.\n\n"
         s += table(r, [
             row(Quantity(label: "open + first read", better: .lower, format: { String(format: "%.2f ms", $0 * 1e3) }) { $0["reopen_first_read_s"] }, relaxed),
         ])
-        s += "\n### Peak resident memory of the inserting process (VmHWM, fresh process per configuration)\n\n"
+        s += "\n#### Peak resident memory of the inserting process (VmHWM, fresh process per configuration)\n\n"
         s += table(r, [
             row(Quantity(label: "relaxed vs WAL+NORMAL", better: .lower, format: { String(format: "%.1f MiB", $0 / 1048576) }) { $0["peak_rss_insert"] }, relaxed),
             row(Quantity(label: "full vs WAL+FULL", better: .lower, format: { String(format: "%.1f MiB", $0 / 1048576) }) { $0["peak_rss_insert"] }, full),
             row(Quantity(label: "process at start (baseline)", better: .lower, format: { String(format: "%.1f MiB", $0 / 1048576) }) { $0["rss_start"] }, relaxed),
         ])
-        s += "\n### Bytes written per byte of data during insert + close\n\n"
+        s += "\n#### Bytes written per byte of data during insert + close\n\n"
         s += "`wchar`: bytes passed to write calls (/proc/self/io). `disk`: `write_bytes − cancelled_write_bytes` "
         s += "(bytes sent to the block layer; files deleted before writeback are not counted).\n\n"
         s += table(r, [
@@ -198,6 +200,7 @@ struct Report {
         let pct = { (v: Double?) in v.map { String(format: "%+.1f%%", ($0 - 1) * 100) } ?? "n/a" }
 
         var s = "| workload (DESIGN.md §5) | bar | goal | measured (ours encrypted) | status |\n| --- | --- | --- | --- | --- |\n"
+        s += "<!-- goals:begin -->\n"
         s += "| batched durable insert, \(Self.grouped(Double(r.records))) records (ours `.full` vs SQLite WAL+FULL, through close; no secondary indexes in this benchmark) | ≥ 3x SQLite | ≥ 6x SQLite | \(Self.x(insertRatio)) | \(status(insertRatio, bar: 3, goal: 6)) |\n"
         s += "| random point read by key, warm cache | ≥ 3x SQLite | ≥ 4x SQLite | \(Self.x(lookupRatio)) | \(status(lookupRatio, bar: 3, goal: 4)) |\n"
         s += "| full scan with decode | ≥ 1x SQLite | ≥ 1x SQLite | \(Self.x(scanRatio)) | \(status(scanRatio, bar: 1, goal: 1)) |\n"
@@ -217,7 +220,8 @@ struct Report {
             }
             s += "| peak memory during the durable insert (whole process, VmHWM) | ≤ 1.2x the figure at \(small.map { Self.grouped(Double($0.records)) } ?? "100k") | ≤ 64 MiB | \(String(format: "%.1f MiB", mibs))\(growth.map { String(format: " (%.2fx the smaller scale)", $0) } ?? "") | \(st) |\n"
         }
-        s += "| indexed `$filter`, `$orderby`, `$expand`, non-indexed `$filter`, OData JSON parse | | | not measured by this engine benchmark | n/a |\n"
+        s += "| indexed `$filter`, `$orderby`, `$expand`, non-indexed `$filter` | see DESIGN.md §5 | | not measured yet (no query benchmark) | n/a |\n"
+        s += "<!-- goals:end -->\n"
         return s
     }
 
@@ -240,14 +244,14 @@ struct Report {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let memory = Double(ProcessInfo.processInfo.physicalMemory) / 1073741824
         let commit = Self.shell("/usr/bin/git", ["rev-parse", "--short", "HEAD"])
-        let dirty = Self.shell("/usr/bin/git", ["status", "--porcelain", "--untracked-files=no"]).isEmpty ? "" : " (with uncommitted changes)"
+        let dirty = Self.shell("/usr/bin/git", ["status", "--porcelain", "--untracked-files=no", "--", ".", ":!BENCHMARKS.md", ":!Benchmarks/results"]).isEmpty ? "" : " (with uncommitted changes)"
         let date = ISO8601DateFormatter().string(from: Date())
         let uname = Self.shell("/bin/uname", ["-a"])
         let swift = Self.shell("/usr/bin/env", ["swift", "--version"]).split(separator: "\n").first.map(String.init) ?? "unknown"
         let main = results.first
         let small = results.dropFirst().min { $0.records < $1.records }
 
-        var s = "# Storage engine benchmark: OfflineODataEngine vs SQLite\n\n"
+        var s = "## Storage engine benchmark: OfflineODataEngine vs SQLite\n\n"
         s += "Generated by `engine-bench` (Benchmarks/); do not edit by hand — rerun `\(command)`.\n\n"
         s += "- Machine: `\(uname)`\n- CPU: \(cpu), \(cores) cores; memory \(String(format: "%.1f", memory)) GiB\n"
         s += "- Commit: `\(commit)`\(dirty); date: \(date)\n- Toolchain: \(swift); release build\n"
@@ -256,13 +260,13 @@ struct Report {
         s += "\(driver.rounds) rounds, interleaved (all configurations in round 1, then round 2, …); each figure is the median of the rounds.\n\n"
         s += "Reproduce: `\(command)` (= `swift build -c release --package-path Benchmarks && "
         s += "Benchmarks/.build/release/engine-bench run --records \(results.map { String($0.records) }.joined(separator: ",")) "
-        s += "--rounds \(driver.rounds) --lookups \(driver.lookups) --out BENCHMARKS.md`).\n\n"
+        s += "--rounds \(driver.rounds) --lookups \(driver.lookups) --out \(output)`).\n\n"
 
         if let main {
-            s += "## Goals (DESIGN.md §5) at \(Self.grouped(Double(main.records))) records\n\n"
+            s += "### Goals (DESIGN.md §5) at \(Self.grouped(Double(main.records))) records\n\n"
             s += goals(main, small: small) + "\n"
         }
-        s += "## Data and peer settings\n\n"
+        s += "### Data and peer settings\n\n"
         if let main {
             s += "- Data: \(Self.grouped(Double(main.records))) records (and \(results.dropFirst().map { Self.grouped(Double($0.records)) }.joined(separator: ", ")) below), "
             s += "16-byte random UUID-like keys (unique, inserted in random order), sales-order-item JSON values averaging "
@@ -279,9 +283,9 @@ struct Report {
         s += "memtable 8 MiB, block 16 KiB, LZ4 on, automatic compaction on; cache 32 MiB (default) for the insert, 1 GiB or 32 MiB for lookups and scans as stated.\n"
         s += "- File sizes: the sum of the store's files after close (SQLite's WAL is checkpointed and removed by the last close).\n\n"
         for r in results {
-            s += "## \(Self.grouped(Double(r.records))) records\n\n" + sections(r) + "\n"
+            s += "### \(Self.grouped(Double(r.records))) records\n\n" + sections(r) + "\n"
         }
-        s += "## Raw samples (one per round)\n\n"
+        s += "### Raw samples (one per round)\n\n"
         for r in results {
             for c in Configuration.all {
                 guard let m = r.samples[c.name] else { continue }

@@ -4,9 +4,9 @@ import Foundation
 // engine-bench: our storage engine against SQLite (issue 2).
 //
 //   engine-bench run [--records 1000000,100000] [--rounds 3] [--lookups 200000]
-//                    [--work-dir /tmp/offline-odata-bench] [--out BENCHMARKS.md] [--command "make bench"]
+//                    [--work-dir /tmp/offline-odata-bench] [--out Benchmarks/results/engine.md] [--command "make bench"]
 //       Runs every configuration once per round in a child process (rounds interleaved),
-//       takes medians and writes the Markdown report.
+//       takes medians and writes the Markdown section (scripts/bench.sh assembles BENCHMARKS.md).
 //   engine-bench worker --config NAME --data FILE --records N --dir DIR [--lookups N]
 //       One configuration's workloads in this process; prints METRIC lines (used by `run`).
 
@@ -48,11 +48,11 @@ case "run":
         workDirectory: option(arguments, "--work-dir") ?? "/tmp/offline-odata-bench",
         seed: seed
     )
-    let output = option(arguments, "--out") ?? "BENCHMARKS.md"
+    let output = option(arguments, "--out") ?? "Benchmarks/results/engine.md"
     let command = option(arguments, "--command") ?? "make bench"
     do {
         let results = try driver.run()
-        let report = Report(results: results, driver: driver, command: command).markdown()
+        let report = Report(results: results, driver: driver, command: command, output: output).markdown()
         try report.write(toFile: output, atomically: true, encoding: .utf8)
         FileHandle.standardError.write(Data("engine-bench: wrote \(output)\n".utf8))
     } catch {
