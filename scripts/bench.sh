@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-full}"
-work="${BENCH_WORK_DIR:-${TMPDIR:-/tmp}/offline-odata-bench}"
+work="${BENCH_WORK_DIR:-${TMPDIR:-/tmp}/offline-odata-engine-bench}"
 build() { swift build -c release --package-path Benchmarks --product engine-bench; }
 bin=Benchmarks/.build/release/engine-bench
 case "$mode" in
