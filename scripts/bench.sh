@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-full}"
-work="${BENCH_WORK_DIR:-${TMPDIR:-/tmp}/offline-odata-bench}"
+work="${BENCH_WORK_DIR:-${TMPDIR:-/tmp}/offline-odata-engine-bench}"
 results=Benchmarks/results
 quick=Benchmarks/.build/results-quick
 engine_bin=Benchmarks/.build/release/engine-bench

@@ -42,14 +42,24 @@ struct Driver {
             var result = ScaleResult(records: records, dataBytes: dataBytes,
                                      valueBytesAverage: Double(dataBytes) / Double(records) - 16)
             for round in 1...max(rounds, 1) {
-                for config in Configuration.all {
+                // Rotate the order each round so no configuration always runs right after the
+                // same neighbour (e.g. after SQLite's large write-back).
+                let all = Configuration.all
+                let shift = (round - 1) % all.count
+                for config in all[shift...] + all[..<shift] {
+                    // Let the previous worker's dirty pages reach the disk first, so kernel
+                    // write-back does not run during (and bill its CPU to) the next worker.
+                    sync()
                     let dir = "\(workDirectory)/\(config.name)-\(records)"
                     try? fm.removeItem(atPath: dir)
                     try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
                     let t0 = now()
-                    let metrics = try spawn(executable, ["worker", "--config", config.name, "--data", dataPath,
+                    let loadBefore = Self.loadAverage()
+                    var metrics = try spawn(executable, ["worker", "--config", config.name, "--data", dataPath,
                                                          "--records", String(records), "--dir", dir,
                                                          "--lookups", String(min(lookups, records * 2))])
+                    metrics["loadavg_before"] = loadBefore
+                    metrics["loadavg_after"] = Self.loadAverage()
                     for (k, v) in metrics { result.samples[config.name, default: [:]][k, default: []].append(v) }
                     try? fm.removeItem(atPath: dir)
                     log("\(records) round \(round)/\(rounds) \(config.name): \(String(format: "%.1f", now() - t0)) s")
@@ -58,6 +68,11 @@ struct Driver {
             results.append(result)
         }
         return results
+    }
+
+    /// The 1-minute load average (other processes on the machine compete for its cores).
+    static func loadAverage() -> Double {
+        Double(ProcStats.read("/proc/loadavg").split(separator: " ").first ?? "") ?? -1
     }
 
     /// Runs a worker, returns its METRIC lines; a failing worker fails the run.

@@ -257,7 +257,15 @@ struct Report {
         s += "- Commit: `\(commit)`\(dirty); date: \(date)\n- Toolchain: \(swift); release build\n"
         s += "- SQLite \(SQLiteStore.version) (system libsqlite3); our cipher: \(CipherSuite.preferred) (libsodium), LZ4 on\n"
         s += "- Method: every configuration runs its whole workload once per round in a fresh child process; "
-        s += "\(driver.rounds) rounds, interleaved (all configurations in round 1, then round 2, …); each figure is the median of the rounds.\n\n"
+        s += "\(driver.rounds) rounds, interleaved (all configurations in round 1, then round 2, …; the order rotates by one each round; "
+        s += "`sync()` before each worker so earlier write-back does not overlap it); each figure is the median of the rounds.\n"
+        let loads = results.flatMap { r in r.samples.values.flatMap { ($0["loadavg_before"] ?? []) + ($0["loadavg_after"] ?? []) } }.sorted()
+        if let lo = loads.first, let hi = loads.last {
+            s += "- Machine load (1-minute load average around each worker, \(cores) cores): min \(String(format: "%.2f", lo)), "
+            s += "median \(String(format: "%.2f", loads[loads.count / 2])), max \(String(format: "%.2f", hi)). "
+            s += "Above \(cores), other processes competed for the cores and slowed that round; compare the rounds in the raw samples.\n"
+        }
+        s += "\n"
         s += "Reproduce: `\(command)` (= `swift build -c release --package-path Benchmarks && "
         s += "Benchmarks/.build/release/engine-bench run --records \(results.map { String($0.records) }.joined(separator: ",")) "
         s += "--rounds \(driver.rounds) --lookups \(driver.lookups) --out \(output)`).\n\n"

@@ -4,7 +4,7 @@ import Foundation
 // engine-bench: our storage engine against SQLite (issue 2).
 //
 //   engine-bench run [--records 1000000,100000] [--rounds 3] [--lookups 200000]
-//                    [--work-dir /tmp/offline-odata-bench] [--out Benchmarks/results/engine.md] [--command "make bench"]
+//                    [--work-dir /tmp/offline-odata-engine-bench] [--out Benchmarks/results/engine.md] [--command "make bench"]
 //       Runs every configuration once per round in a child process (rounds interleaved),
 //       takes medians and writes the Markdown section (scripts/bench.sh assembles BENCHMARKS.md).
 //   engine-bench worker --config NAME --data FILE --records N --dir DIR [--lookups N]
@@ -45,7 +45,7 @@ case "run":
         scales: scales,
         rounds: option(arguments, "--rounds").flatMap(Int.init) ?? 3,
         lookups: option(arguments, "--lookups").flatMap(Int.init) ?? 200_000,
-        workDirectory: option(arguments, "--work-dir") ?? "/tmp/offline-odata-bench",
+        workDirectory: option(arguments, "--work-dir") ?? "/tmp/offline-odata-engine-bench",
         seed: seed
     )
     let output = option(arguments, "--out") ?? "Benchmarks/results/engine.md"
