@@ -7,12 +7,12 @@ struct BloomFilter: Sendable {
     private(set) var words: [UInt64]
 
     init(expectedEntries: Int) {
-        let bits = max(64, expectedEntries * Self.bitsPerKey)
-        words = [UInt64](repeating: 0, count: (bits + 63) / 64)
+        let bits = max(512, expectedEntries * Self.bitsPerKey)
+        words = [UInt64](repeating: 0, count: (bits + 511) / 512 * 8)
     }
 
     init?(encoded: [UInt8]) {
-        guard encoded.count >= 8, encoded.count % 8 == 0 else { return nil }
+        guard encoded.count >= 64, encoded.count % 64 == 0 else { return nil }
         words = encoded.withUnsafeBytes { b in (0..<(b.count / 8)).map { readU64LE(b, $0 * 8) } }
     }
 
@@ -24,29 +24,32 @@ struct BloomFilter: Sendable {
 
     var byteSize: Int { words.count * 8 }
 
+    /// Blocked layout: all of a key's probes fall in one 512-bit block (one 64-byte cache line),
+    /// so a lookup costs one memory access. The block is the hash's low 32 bits modulo the block
+    /// count; probe i tests bit ((g >> 9i) & 511) of the block, g = rotate(hash, 32) · 0x9E3779B97F4A7C15.
     mutating func insert(_ key: UnsafeRawBufferPointer) {
         let h = Self.hash(key)
-        let m = UInt64(words.count * 64)
-        var a = h & 0xFFFF_FFFF, b = (h >> 32) | 1
-        for _ in 0..<Self.probes {
-            let bit = a % m
-            words[Int(bit >> 6)] |= 1 << (bit & 63)
-            a &+= b
-            b &+= 1
+        let blocks = max(1, words.count / 8)
+        let block = Int((h & 0xFFFF_FFFF) % UInt64(blocks))
+        let g = ((h >> 32) | (h << 32)) &* 0x9E37_79B9_7F4A_7C15
+        for i in 0..<Self.probes {
+            let bit = Int(truncatingIfNeeded: g >> UInt64(9 * i)) & 511
+            words[block * 8 + (bit >> 6)] |= 1 << UInt64(bit & 63)
         }
     }
 
     func mayContain(_ key: [UInt8]) -> Bool {
         let h = key.withUnsafeBytes { Self.hash($0) }
-        let m = UInt64(words.count * 64)
-        var a = h & 0xFFFF_FFFF, b = (h >> 32) | 1
-        for _ in 0..<Self.probes {
-            let bit = a % m
-            if words[Int(bit >> 6)] & (1 << (bit & 63)) == 0 { return false }
-            a &+= b
-            b &+= 1
+        let blocks = max(1, words.count / 8)
+        let block = Int((h & 0xFFFF_FFFF) % UInt64(blocks))
+        let g = ((h >> 32) | (h << 32)) &* 0x9E37_79B9_7F4A_7C15
+        return words.withUnsafeBufferPointer { w in
+            for i in 0..<Self.probes {
+                let bit = Int(truncatingIfNeeded: g >> UInt64(9 * i)) & 511
+                if w[block * 8 + (bit >> 6)] & (1 << UInt64(bit & 63)) == 0 { return false }
+            }
+            return true
         }
-        return true
     }
 
     /// 64-bit hash of a byte string: 8-byte multiply-xorshift rounds and a SplitMix64 finish.
