@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct BadInputTests {
     /// Creates a small store with one commit and returns its directory.
-    func makeStore(_ dir: TempDir, _ options: EngineOptions = .test()) throws {
+    func makeStore(_ dir: TempDir, _ options: EngineOptions = .quick()) throws {
         let db = try StorageEngine.open(path: dir.store, options: options)
         let t = try db.tree("t")
         try db.write { $0.put(bytes("k"), bytes("v"), in: t) }
@@ -16,7 +16,7 @@ import Testing
         return dir.store + "/" + name
     }
 
-    func expectError(_ kind: EngineError.Kind, _ options: EngineOptions = .test(), at path: String,
+    func expectError(_ kind: EngineError.Kind, _ options: EngineOptions = .quick(), at path: String,
                      sourceLocation: SourceLocation = #_sourceLocation) {
         do {
             let db = try StorageEngine.open(path: path, options: options)
@@ -32,11 +32,11 @@ import Testing
         let dir = TempDir()
         defer { dir.cleanup() }
         try makeStore(dir)
-        expectError(.wrongPassphrase, .test(.passphrase("not the passphrase")), at: dir.store)
-        expectError(.wrongPassphrase, .test(.unencrypted), at: dir.store)
-        expectError(.wrongPassphrase, .test(.key([UInt8](repeating: 7, count: 32))), at: dir.store)
+        expectError(.wrongPassphrase, .quick(.passphrase("not the passphrase")), at: dir.store)
+        expectError(.wrongPassphrase, .quick(.unencrypted), at: dir.store)
+        expectError(.wrongPassphrase, .quick(.key([UInt8](repeating: 7, count: 32))), at: dir.store)
         // The right passphrase still works afterwards.
-        let db = try StorageEngine.open(path: dir.store, options: .test())
+        let db = try StorageEngine.open(path: dir.store, options: .quick())
         #expect(try db.get(bytes("k"), in: try db.tree("t")) == bytes("v"))
         try db.close()
     }
@@ -45,10 +45,10 @@ import Testing
         let dir = TempDir()
         defer { dir.cleanup() }
         let k = [UInt8](repeating: 42, count: 32)
-        try makeStore(dir, .test(.key(k)))
-        expectError(.wrongPassphrase, .test(.key([UInt8](repeating: 43, count: 32))), at: dir.store)
-        expectError(.invalidArgument, .test(.key([1, 2, 3])), at: dir.store)
-        let db = try StorageEngine.open(path: dir.store, options: .test(.key(k)))
+        try makeStore(dir, .quick(.key(k)))
+        expectError(.wrongPassphrase, .quick(.key([UInt8](repeating: 43, count: 32))), at: dir.store)
+        expectError(.invalidArgument, .quick(.key([1, 2, 3])), at: dir.store)
+        let db = try StorageEngine.open(path: dir.store, options: .quick(.key(k)))
         #expect(try db.get(bytes("k"), in: try db.tree("t")) == bytes("v"))
         try db.close()
     }
@@ -56,8 +56,8 @@ import Testing
     @Test func unencryptedStoreRefusesAPassphrase() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        try makeStore(dir, .test(.unencrypted))
-        expectError(.invalidArgument, .test(), at: dir.store)
+        try makeStore(dir, .quick(.unencrypted))
+        expectError(.invalidArgument, .quick(), at: dir.store)
     }
 
     @Test func zeroLengthManifestTruncatedHeaderAndGarbage() throws {
@@ -78,7 +78,7 @@ import Testing
             }
             try data.write(to: URL(fileURLWithPath: path))
             do {
-                _ = try StorageEngine.open(path: dir.store, options: .test())
+                _ = try StorageEngine.open(path: dir.store, options: .quick())
                 Issue.record("\(damage): expected an error")
             } catch {
                 #expect(error.kind == .corruption || error.kind == .notAStore, "\(damage): \(error)")
@@ -106,7 +106,7 @@ import Testing
         try FileManager.default.removeItem(atPath: path)
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
         do {
-            _ = try StorageEngine.open(path: dir.store, options: .test())
+            _ = try StorageEngine.open(path: dir.store, options: .quick())
             Issue.record("expected an error")
         } catch {
             #expect(error.kind == .notAStore || error.kind == .corruption, "\(error)")
@@ -124,7 +124,7 @@ import Testing
         for i in 0..<4 { bytes[44 + i] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * i)) }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         do {
-            _ = try StorageEngine.open(path: dir.store, options: .test())
+            _ = try StorageEngine.open(path: dir.store, options: .quick())
             Issue.record("expected unsupportedFormatVersion")
         } catch {
             #expect(error.kind == .unsupportedFormatVersion)
@@ -136,19 +136,19 @@ import Testing
     @Test func secondWriterGetsStoreLocked() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        let db = try StorageEngine.open(path: dir.store, options: .test())
+        let db = try StorageEngine.open(path: dir.store, options: .quick())
         expectError(.storeLocked, at: dir.store)
         try db.close()
-        let again = try StorageEngine.open(path: dir.store, options: .test())
+        let again = try StorageEngine.open(path: dir.store, options: .quick())
         try again.close()
     }
 
     @Test func invalidArguments() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        expectError(.invalidArgument, .test(.passphrase("")), at: dir.store)
-        expectError(.invalidArgument, .test(), at: "")
-        let db = try StorageEngine.open(path: dir.store, options: .test())
+        expectError(.invalidArgument, .quick(.passphrase("")), at: dir.store)
+        expectError(.invalidArgument, .quick(), at: "")
+        let db = try StorageEngine.open(path: dir.store, options: .quick())
         #expect(throws: EngineError.self) { try db.tree("") }
         #expect(throws: EngineError.self) { try db.tree(String(repeating: "x", count: 300)) }
         let t = try db.tree("t")
@@ -163,7 +163,7 @@ import Testing
     @Test func missingStoreWithoutCreateIsNotAStore() {
         let dir = TempDir()
         defer { dir.cleanup() }
-        var o = EngineOptions.test()
+        var o = EngineOptions.quick()
         o.createIfMissing = false
         expectError(.notAStore, o, at: dir.store)
     }
@@ -200,7 +200,7 @@ import Testing
     @Test func encryptedFilesHoldNoPlaintextWhileOpenOrClosed() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        let open = try #require(try writeNeedles(.test(), to: dir, close: false))
+        let open = try #require(try writeNeedles(.quick(), to: dir, close: false))
         for n in Self.needles { #expect(!filesContain(dir, n), "\(n) found in the log of an open store") }
         try open.compactNow()
         try open.close()
@@ -211,14 +211,14 @@ import Testing
     @Test func unencryptedControlShowsTheSearchWorks() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        _ = try writeNeedles(.test(.unencrypted), to: dir, close: true)
+        _ = try writeNeedles(.quick(.unencrypted), to: dir, close: true)
         #expect(filesContain(dir, Self.needles[0]))
     }
 
     @Test func keyMaterialIsWipedOnClose() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        let db = try StorageEngine.open(path: dir.store, options: .test())
+        let db = try StorageEngine.open(path: dir.store, options: .quick())
         #expect(!db.keyMaterialWiped)
         try db.close()
         #expect(db.keyMaterialWiped)
@@ -228,10 +228,10 @@ import Testing
         for suite in CipherSuite.allCases where suite != .none && suite.isSupportedHere {
             let dir = TempDir()
             defer { dir.cleanup() }
-            var o = EngineOptions.test()
+            var o = EngineOptions.quick()
             o.cipher = suite
             _ = try writeNeedles(o, to: dir, close: true)
-            let db = try StorageEngine.open(path: dir.store, options: .test())
+            let db = try StorageEngine.open(path: dir.store, options: .quick())
             #expect(try db.stats().cipher == suite)
             #expect(try db.get(bytes(Self.needles[1]), in: try db.tree("customers")) == bytes(Self.needles[1] + " value"))
             try db.close()
@@ -241,14 +241,14 @@ import Testing
     @Test func rekeyChangesThePassphraseWithoutRewritingData() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        _ = try writeNeedles(.test(), to: dir, close: true)
+        _ = try writeNeedles(.quick(), to: dir, close: true)
         let runsBefore = files(in: dir.store).filter { $0.hasSuffix(".oorun") }
-        let db = try StorageEngine.open(path: dir.store, options: .test())
+        let db = try StorageEngine.open(path: dir.store, options: .quick())
         try db.rekey(to: .passphrase("new secret"), keyDerivation: .minimum)
         #expect(files(in: dir.store).filter { $0.hasSuffix(".oorun") } == runsBefore)
         try db.close()
-        #expect(throws: EngineError.self) { try StorageEngine.open(path: dir.store, options: .test()) }
-        let reopened = try StorageEngine.open(path: dir.store, options: .test(.passphrase("new secret")))
+        #expect(throws: EngineError.self) { try StorageEngine.open(path: dir.store, options: .quick()) }
+        let reopened = try StorageEngine.open(path: dir.store, options: .quick(.passphrase("new secret")))
         #expect(try reopened.get(bytes(Self.needles[2]), in: try reopened.tree("customers")) != nil)
         try reopened.close()
     }

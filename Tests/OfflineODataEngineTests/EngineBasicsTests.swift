@@ -7,7 +7,7 @@ import Testing
         let dir = TempDir()
         defer { dir.cleanup() }
         do {
-            let db = try StorageEngine.open(path: dir.store, options: .test())
+            let db = try StorageEngine.open(path: dir.store, options: .quick())
             let t = try db.tree("orders")
             try db.write { b in
                 b.put(bytes("a"), bytes("1"), in: t)
@@ -19,7 +19,7 @@ import Testing
             #expect(try db.get(bytes("b"), in: t) == nil)
             try db.close()
         }
-        let db = try StorageEngine.open(path: dir.store, options: .test())
+        let db = try StorageEngine.open(path: dir.store, options: .quick())
         let t = try #require(try db.existingTree("orders"))
         #expect(try db.get(bytes("a"), in: t) == bytes("1"))
         #expect(try db.get(bytes("b"), in: t) == nil)
@@ -30,7 +30,7 @@ import Testing
     @Test func treesAreSeparateKeyspaces() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        let db = try StorageEngine.open(path: dir.store, options: .test())
+        let db = try StorageEngine.open(path: dir.store, options: .quick())
         let a = try db.tree("a"), b = try db.tree("b")
         try db.write { w in
             w.put(bytes("k"), bytes("in a"), in: a)
@@ -46,7 +46,7 @@ import Testing
     @Test func manyWritesFlushIntoRunsAndScanInOrderBothWays() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        let db = try StorageEngine.open(path: dir.store, options: .test())
+        let db = try StorageEngine.open(path: dir.store, options: .quick())
         let t = try db.tree("t")
         var rng = SplitMix(seed: 7)
         var model: [Int: [UInt8]] = [:]
@@ -83,7 +83,7 @@ import Testing
     @Test func snapshotIgnoresLaterWritesAndCompaction() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        let db = try StorageEngine.open(path: dir.store, options: .test())
+        let db = try StorageEngine.open(path: dir.store, options: .quick())
         let t = try db.tree("t")
         try db.write { b in for i in 0..<500 { b.put(key(i), bytes("old"), in: t) } }
         let snap = try db.snapshot()
@@ -101,7 +101,7 @@ import Testing
     @Test func cleanCloseLeavesNothingToReplayAndFilesAre0600() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        let db = try StorageEngine.open(path: dir.store, options: .test())
+        let db = try StorageEngine.open(path: dir.store, options: .quick())
         let t = try db.tree("t")
         for i in 0..<50 { try db.write { $0.put(key(i), bytes("value \(i)"), in: t) } }
         #expect(files(in: dir.store).contains { $0.hasSuffix(".oolog") })
@@ -114,7 +114,7 @@ import Testing
         }
         let dirAttributes = try FileManager.default.attributesOfItem(atPath: dir.store)
         #expect((dirAttributes[.posixPermissions] as? Int) == 0o700)
-        let reopened = try StorageEngine.open(path: dir.store, options: .test())
+        let reopened = try StorageEngine.open(path: dir.store, options: .quick())
         #expect(try reopened.get(key(49), in: try reopened.tree("t")) == bytes("value 49"))
         try reopened.close()
     }
@@ -122,7 +122,7 @@ import Testing
     @Test func largeCommitSpansSeveralFramesAndStaysAtomic() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        var o = EngineOptions.test()
+        var o = EngineOptions.quick()
         o.memTableSize = 64 << 20
         let db = try StorageEngine.open(path: dir.store, options: o)
         let t = try db.tree("t")
@@ -136,11 +136,11 @@ import Testing
         defer { copy.cleanup() }
         try FileManager.default.copyItem(atPath: dir.store, toPath: copy.store)
         try log.prefix(log.count - 1000).write(to: URL(fileURLWithPath: copy.store + "/" + logName))
-        let cut = try StorageEngine.open(path: copy.store, options: .test())
+        let cut = try StorageEngine.open(path: copy.store, options: .quick())
         let ct = try cut.tree("t")
         for i in 0..<10 { #expect(try cut.get(key(i), in: ct) == nil, "part of a torn multi-frame commit survived") }
         try cut.close()
-        let reopened = try StorageEngine.open(path: dir.store, options: .test())
+        let reopened = try StorageEngine.open(path: dir.store, options: .quick())
         let rt = try reopened.tree("t")
         for i in 0..<10 { #expect(try reopened.get(key(i), in: rt) == big) }
         try reopened.close()

@@ -93,7 +93,7 @@ final class FaultyFile: EngineFile, @unchecked Sendable {
         let dir = TempDir()
         defer { dir.cleanup() }
         let fs = FaultyFileSystem()
-        var o = EngineOptions.test()
+        var o = EngineOptions.quick()
         o.fileSystem = fs
         let db = try StorageEngine.open(path: dir.store, options: o)
         let t = try db.tree("t")
@@ -111,7 +111,7 @@ final class FaultyFile: EngineFile, @unchecked Sendable {
         // After an fsync failure the store refuses writes until reopened (the page cache can't be trusted).
         #expect(throws: EngineError.self) { try db.write { $0.put(key(31), bytes("y"), in: t) } }
         db.simulateCrash()
-        let reopened = try StorageEngine.open(path: dir.store, options: .test())
+        let reopened = try StorageEngine.open(path: dir.store, options: .quick())
         try expectState(reopened, try reopened.tree("t"), model, maybe: 30)
         try reopened.close()
     }
@@ -121,7 +121,7 @@ final class FaultyFile: EngineFile, @unchecked Sendable {
             let dir = TempDir()
             defer { dir.cleanup() }
             let fs = FaultyFileSystem()
-            var o = EngineOptions.test()
+            var o = EngineOptions.quick()
             o.fileSystem = fs
             let db = try StorageEngine.open(path: dir.store, options: o)
             let t = try db.tree("t")
@@ -140,7 +140,7 @@ final class FaultyFile: EngineFile, @unchecked Sendable {
             }
             let failed = try #require(failedAt, "budget \(budget) never ran out")
             db.simulateCrash()
-            let reopened = try StorageEngine.open(path: dir.store, options: .test())
+            let reopened = try StorageEngine.open(path: dir.store, options: .quick())
             let rt = try reopened.tree("t")
             var expected = model
             for i in 20..<failed { expected[i] = bytes("late-\(i)") }
@@ -154,7 +154,7 @@ final class FaultyFile: EngineFile, @unchecked Sendable {
     @Test func truncationAtEveryOffsetOfTheLastCommit() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        var o = EngineOptions.test()
+        var o = EngineOptions.quick()
         o.memTableSize = 1 << 20  // keep everything in the log
         let db = try StorageEngine.open(path: dir.store, options: o)
         let t = try db.tree("t")
@@ -171,7 +171,7 @@ final class FaultyFile: EngineFile, @unchecked Sendable {
             defer { copy.cleanup() }
             try FileManager.default.copyItem(atPath: dir.store, toPath: copy.store)
             try full.prefix(cut).write(to: URL(fileURLWithPath: copy.store + "/" + logName))
-            let reopened = try StorageEngine.open(path: copy.store, options: .test())
+            let reopened = try StorageEngine.open(path: copy.store, options: .quick())
             let rt = try reopened.tree("t")
             try expectState(reopened, rt, model, maybe: 10)
             #expect((try reopened.get(key(10), in: rt) != nil) == (cut == full.count), "cut at \(cut)")
@@ -187,7 +187,7 @@ final class FaultyFile: EngineFile, @unchecked Sendable {
         defer { dir.cleanup() }
         var model: [Int: [UInt8]] = [:]
         do {
-            var o = EngineOptions.test()
+            var o = EngineOptions.quick()
             o.memTableSize = 4096
             let db = try StorageEngine.open(path: dir.store, options: o)
             let t = try db.tree("t")
@@ -201,7 +201,7 @@ final class FaultyFile: EngineFile, @unchecked Sendable {
             let copy = TempDir("flip")
             defer { copy.cleanup() }
             try FileManager.default.copyItem(atPath: dir.store, toPath: copy.store)
-            let db = try StorageEngine.open(path: copy.store, options: .test())
+            let db = try StorageEngine.open(path: copy.store, options: .quick())
             try expectState(db, try db.tree("t"), model)
             db.simulateCrash()
         }
@@ -221,7 +221,7 @@ final class FaultyFile: EngineFile, @unchecked Sendable {
             try Data(damaged).write(to: URL(fileURLWithPath: copy.store + "/" + name))
             let db: StorageEngine
             do {
-                db = try StorageEngine.open(path: copy.store, options: .test())
+                db = try StorageEngine.open(path: copy.store, options: .quick())
             } catch {
                 refused += 1
                 if refused < 4 { print("flip in \(name) at bit \(bit): \(error)") }
@@ -255,7 +255,7 @@ final class FaultyFile: EngineFile, @unchecked Sendable {
     @Test func readersSeeConsistentSnapshotsWhileWritingAndCompacting() async throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        let db = try StorageEngine.open(path: dir.store, options: .test())
+        let db = try StorageEngine.open(path: dir.store, options: .quick())
         let t = try db.tree("t")
         let keys = 200
         try db.write { b in for k in 0..<keys { b.put(key(k), bytes("v0"), in: t) } }
@@ -292,7 +292,7 @@ final class FaultyFile: EngineFile, @unchecked Sendable {
     @Test func concurrentCommittersAreGroupedAndAllDurable() async throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        let db = try StorageEngine.open(path: dir.store, options: .test())
+        let db = try StorageEngine.open(path: dir.store, options: .quick())
         let t = try db.tree("t")
         try await withThrowingTaskGroup(of: Void.self) { group in
             for w in 0..<4 {
@@ -303,7 +303,7 @@ final class FaultyFile: EngineFile, @unchecked Sendable {
             try await group.waitForAll()
         }
         db.simulateCrash()
-        let reopened = try StorageEngine.open(path: dir.store, options: .test())
+        let reopened = try StorageEngine.open(path: dir.store, options: .quick())
         #expect(try reopened.snapshot().count(in: try reopened.tree("t")) == 400)
         try reopened.close()
     }

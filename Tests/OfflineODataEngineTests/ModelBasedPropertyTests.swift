@@ -77,7 +77,7 @@ struct ReferenceModel {
     }
 
     static func options(_ passphrase: String) -> EngineOptions {
-        var o = EngineOptions.test(.passphrase(passphrase))
+        var o = EngineOptions.quick(.passphrase(passphrase))
         o.memTableSize = 4096  // flush often
         o.blockSize = 512
         return o

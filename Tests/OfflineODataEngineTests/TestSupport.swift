@@ -17,7 +17,7 @@ struct TempDir {
 
 extension EngineOptions {
     /// Fast key derivation and small tables so tests exercise flushes and merges.
-    static func test(_ encryption: Encryption = .passphrase("correct horse battery staple")) -> EngineOptions {
+    static func quick(_ encryption: Encryption = .passphrase("correct horse battery staple")) -> EngineOptions {
         var o = EngineOptions(encryption: encryption)
         o.keyDerivation = .minimum
         o.memTableSize = 64 << 10
