@@ -32,20 +32,24 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // Process, /proc and clock helpers shared by both benchmark executables.
+        .target(name: "BenchCommon"),
         .target(
             name: "BenchSupport",
             dependencies: [
+                "BenchCommon",
                 "CSQLite",
                 .product(name: "OfflineODataEngine", package: rootPackage),
             ]
         ),
         .executableTarget(
             name: "engine-bench",
-            dependencies: ["BenchSupport"]
+            dependencies: ["BenchCommon", "BenchSupport"]
         ),
         .executableTarget(
             name: "json-bench",
             dependencies: [
+                "BenchCommon",
                 .product(name: "OfflineODataModel", package: rootPackage),
                 .product(name: "OfflineODataFixtures", package: rootPackage),
             ]

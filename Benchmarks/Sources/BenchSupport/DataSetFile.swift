@@ -1,3 +1,4 @@
+import BenchCommon
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,3 +1,4 @@
+import BenchCommon
 import CSQLite
 
 /// The SQLite peer: one table `kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID` in WAL mode,
@@ -124,7 +125,3 @@ public final class SQLiteStore {
     public static var version: String { String(cString: sqlite3_libversion()) }
 }
 
-public struct BenchError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-}

@@ -1,3 +1,4 @@
+import BenchCommon
 import BenchSupport
 import Foundation
 
@@ -55,7 +56,7 @@ struct Driver {
                     try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
                     let t0 = now()
                     let loadBefore = Self.loadAverage()
-                    var metrics = try spawn(executable, ["worker", "--config", config.name, "--data", dataPath,
+                    var metrics = try Workers.spawn(executable, ["worker", "--config", config.name, "--data", dataPath,
                                                          "--records", String(records), "--dir", dir,
                                                          "--lookups", String(min(lookups, records * 2))])
                     metrics["loadavg_before"] = loadBefore
@@ -75,24 +76,4 @@ struct Driver {
         Double(ProcStats.read("/proc/loadavg").split(separator: " ").first ?? "") ?? -1
     }
 
-    /// Runs a worker, returns its METRIC lines; a failing worker fails the run.
-    func spawn(_ executable: String, _ args: [String]) throws -> [String: Double] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = args
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            throw BenchError("worker \(args.joined(separator: " ")) exited with \(p.terminationStatus)")
-        }
-        var out: [String: Double] = [:]
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-            let parts = line.split(separator: " ")
-            if parts.count == 3, parts[0] == "METRIC", let v = Double(parts[2]) { out[String(parts[1])] = v }
-        }
-        return out
-    }
 }

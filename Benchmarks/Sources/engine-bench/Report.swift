@@ -1,3 +1,4 @@
+import BenchCommon
 import BenchSupport
 import Foundation
 import OfflineODataEngine
@@ -225,29 +226,16 @@ struct Report {
         return s
     }
 
-    static func shell(_ path: String, _ args: [String]) -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return "unknown" }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     func markdown() -> String {
         let cpu = ProcStats.read("/proc/cpuinfo").split(separator: "\n").first { $0.hasPrefix("model name") }
             .map { String($0.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces) } ?? "unknown"
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let memory = Double(ProcessInfo.processInfo.physicalMemory) / 1073741824
-        let commit = Self.shell("/usr/bin/git", ["rev-parse", "--short", "HEAD"])
-        let dirty = Self.shell("/usr/bin/git", ["status", "--porcelain", "--untracked-files=no", "--", ".", ":!BENCHMARKS.md", ":!Benchmarks/results"]).isEmpty ? "" : " (with uncommitted changes)"
+        let commit = Workers.shell("/usr/bin/git", ["rev-parse", "--short", "HEAD"])
+        let dirty = Workers.shell("/usr/bin/git", ["status", "--porcelain", "--untracked-files=no", "--", ".", ":!BENCHMARKS.md", ":!Benchmarks/results"]).isEmpty ? "" : " (with uncommitted changes)"
         let date = ISO8601DateFormatter().string(from: Date())
-        let uname = Self.shell("/bin/uname", ["-a"])
-        let swift = Self.shell("/usr/bin/env", ["swift", "--version"]).split(separator: "\n").first.map(String.init) ?? "unknown"
+        let uname = Workers.shell("/bin/uname", ["-a"])
+        let swift = Workers.shell("/usr/bin/env", ["swift", "--version"]).split(separator: "\n").first.map(String.init) ?? "unknown"
         let main = results.first
         let small = results.dropFirst().min { $0.records < $1.records }
 

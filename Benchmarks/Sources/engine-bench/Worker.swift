@@ -1,3 +1,4 @@
+import BenchCommon
 import BenchSupport
 import Foundation
 import OfflineODataEngine

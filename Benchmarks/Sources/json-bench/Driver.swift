@@ -1,3 +1,4 @@
+import BenchCommon
 import Foundation
 
 struct RunResult {
@@ -47,7 +48,7 @@ struct Driver {
                 let variant = all[(k + round) % all.count]
                 let waited = quietWait > 0 ? waitForQuiet(maxSeconds: quietWait) : 0
                 let t1 = now()
-                let metrics = try spawn(executable, ["worker", "--variant", variant.rawValue, "--file", path,
+                let metrics = try Workers.spawn(executable, ["worker", "--variant", variant.rawValue, "--file", path,
                                                      "--orders", String(payload.orders), "--items", String(payload.items)])
                 for (key, value) in metrics { result.samples[variant, default: [:]][key, default: []].append(value) }
                 log("round \(round + 1)/\(rounds) \(variant.rawValue): parse \(String(format: "%.3f", metrics["parse_s"] ?? .nan)) s (process \(String(format: "%.1f", now() - t1)) s, waited \(String(format: "%.1f", waited)) s for a quieter machine, idle during parse \(String(format: "%.0f%%", (metrics["machine_idle"] ?? .nan) * 100)))")
@@ -63,30 +64,11 @@ struct Driver {
         let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
         let start = now()
         while now() - start < maxSeconds {
-            let a = Proc.cpuJiffies()
+            let a = ProcStats.cpuJiffies()
             usleep(500_000)
-            if let idle = Proc.idleFraction(a, Proc.cpuJiffies()), idle * cores >= 0.9 { break }
+            if let idle = ProcStats.idleFraction(a, ProcStats.cpuJiffies()), idle * cores >= 0.9 { break }
         }
         return now() - start
     }
 
-    func spawn(_ executable: String, _ args: [String]) throws -> [String: Double] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = args
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            throw BenchError("worker \(args.joined(separator: " ")) exited with \(p.terminationStatus)")
-        }
-        var out: [String: Double] = [:]
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-            let parts = line.split(separator: " ")
-            if parts.count == 3, parts[0] == "METRIC", let v = Double(parts[2]) { out[String(parts[1])] = v }
-        }
-        return out
-    }
 }

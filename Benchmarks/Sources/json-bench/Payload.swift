@@ -1,3 +1,4 @@
+import BenchCommon
 import OfflineODataFixtures
 
 /// The measured payload: one OData JSON 4.01 collection response of `SalesOrders` with their
@@ -95,7 +96,3 @@ struct Payload {
     }
 }
 
-struct BenchError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}

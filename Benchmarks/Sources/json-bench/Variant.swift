@@ -1,3 +1,4 @@
+import BenchCommon
 import Foundation
 import OfflineODataModel
 

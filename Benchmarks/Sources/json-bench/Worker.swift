@@ -1,3 +1,4 @@
+import BenchCommon
 import Foundation
 
 /// One variant, one parse, in a fresh process. Prints `METRIC name value` lines:
@@ -16,17 +17,17 @@ struct Worker {
         // Each variant holds exactly one copy of the payload: ours as [UInt8], Foundation's as Data.
         let data = foundation ? try Data(contentsOf: url) : Data()
         let bytes = foundation ? [] : [UInt8](try Data(contentsOf: url))
-        let reset = Proc.resetPeak()
-        let before = Proc.rss
-        let j0 = Proc.cpuJiffies()
+        let reset = ProcStats.resetPeak()
+        let before = Double(ProcStats.rss)
+        let j0 = ProcStats.cpuJiffies()
         var seconds = 0.0, cpu = 0.0
         var peak = 0.0
         let found = try variant.run(bytes: bytes, data: data) { t, c in
             seconds = t
             cpu = c
-            peak = Proc.peakRSS
+            peak = Double(ProcStats.peakRSS)
         }
-        let idle = Proc.idleFraction(j0, Proc.cpuJiffies())
+        let idle = ProcStats.idleFraction(j0, ProcStats.cpuJiffies())
         guard found.orders == orders, found.items == items else {
             throw BenchError("\(variant.rawValue) read \(found.orders) orders / \(found.items) items, expected \(orders) / \(items)")
         }
@@ -34,7 +35,7 @@ struct Worker {
         print("METRIC parse_cpu_s \(cpu)")
         print("METRIC payload_rss \(before)")
         if reset { print("METRIC peak_above_payload \(max(0, peak - before))") }
-        print("METRIC rss_after \(Proc.rss)")
+        print("METRIC rss_after \(Double(ProcStats.rss))")
         if let idle { print("METRIC machine_idle \(idle)") }
         print("METRIC payload_bytes \(bytes.count + data.count)")
     }

@@ -42,11 +42,42 @@ public enum ProcStats {
         public var readBytes: UInt64
     }
 
+    /// Machine-wide CPU jiffies from /proc/stat: (idle + iowait, total).
+    public static func cpuJiffies() -> (idle: Double, total: Double) {
+        guard let line = read("/proc/stat").split(separator: "\n").first, line.hasPrefix("cpu ") else { return (0, 0) }
+        let fields = line.split(separator: " ").dropFirst().compactMap { Double(String($0)) }
+        guard fields.count >= 5 else { return (0, 0) }
+        return (fields[3] + fields[4], fields.reduce(0, +))
+    }
+
+    /// Fraction of the machine's CPU time that was idle between two `cpuJiffies()` readings.
+    public static func idleFraction(_ a: (idle: Double, total: Double), _ b: (idle: Double, total: Double)) -> Double? {
+        let total = b.total - a.total
+        return total > 0 ? (b.idle - a.idle) / total : nil
+    }
+
+    /// Resets VmHWM to the current RSS (`echo 5 > /proc/self/clear_refs`, Linux ≥ 4.0).
+    public static func resetPeak() -> Bool {
+        let fd = open("/proc/self/clear_refs", O_WRONLY)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return write(fd, "5", 1) == 1
+    }
+
     public static var io: IO {
         let t = read("/proc/self/io")
         let w = field(t, "write_bytes"), c = field(t, "cancelled_write_bytes")
         return IO(wchar: field(t, "wchar"), writeBytes: w > c ? w - c : 0, readBytes: field(t, "read_bytes"))
     }
+}
+
+/// User + system CPU seconds of this process.
+public func cpuTime() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+    let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    return user + system
 }
 
 /// Monotonic seconds.

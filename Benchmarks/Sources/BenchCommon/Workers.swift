@@ -1,0 +1,46 @@
+import Foundation
+
+/// A benchmark failure with a message.
+public struct BenchError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Child processes: both benchmarks run each measured variant in a fresh worker process that
+/// prints `METRIC name value` lines.
+public enum Workers {
+    /// Runs a worker, returns its METRIC lines; a failing worker fails the run.
+    public static func spawn(_ executable: String, _ args: [String]) throws -> [String: Double] {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = args
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else {
+            throw BenchError("worker \(args.joined(separator: " ")) exited with \(p.terminationStatus)")
+        }
+        var out: [String: Double] = [:]
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count == 3, parts[0] == "METRIC", let v = Double(parts[2]) { out[String(parts[1])] = v }
+        }
+        return out
+    }
+
+    /// Output of a command (trimmed), or "unknown" if it cannot run; for report headers.
+    public static func shell(_ path: String, _ args: [String]) -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return "unknown" }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
