@@ -21,39 +21,46 @@ extension ServiceModel {
         }
     }
 
+    /// The facts of a structured type that its base-type chain check needs.
+    private struct ChainLink {
+        var qualifiedName: String
+        var baseType: String?
+        var position: CSDLSourcePosition
+    }
+
     func checkBaseChain(of type: CSDLEntityType) throws {
-        var seen: Set<String> = [type.qualifiedName]
-        var current = type
-        while let base = current.baseType {
-            guard let next = entityType(qualifiedName: base) else {
-                throw CSDLErrorCode.csdlUnresolvedType.error(
-                    "entity type '\(current.qualifiedName)' has unknown base type '\(base)'",
-                    at: current.position)
-            }
-            guard seen.insert(next.qualifiedName).inserted,
-                  seen.count <= Self.maxInheritanceDepth else {
-                throw CSDLErrorCode.csdlBaseTypeCycle.error(
-                    "base type chain of entity type '\(type.qualifiedName)' loops through '\(next.qualifiedName)'",
-                    at: type.position)
-            }
-            current = next
+        try checkBaseChain(
+            start: ChainLink(qualifiedName: type.qualifiedName, baseType: type.baseType, position: type.position),
+            kind: "entity type"
+        ) { name in
+            entityType(qualifiedName: name).map { ChainLink(qualifiedName: $0.qualifiedName, baseType: $0.baseType, position: $0.position) }
         }
     }
 
     func checkBaseChain(of type: CSDLComplexType) throws {
-        var seen: Set<String> = [type.qualifiedName]
-        var current = type
+        try checkBaseChain(
+            start: ChainLink(qualifiedName: type.qualifiedName, baseType: type.baseType, position: type.position),
+            kind: "complex type"
+        ) { name in
+            complexType(qualifiedName: name).map { ChainLink(qualifiedName: $0.qualifiedName, baseType: $0.baseType, position: $0.position) }
+        }
+    }
+
+    /// Every base type resolves, and the chain neither loops nor exceeds the depth limit.
+    private func checkBaseChain(start: ChainLink, kind: String, resolve: (String) -> ChainLink?) throws {
+        var seen: Set<String> = [start.qualifiedName]
+        var current = start
         while let base = current.baseType {
-            guard let next = complexType(qualifiedName: base) else {
+            guard let next = resolve(base) else {
                 throw CSDLErrorCode.csdlUnresolvedType.error(
-                    "complex type '\(current.qualifiedName)' has unknown base type '\(base)'",
+                    "\(kind) '\(current.qualifiedName)' has unknown base type '\(base)'",
                     at: current.position)
             }
             guard seen.insert(next.qualifiedName).inserted,
                   seen.count <= Self.maxInheritanceDepth else {
                 throw CSDLErrorCode.csdlBaseTypeCycle.error(
-                    "base type chain of complex type '\(type.qualifiedName)' loops through '\(next.qualifiedName)'",
-                    at: type.position)
+                    "base type chain of \(kind) '\(start.qualifiedName)' loops through '\(next.qualifiedName)'",
+                    at: start.position)
             }
             current = next
         }
