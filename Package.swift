@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Layers (see docs/Architecture.md): CSodium/CLZ4 -> Engine; Model; -> CLI.
+// Layers (see docs/Architecture.md): CSodium/CLZ4 -> Engine; Model -> Query; Engine+Model+Query -> Store -> CLI.
 // The engine imports no Foundation and no OData; the model knows nothing of storage.
 let package = Package(
     name: "OfflineOData",
@@ -9,6 +9,8 @@ let package = Package(
     products: [
         .library(name: "OfflineODataEngine", targets: ["OfflineODataEngine"]),
         .library(name: "OfflineODataModel", targets: ["OfflineODataModel"]),
+        .library(name: "OfflineODataQuery", targets: ["OfflineODataQuery"]),
+        .library(name: "OfflineODataStore", targets: ["OfflineODataStore"]),
         .library(name: "OfflineODataFixtures", targets: ["OfflineODataFixtures"]),
         .executable(name: "offline-odata", targets: ["offline-odata"]),
     ],
@@ -32,12 +34,21 @@ let package = Package(
             dependencies: ["CSodium", "CLZ4"]
         ),
         .target(name: "OfflineODataModel"),
+        // URL -> syntax tree -> bound tree -> plan -> evaluation. Knows the model, never the engine.
+        .target(name: "OfflineODataQuery", dependencies: ["OfflineODataModel"]),
+        // The only place where engine and OData meet: entity storage, indexes, the local service.
+        .target(
+            name: "OfflineODataStore",
+            dependencies: ["OfflineODataEngine", "OfflineODataModel", "OfflineODataQuery"]
+        ),
         .target(name: "OfflineODataFixtures", path: "Fixtures/Generator"),
         .executableTarget(
             name: "offline-odata",
             dependencies: [
                 "OfflineODataEngine",
                 "OfflineODataModel",
+                "OfflineODataQuery",
+                "OfflineODataStore",
                 "OfflineODataFixtures",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -52,6 +63,25 @@ let package = Package(
         .testTarget(
             name: "OfflineODataModelTests",
             dependencies: [
+                "OfflineODataModel",
+                "OfflineODataFixtures",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "OfflineODataQueryTests",
+            dependencies: [
+                "OfflineODataQuery",
+                "OfflineODataModel",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "OfflineODataStoreTests",
+            dependencies: [
+                "OfflineODataStore",
+                "OfflineODataQuery",
+                "OfflineODataEngine",
                 "OfflineODataModel",
                 "OfflineODataFixtures",
                 .product(name: "PropertyBased", package: "swift-property-based"),
