@@ -73,6 +73,7 @@ let package = Package(
             dependencies: [
                 "OfflineODataQuery",
                 "OfflineODataModel",
+                "OfflineODataFixtures",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
