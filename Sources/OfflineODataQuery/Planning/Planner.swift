@@ -184,17 +184,17 @@ public enum Planner {
                 continue
             }
             // A range or prefix on this column ends the match.
-            var lower: IndexBound?
-            var upper: IndexBound?
+            var lower: RangeBound?
+            var upper: RangeBound?
             var prefix: String?
             for atom in here {
                 guard let value = atom.values.first else { continue }
                 switch atom.op {
                 case .gt, .ge:
-                    let bound = IndexBound(value, inclusive: atom.op == .ge)
+                    let bound = RangeBound(value, inclusive: atom.op == .ge)
                     if lower.map({ tighterLower(bound, than: $0) }) ?? true { lower = bound }
                 case .lt, .le:
-                    let bound = IndexBound(value, inclusive: atom.op == .le)
+                    let bound = RangeBound(value, inclusive: atom.op == .le)
                     if upper.map({ tighterUpper(bound, than: $0) }) ?? true { upper = bound }
                 case .startsWith:
                     if case .string(let text) = value, prefix.map({ text.count > $0.count }) ?? true { prefix = text }
@@ -267,12 +267,12 @@ public enum Planner {
 
     // MARK: helpers
 
-    static func tighterLower(_ a: IndexBound, than b: IndexBound) -> Bool {
+    static func tighterLower(_ a: RangeBound, than b: RangeBound) -> Bool {
         guard let order = ODataValue.compare(a.value, b.value) else { return false }
         return order > 0 || (order == 0 && !a.inclusive)
     }
 
-    static func tighterUpper(_ a: IndexBound, than b: IndexBound) -> Bool {
+    static func tighterUpper(_ a: RangeBound, than b: RangeBound) -> Bool {
         guard let order = ODataValue.compare(a.value, b.value) else { return false }
         return order < 0 || (order == 0 && !a.inclusive)
     }

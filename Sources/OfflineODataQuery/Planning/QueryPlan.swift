@@ -1,7 +1,7 @@
 import OfflineODataModel
 
 /// One bound of an index range on one column.
-public struct IndexBound: Sendable, Hashable {
+public struct RangeBound: Sendable, Hashable {
     public var value: ODataValue
     public var inclusive: Bool
 
@@ -16,12 +16,12 @@ public struct IndexBound: Sendable, Hashable {
 /// then the primary key, so a range is one contiguous stretch of the index tree.
 public struct IndexRange: Sendable, Hashable {
     public var equal: [ODataValue]
-    public var lower: IndexBound?
-    public var upper: IndexBound?
+    public var lower: RangeBound?
+    public var upper: RangeBound?
     /// `startswith` on the column after the equal prefix.
     public var prefix: String?
 
-    public init(equal: [ODataValue] = [], lower: IndexBound? = nil, upper: IndexBound? = nil, prefix: String? = nil) {
+    public init(equal: [ODataValue] = [], lower: RangeBound? = nil, upper: RangeBound? = nil, prefix: String? = nil) {
         self.equal = equal
         self.lower = lower
         self.upper = upper

@@ -37,7 +37,7 @@ import Testing
             atom("DeliveryDate", .ge, .int32(1)), atom("DeliveryDate", .lt, .int32(9)), atom("DeliveryDate", .gt, .int32(3)),
         ])
         let plan = Planner.plan(request(tree))
-        let expected = IndexRange(equal: [.string("N")], lower: IndexBound(.int32(3), inclusive: false), upper: IndexBound(.int32(9), inclusive: false))
+        let expected = IndexRange(equal: [.string("N")], lower: RangeBound(.int32(3), inclusive: false), upper: RangeBound(.int32(9), inclusive: false))
         #expect(plan.access == .index(byStatusDate, [expected]))
     }
 
