@@ -65,6 +65,7 @@ public final class EntityStorage: Sendable {
     /// Runs `body` and commits everything it wrote (entities, index entries, links, system
     /// records) as one atomic engine commit, with the engine's durability. Nothing is written
     /// when `body` throws.
+    @discardableResult
     public func write<T>(_ body: (inout EntityWriteBatch) throws(ODataError) -> T) throws(ODataError) -> T {
         try serialized { () throws(ODataError) -> T in
             let catalog = state.withLock { $0 }
