@@ -127,6 +127,16 @@ public struct EntityReader: Sendable {
             let targetKey = try EntityStorage.encodeKey(values, info: target)
             guard try entity(target, targetKey) != nil else { return NavigationCursor(targetSet: target.name, mode: .done) }
             return NavigationCursor(targetSet: target.name, mode: .one(targetKey))
+        case .keyPrefix(_, let columns):
+            guard let stored = try entity(info, source) else { return NavigationCursor(targetSet: target.name, mode: .done) }
+            let record = try stored.record()
+            let values = columns.map { $0.value(in: record) }
+            if values.contains(where: \.isNull) { return NavigationCursor(targetSet: target.name, mode: .done) }
+            let prefix = try EntityStorage.encodeKeyPrefix(values, info: target)
+            let cursor = try mapEngine("reading \(target.name)") { () throws(EngineError) in
+                try snapshot.cursor(in: target.tree, from: prefix, to: IndexBounds.prefixEnd(prefix))
+            }
+            return NavigationCursor(targetSet: target.name, mode: .links(cursor, prefixLength: 0))
         case .byIndex(_, let sourceColumns, let index):
             guard let stored = try entity(info, source) else { return NavigationCursor(targetSet: target.name, mode: .done) }
             let record = try stored.record()

@@ -151,6 +151,12 @@ extension EntityStorage {
             }
             return (.toKey(target: target.name, sourceColumns: ordered), nil)
         }
+        // A prefix of the target's key: scan the target's entities by key prefix.
+        let prefix = Array(target.keyNames.prefix(targetPaths.count))
+        if Set(targetPaths) == Set(prefix), targetPaths.count == prefix.count {
+            let ordered = prefix.compactMap { name in targetPaths.firstIndex(of: name).map { sourceColumns[$0] } }
+            return (.keyPrefix(target: target.name, sourceColumns: ordered), nil)
+        }
         let indexName = "$nav." + target.name + "." + targetPaths.joined(separator: ",")
         guard StoreFormat.indexTree(indexName).utf8.count <= StoreFormat.maxTreeNameBytes else { return nil }
         let definition = IndexDefinition(name: indexName, entitySet: target.name, properties: targetPaths)

@@ -118,6 +118,15 @@ public final class EntityStorage: Sendable {
         guard key.count == info.keyKinds.count else {
             throw .storeWrongKeyCount(info.name, got: key.count, expected: info.keyKinds.count)
         }
+        return try encodeKeyPrefix(key, info: info)
+    }
+
+    /// The encoding of the first `key.count` key properties (a byte prefix of every key that
+    /// starts with these values).
+    static func encodeKeyPrefix(_ key: [ODataValue], info: SetInfo) throws(ODataError) -> [UInt8] {
+        guard key.count <= info.keyKinds.count else {
+            throw .storeWrongKeyCount(info.name, got: key.count, expected: info.keyKinds.count)
+        }
         var normalized: [ODataValue] = []
         normalized.reserveCapacity(key.count)
         for (i, value) in key.enumerated() {

@@ -46,13 +46,15 @@ extension EntityWriteBatch {
                                     _ navigation: String, _ plan: NavigationPlan, _ target: SetInfo, _ flags: EntityFlags,
                                     _ depth: Int) throws(ODataError) {
         var child = nested
+        // The child holds the foreign key: fill it from the parent when the payload left it out.
+        var pairs: [(String, IndexColumn)] = []
         if case .byIndex(_, let sourceColumns, let indexName) = plan, let index = catalog.indexes[indexName] {
-            // The child holds the foreign key: fill it from the parent when the payload left it out.
-            for (column, sourceColumn) in zip(index.columns, sourceColumns) where column.path.count == 1 {
-                if child[property: column.name] == nil {
-                    child.properties.append(ODataProperty(column.name, sourceColumn.value(in: parent)))
-                }
-            }
+            pairs = zip(index.columns, sourceColumns).filter { $0.0.path.count == 1 }.map { ($0.0.name, $0.1) }
+        } else if case .keyPrefix(_, let sourceColumns) = plan {
+            pairs = zip(target.keyNames, sourceColumns).map { ($0, $1) }
+        }
+        for (name, sourceColumn) in pairs where child[property: name] == nil {
+            child.properties.append(ODataProperty(name, sourceColumn.value(in: parent)))
         }
         let childKey = try put(child, info: target, etag: child.control.etag, flags: flags, depth: depth + 1)
         try link(info, parentKey, navigation, plan, target, childKey)

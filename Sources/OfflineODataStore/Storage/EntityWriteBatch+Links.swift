@@ -35,6 +35,8 @@ extension EntityWriteBatch {
             let current = columns.map { $0.value(in: record) }
             guard try OrderedKeyEncoding.encode(current) == targetBytes else { return }
             try setColumns(columns, to: columns.map { _ in .null }, of: source, info: info, set, navigation)
+        case .keyPrefix:
+            throw .storeInvalidLink(set, navigation, "the foreign key is part of the key of '\(target.name)'; delete the target instead")
         case .byIndex(_, let sourceColumns, let indexName):
             let index = try catalog.index(indexName)
             guard let (sourceRecord, _) = try stored(source, info: info),
@@ -73,6 +75,14 @@ extension EntityWriteBatch {
             }
             let values = try OrderedKeyEncoding.decode(targetBytes)
             try setColumns(columns, to: values, of: source, info: info, info.name, navigation)
+        case .keyPrefix(_, let columns):
+            guard let (sourceRecord, _) = try stored(source, info: info) else {
+                throw .storeInvalidLink(info.name, navigation, "the source entity does not exist")
+            }
+            let prefix = try EntityStorage.encodeKeyPrefix(columns.map { $0.value(in: sourceRecord) }, info: target)
+            guard targetBytes.starts(with: prefix) else {
+                throw .storeInvalidLink(info.name, navigation, "the target's key does not start with the source's values (a key cannot be changed)")
+            }
         case .byIndex(_, let sourceColumns, let indexName):
             let index = try catalog.index(indexName)
             guard let (sourceRecord, _) = try stored(source, info: info) else {

@@ -56,6 +56,9 @@ enum NavigationPlan: Sendable {
     /// The source holds the target's key (to-one from the dependent): `sourceColumns` in the
     /// target's key order.
     case toKey(target: String, sourceColumns: [IndexColumn])
+    /// The target's key starts with the source's values (`sourceColumns` in the target's key
+    /// order): a prefix scan of the target's entity tree.
+    case keyPrefix(target: String, sourceColumns: [IndexColumn])
     /// The target holds the source's values: `sourceColumns[i]` equals the i-th column of the
     /// navigation index on the target set.
     case byIndex(target: String, sourceColumns: [IndexColumn], index: String)
@@ -65,7 +68,7 @@ enum NavigationPlan: Sendable {
 
     var target: String {
         switch self {
-        case .toKey(let t, _), .byIndex(let t, _, _), .link(let t, _, _, _, _): return t
+        case .toKey(let t, _), .keyPrefix(let t, _), .byIndex(let t, _, _), .link(let t, _, _, _, _): return t
         }
     }
 }

@@ -113,8 +113,44 @@ import Testing
             #expect(try reader.targets("SalesOrderItems", k, "ToSalesOrder") == [[item[property: "SalesOrderID"] ?? .null]])
             #expect(try reader.targets("SalesOrderItems", k, "ToProduct") == [[item[property: "ProductID"] ?? .null]])
         }
-        let indexes = try reader.indexes(of: "SalesOrderItems")
-        #expect(indexes.contains { $0.isNavigationIndex && $0.definition.properties == ["SalesOrderID"] && $0.isReady })
+        // Items are found by the prefix of their key; contacts through a navigation index.
+        #expect(try reader.indexes(of: "SalesOrderItems").allSatisfy { $0.definition.properties != ["SalesOrderID"] })
+        #expect(try reader.indexes(of: "Contacts").contains {
+            $0.isNavigationIndex && $0.definition.properties == ["BusinessPartnerID"] && $0.isReady
+        })
+        let contacts = data[.contacts] ?? []
+        for partner in (data[.businessPartners] ?? []).prefix(10) {
+            let id = try #require(partner[property: "BusinessPartnerID"])
+            let expected = contacts.filter { $0[property: "BusinessPartnerID"] == id }.map { [$0[property: "ContactGuid"] ?? .null] }
+            #expect(Set(try reader.targets("BusinessPartners", [id], "ToContacts")) == Set(expected))
+        }
+    }
+
+    @Test("expanded content is stored in the target sets; missing foreign keys come from the parent")
+    func expandedContent() throws {
+        let partners = data[.businessPartners] ?? []
+        let customer = try #require(partners.last)
+        var newCustomer = customer
+        if let i = newCustomer.properties.firstIndex(where: { $0.name == "BusinessPartnerID" }) {
+            newCustomer.properties[i].value = .string("NEWBP")
+        }
+        var order = try #require(data[.salesOrders]?.first)
+        if let i = order.properties.firstIndex(where: { $0.name == "SalesOrderID" }) { order.properties[i].value = .string("NEWSO") }
+        var items = Array((data[.salesOrderItems] ?? []).prefix(3))
+        for i in items.indices { items[i].properties.removeAll { $0.name == "SalesOrderID" } }
+        order.navigation = [
+            ODataNavigationValue("ToItems", .entities(items, count: nil, nextLink: nil)),
+            ODataNavigationValue("ToCustomer", .entity(newCustomer)),
+        ]
+        try harness.storage.apply(entities: [order], to: "SalesOrders")
+        let reader = try harness.storage.reader()
+        let stored = try #require(try reader.entity(in: "SalesOrders", key: [.string("NEWSO")]))
+        #expect(try stored.value(named: "CustomerID") == .string("NEWBP"))
+        #expect(try reader.entity(in: "BusinessPartners", key: [.string("NEWBP")]) != nil)
+        #expect(try reader.targets("SalesOrders", [.string("NEWSO")], "ToCustomer") == [[.string("NEWBP")]])
+        let itemKeys = try reader.targets("SalesOrders", [.string("NEWSO")], "ToItems")
+        #expect(Set(itemKeys) == Set(items.map { [.string("NEWSO"), $0[property: "ItemPosition"] ?? .null] }))
+        #expect(try reader.targets("BusinessPartners", [.string("NEWBP")], "ToSalesOrders") == [[.string("NEWSO")]])
     }
 
     @Test("updating a foreign key moves the entity between navigation results")
