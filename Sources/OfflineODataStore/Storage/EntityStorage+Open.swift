@@ -1,0 +1,193 @@
+import OfflineODataEngine
+import OfflineODataModel
+
+extension EntityStorage {
+    static func tree(_ name: String, engine: StorageEngine) throws(ODataError) -> Tree {
+        guard name.utf8.count <= StoreFormat.maxTreeNameBytes else {
+            throw .storeInvalidSystemTree(name, "tree names are at most \(StoreFormat.maxTreeNameBytes) bytes")
+        }
+        return try mapEngine("creating tree '\(name)'") { () throws(EngineError) in try engine.tree(name) }
+    }
+
+    /// Layouts of every entity set of the model, merged with the persisted ones.
+    static func loadSets(engine: StorageEngine, model: ServiceModel, catalogTree: Tree, snapshot: Snapshot,
+                         into catalog: inout StorageCatalog, batch: inout WriteBatch) throws(ODataError) {
+        for set in model.entitySets {
+            guard let type = model.entityType(ofSet: set.name) else {
+                catalog.unsupported[set.name] = .storeUnknownEntitySet(set.name)
+                continue
+            }
+            let modelLayout = LayoutRecord.layout(of: type, model: model)
+            let keyRefs = model.key(of: type)
+            let keyIndicesInModel = keyRefs.map { ref in modelLayout.index(of: ref.name) }
+            guard !keyRefs.isEmpty, keyIndicesInModel.allSatisfy({ $0 != nil }) else {
+                catalog.unsupported[set.name] = .storeSetWithoutKey(set.name)
+                continue
+            }
+            let recordKey = StoreFormat.setKey(set.name)
+            let stored = try mapEngine("reading the layout of '\(set.name)'") { () throws(EngineError) in
+                try snapshot.get(recordKey, in: catalogTree)
+            }
+            var layout = modelLayout
+            if let stored {
+                let (_, storedLayout) = try LayoutRecord.decode(stored, set: set.name)
+                layout = try LayoutRecord.merge(stored: storedLayout, model: modelLayout, set: set.name)
+            }
+            let record = LayoutRecord.encode(typeName: type.qualifiedName, layout: layout)
+            if record != stored { batch.put(recordKey, record, in: catalogTree) }
+            var keyIndices: [Int] = []
+            var keyKinds: [EdmPrimitiveKind?] = []
+            for ref in keyRefs {
+                guard let i = layout.index(of: ref.name) else { throw .storeSetWithoutKey(set.name) }
+                keyIndices.append(i)
+                if case .primitive(let kind) = layout.properties[i].shape {
+                    keyKinds.append(kind == .untyped ? nil : kind)
+                } else {
+                    keyKinds.append(nil)
+                }
+            }
+            let typeNames = Set([type.qualifiedName] + model.derivedTypes(of: type).map(\.qualifiedName))
+            catalog.sets[set.name] = SetInfo(
+                name: set.name, typeName: type.qualifiedName, typeNames: typeNames, layout: layout,
+                propertyIndex: Dictionary(layout.properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a }),
+                codec: EntityCodec(layout: layout), keyIndices: keyIndices, keyKinds: keyKinds,
+                keyNames: keyRefs.map(\.name), tree: try tree(StoreFormat.entityTree(set.name), engine: engine))
+        }
+    }
+
+    /// Index definitions persisted in the catalog (docs/StoreFormat.md §5).
+    static func loadIndexes(snapshot: Snapshot, catalogTree: Tree, engine: StorageEngine,
+                            into catalog: inout StorageCatalog) throws(ODataError) {
+        var records: [[UInt8]] = []
+        do {
+            try snapshot.scan(in: catalogTree, prefix: StoreFormat.indexKeyPrefix) { _, value in
+                records.append(value)
+                return true
+            }
+        } catch let error as EngineError {
+            throw error.odata("reading index definitions")
+        } catch {
+            throw .storeCorrupted("catalog", "\(error)")
+        }
+        for value in records {
+            let (definition, isReady, isNavigation) = try IndexRecord.decode(value)
+            let info = try catalog.set(definition.entitySet)
+            var columns: [IndexColumn] = []
+            for path in definition.properties {
+                do {
+                    columns.append(try StorageCatalog.column(path, in: info, index: definition.name))
+                } catch {
+                    throw .storeIncompatibleMetadata(definition.entitySet, "index '\(definition.name)': \(error.message)")
+                }
+            }
+            catalog.add(ResolvedIndex(definition: definition, tree: try tree(StoreFormat.indexTree(definition.name), engine: engine),
+                                      columns: columns, isReady: isReady, isNavigation: isNavigation))
+        }
+    }
+
+    /// Navigation plans of every set; returns the navigation indexes still to declare.
+    static func planNavigation(engine: StorageEngine, model: ServiceModel,
+                               into catalog: inout StorageCatalog) throws(ODataError) -> [IndexDefinition] {
+        var missing: [String: IndexDefinition] = [:]
+        for (setName, info) in catalog.sets.sorted(by: { $0.key < $1.key }) {
+            guard let type = model.entityType(qualifiedName: info.typeName) else { continue }
+            for nav in model.allNavigationProperties(of: type) where !nav.containsTarget {
+                guard let targetName = targetSet(model: model, set: setName, navigation: nav),
+                      let target = catalog.sets[targetName] else { continue }
+                if let plan = constraintPlan(model: model, source: info, target: target, navigation: nav) {
+                    catalog.navigation[setName, default: [:]][nav.name] = plan.plan
+                    if let definition = plan.index, catalog.indexes[definition.name] == nil {
+                        missing[definition.name] = definition
+                    }
+                    continue
+                }
+                let forwardName = StoreFormat.linkTree(setName, nav.name)
+                let reverseName = StoreFormat.reverseLinkTree(setName, nav.name)
+                guard forwardName.utf8.count <= StoreFormat.maxTreeNameBytes,
+                      reverseName.utf8.count <= StoreFormat.maxTreeNameBytes else { continue }
+                catalog.navigation[setName, default: [:]][nav.name] = .link(
+                    target: targetName, forward: try tree(forwardName, engine: engine),
+                    reverse: try tree(reverseName, engine: engine), partner: nav.partner, isCollection: nav.isCollection)
+                catalog.incomingLinks[targetName, default: []].append((setName, nav.name))
+            }
+        }
+        return missing.values.sorted { $0.name < $1.name }
+    }
+
+    /// The entity set a navigation leads to: its binding, else the only set of the target type.
+    static func targetSet(model: ServiceModel, set: String, navigation: CSDLNavigationProperty) -> String? {
+        if let bound = model.navigationTarget(set: set, navigation: navigation.name) { return bound.name }
+        let target = model.resolveAlias(navigation.targetType)
+        let candidates = model.entitySets.filter { model.resolveAlias($0.entityType) == target }
+        return candidates.count == 1 ? candidates[0].name : nil
+    }
+
+    /// A plan from referential constraints: the navigation's own, or its partner's reversed.
+    static func constraintPlan(model: ServiceModel, source: SetInfo, target: SetInfo, navigation: CSDLNavigationProperty)
+        -> (plan: NavigationPlan, index: IndexDefinition?)?
+    {
+        var pairs: [(source: String, target: String)] = navigation.referentialConstraints.map {
+            ($0.property, $0.referencedProperty)
+        }
+        if pairs.isEmpty, let partnerName = navigation.partner,
+           let targetType = model.entityType(qualifiedName: target.typeName),
+           let partner = model.navigationProperty(partnerName, of: targetType) {
+            pairs = partner.referentialConstraints.map { ($0.referencedProperty, $0.property) }
+        }
+        guard !pairs.isEmpty else { return nil }
+        var sourceColumns: [IndexColumn] = []
+        var targetPaths: [String] = []
+        for pair in pairs {
+            guard let column = try? StorageCatalog.column(pair.source, in: source, index: "navigation " + navigation.name),
+                  (try? StorageCatalog.column(pair.target, in: target, index: "navigation " + navigation.name)) != nil
+            else { return nil }
+            sourceColumns.append(column)
+            targetPaths.append(pair.target)
+        }
+        // The target's key: build it from the source's values.
+        if Set(targetPaths) == Set(target.keyNames), targetPaths.count == target.keyNames.count {
+            let ordered = target.keyNames.compactMap { name in
+                targetPaths.firstIndex(of: name).map { sourceColumns[$0] }
+            }
+            return (.toKey(target: target.name, sourceColumns: ordered), nil)
+        }
+        // A prefix of the target's key: scan the target's entities by key prefix.
+        let prefix = Array(target.keyNames.prefix(targetPaths.count))
+        if Set(targetPaths) == Set(prefix), targetPaths.count == prefix.count {
+            let ordered = prefix.compactMap { name in targetPaths.firstIndex(of: name).map { sourceColumns[$0] } }
+            return (.keyPrefix(target: target.name, sourceColumns: ordered), nil)
+        }
+        let indexName = "$nav." + target.name + "." + targetPaths.joined(separator: ",")
+        guard StoreFormat.indexTree(indexName).utf8.count <= StoreFormat.maxTreeNameBytes else { return nil }
+        let definition = IndexDefinition(name: indexName, entitySet: target.name, properties: targetPaths)
+        return (.byIndex(target: target.name, sourceColumns: sourceColumns, index: indexName), definition)
+    }
+}
+
+/// The catalog record of an index (docs/StoreFormat.md §5).
+enum IndexRecord {
+    static func encode(_ d: IndexDefinition, isReady: Bool, isNavigation: Bool) -> [UInt8] {
+        var sink = ByteSink()
+        sink.u8(StoreFormat.indexRecordVersion)
+        sink.string(d.name)
+        sink.string(d.entitySet)
+        sink.leb(d.properties.count)
+        for p in d.properties { sink.string(p) }
+        sink.u8((isReady ? 1 : 0) | (isNavigation ? 2 : 0))
+        return sink.bytes
+    }
+
+    static func decode(_ bytes: [UInt8]) throws(ODataError) -> (IndexDefinition, isReady: Bool, isNavigation: Bool) {
+        var source = ByteSource(bytes, what: "index definition")
+        let version = try source.u8()
+        guard version == StoreFormat.indexRecordVersion else { throw .storeCorrupted(source.what, "version \(version)") }
+        let name = try source.string()
+        let set = try source.string()
+        let count = try source.leb()
+        var properties: [String] = []
+        for _ in 0..<count { properties.append(try source.string()) }
+        let flags = try source.u8()
+        guard source.atEnd, flags <= 3 else { throw .storeCorrupted(source.what, "flags \(flags) or trailing bytes") }
+        return (IndexDefinition(name: name, entitySet: set, properties: properties), flags & 1 != 0, flags & 2 != 0)
+    }
+}

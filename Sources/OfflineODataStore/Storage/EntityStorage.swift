@@ -1,0 +1,146 @@
+import OfflineODataEngine
+import OfflineODataModel
+import Synchronization
+
+/// How OData entities, secondary indexes and navigation links live in a `StorageEngine`
+/// (docs/StoreFormat.md): a catalog tree, one tree per entity set, one per index and two per
+/// recorded-link navigation. Writes go through `write(_:)`, one atomic engine commit each;
+/// reads through `reader()`, a consistent point in time.
+///
+/// Thread-safe: writes are serialized by the storage (index maintenance reads the stored
+/// version of an entity and must not race another writer); readers run concurrently.
+public final class EntityStorage: Sendable {
+    public let engine: StorageEngine
+    public let model: ServiceModel
+    let catalogTree: Tree
+    let state: Mutex<StorageCatalog>
+    /// Serializes writers (entity writes, index backfills, catalog changes).
+    let writer = Mutex<Int>(0)
+
+    /// Opens the storage on an open engine: checks the catalog's format, persists each entity
+    /// set's layout (new properties appended; removed or retyped properties throw
+    /// `incompatibleMetadata`), creates the trees, loads declared indexes and declares (and
+    /// fills) the navigation indexes the model's referential constraints need.
+    public init(engine: StorageEngine, model: ServiceModel) throws(ODataError) {
+        self.engine = engine
+        self.model = model
+        let catalogTree = try mapEngine("opening the catalog") { () throws(EngineError) in
+            try engine.tree(StoreFormat.catalogTree)
+        }
+        self.catalogTree = catalogTree
+        let snapshot = try mapEngine("reading the catalog") { () throws(EngineError) in try engine.snapshot() }
+        var batch = WriteBatch()
+        let format = try mapEngine("reading the catalog") { () throws(EngineError) in
+            try snapshot.get(StoreFormat.formatKey, in: catalogTree)
+        }
+        if let format {
+            let version = format.first.map(Int.init) ?? -1
+            guard format.count == 1, version == StoreFormat.catalogVersion else { throw .storeUnsupportedFormat(version) }
+        } else {
+            batch.put(StoreFormat.formatKey, [UInt8(StoreFormat.catalogVersion)], in: catalogTree)
+        }
+        var catalog = StorageCatalog()
+        try Self.loadSets(engine: engine, model: model, catalogTree: catalogTree, snapshot: snapshot,
+                          into: &catalog, batch: &batch)
+        try Self.loadIndexes(snapshot: snapshot, catalogTree: catalogTree, engine: engine, into: &catalog)
+        let pendingNavigationIndexes = try Self.planNavigation(engine: engine, model: model, into: &catalog)
+        let pendingBatch = batch
+        try mapEngine("writing the catalog") { () throws(EngineError) in _ = try engine.commit(pendingBatch) }
+        state = Mutex(catalog)
+        for definition in pendingNavigationIndexes {
+            try declareIndexSync(definition, isNavigation: true, batchSize: 1024, progress: nil)
+        }
+    }
+
+    // MARK: reading and writing
+
+    /// A consistent, read-only view at the last commit (an engine snapshot). Sendable.
+    public func reader() throws(ODataError) -> EntityReader {
+        try state.withLock { catalog throws(ODataError) -> EntityReader in
+            let snapshot = try mapEngine("taking a snapshot") { () throws(EngineError) in try engine.snapshot() }
+            return EntityReader(catalog: catalog, snapshot: snapshot)
+        }
+    }
+
+    /// Runs `body` and commits everything it wrote (entities, index entries, links, system
+    /// records) as one atomic engine commit, with the engine's durability. Nothing is written
+    /// when `body` throws.
+    @discardableResult
+    public func write<T>(_ body: (inout EntityWriteBatch) throws(ODataError) -> T) throws(ODataError) -> T {
+        try serialized { () throws(ODataError) -> T in
+            let catalog = state.withLock { $0 }
+            let snapshot = try mapEngine("taking a snapshot") { () throws(EngineError) in try engine.snapshot() }
+            var batch = EntityWriteBatch(storage: self, catalog: catalog, snapshot: snapshot)
+            let result = try body(&batch)
+            let records = batch.batch
+            try mapEngine("committing a write") { () throws(EngineError) in _ = try engine.commit(records) }
+            return result
+        }
+    }
+
+    /// Runs `body` while holding the writer lock.
+    func serialized<T>(_ body: () throws(ODataError) -> T) throws(ODataError) -> T {
+        var outcome: Result<T, ODataError>?
+        writer.withLock { _ in
+            do throws(ODataError) {
+                outcome = .success(try body())
+            } catch {
+                outcome = .failure(error)
+            }
+        }
+        switch outcome {
+        case .success(let value)?: return value
+        case .failure(let error)?: throw error
+        case nil: throw .storeCorrupted("writer", "no outcome")
+        }
+    }
+
+    // MARK: model information
+
+    /// The persisted layout of a set (declared properties in stored order; `StoredEntity`
+    /// property indexes refer to it).
+    public func layout(of set: String) throws(ODataError) -> EntityLayout {
+        try state.withLock { catalog throws(ODataError) in try catalog.set(set).layout }
+    }
+
+    /// The key property names of a set, in key order.
+    public func keyProperties(of set: String) throws(ODataError) -> [String] {
+        try state.withLock { catalog throws(ODataError) in try catalog.set(set).keyNames }
+    }
+
+    /// Encodes key values (in key order, normalized to the declared kinds) as the set's key bytes.
+    public func encodeKey(_ key: [ODataValue], in set: String) throws(ODataError) -> [UInt8] {
+        let info = try state.withLock { catalog throws(ODataError) in try catalog.set(set) }
+        return try Self.encodeKey(key, info: info)
+    }
+
+    static func encodeKey(_ key: [ODataValue], info: SetInfo) throws(ODataError) -> [UInt8] {
+        guard key.count == info.keyKinds.count else {
+            throw .storeWrongKeyCount(info.name, got: key.count, expected: info.keyKinds.count)
+        }
+        return try encodeKeyPrefix(key, info: info)
+    }
+
+    /// The encoding of the first `key.count` key properties (a byte prefix of every key that
+    /// starts with these values).
+    static func encodeKeyPrefix(_ key: [ODataValue], info: SetInfo) throws(ODataError) -> [UInt8] {
+        guard key.count <= info.keyKinds.count else {
+            throw .storeWrongKeyCount(info.name, got: key.count, expected: info.keyKinds.count)
+        }
+        var normalized: [ODataValue] = []
+        normalized.reserveCapacity(key.count)
+        for (i, value) in key.enumerated() {
+            if value.isNull { throw .storeNullKeyProperty(info.name, info.keyNames[i]) }
+            guard let v = KeyValues.normalize(value, to: info.keyKinds[i]) else {
+                throw .storeWrongValueKind(info.name, info.keyNames[i],
+                                           expected: info.keyKinds[i]?.rawValue ?? "an enum", got: KeyValues.describe(value))
+            }
+            normalized.append(v)
+        }
+        let bytes = try OrderedKeyEncoding.encode(normalized)
+        guard bytes.count <= StoreFormat.maxPrimaryKeyBytes else {
+            throw .storeKeyTooLong(info.name, length: bytes.count, limit: StoreFormat.maxPrimaryKeyBytes)
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,205 @@
+import OfflineODataEngine
+import OfflineODataModel
+
+/// The writes of one `EntityStorage.write` call. Every method validates its input and keeps the
+/// indexes and links of the touched entities right; reads inside the batch see its own earlier
+/// writes (an entity put twice, then deleted, leaves no index entry behind).
+public struct EntityWriteBatch {
+    enum Pending {
+        case put([UInt8])
+        case deleted
+    }
+
+    let storage: EntityStorage
+    let catalog: StorageCatalog
+    let snapshot: Snapshot
+    /// The engine records to commit.
+    var batch = WriteBatch()
+    /// Entity and link records written so far, per tree (what later reads in the batch see).
+    var overlay: [Tree: [[UInt8]: Pending]] = [:]
+
+    init(storage: EntityStorage, catalog: StorageCatalog, snapshot: Snapshot) {
+        self.storage = storage
+        self.catalog = catalog
+        self.snapshot = snapshot
+    }
+
+    /// Number of engine records so far (entities, index entries, links, system records).
+    public var recordCount: Int { batch.count }
+
+    // MARK: entities
+
+    /// Stores a record of `set` under the key taken from its key properties; returns the
+    /// encoded key. `typeName` names a derived type (nil: the set's type).
+    @discardableResult
+    public mutating func put(record: EntityRecord, in set: String, etag: String? = nil, flags: EntityFlags = [],
+                             typeName: String? = nil) throws(ODataError) -> [UInt8] {
+        let info = try catalog.set(set)
+        return try put(record: record, info: info, etag: etag, flags: flags, typeName: typeName)
+    }
+
+    /// Deletes the entity with this key (index entries and links included). False when there
+    /// was none.
+    @discardableResult
+    public mutating func delete(key: [ODataValue], in set: String) throws(ODataError) -> Bool {
+        let info = try catalog.set(set)
+        return try delete(keyBytes: try EntityStorage.encodeKey(key, info: info), info: info)
+    }
+
+    /// Deletes by encoded key (`StoredEntity.keyBytes`).
+    @discardableResult
+    public mutating func delete(keyBytes: [UInt8], in set: String) throws(ODataError) -> Bool {
+        try delete(keyBytes: keyBytes, info: try catalog.set(set))
+    }
+
+    // MARK: system trees
+
+    /// Writes a raw record in the system tree `odata.s.<tree>` (e.g. the request queue),
+    /// atomically with the rest of the batch.
+    public mutating func putSystem(tree name: String, key: [UInt8], value: [UInt8]) throws(ODataError) {
+        let tree = try systemTree(name, key: key)
+        guard value.count <= WriteBatch.maxValueSize else {
+            throw .storeInvalidSystemTree(name, "value of \(value.count) bytes exceeds \(WriteBatch.maxValueSize)")
+        }
+        batch.put(key, value, in: tree)
+    }
+
+    public mutating func deleteSystem(tree name: String, key: [UInt8]) throws(ODataError) {
+        batch.delete(key, in: try systemTree(name, key: key))
+    }
+
+    private func systemTree(_ name: String, key: [UInt8]) throws(ODataError) -> Tree {
+        guard !name.isEmpty else { throw .storeInvalidSystemTree(name, "the name is empty") }
+        guard !key.isEmpty, key.count <= StoreFormat.maxTreeKeyBytes else {
+            throw .storeInvalidSystemTree(name, "key of \(key.count) bytes (1…\(StoreFormat.maxTreeKeyBytes) allowed)")
+        }
+        return try EntityStorage.tree(StoreFormat.systemTree(name), engine: storage.engine)
+    }
+
+    // MARK: internals
+
+    /// The record as this batch sees it: its own writes, else the snapshot.
+    func current(_ key: [UInt8], in tree: Tree) throws(ODataError) -> [UInt8]? {
+        if let pending = overlay[tree]?[key] {
+            switch pending {
+            case .put(let value): return value
+            case .deleted: return nil
+            }
+        }
+        return try mapEngine("reading \(tree.name)") { () throws(EngineError) in try snapshot.get(key, in: tree) }
+    }
+
+    mutating func stage(_ key: [UInt8], _ value: [UInt8], in tree: Tree) {
+        batch.put(key, value, in: tree)
+        overlay[tree, default: [:]][key] = .put(value)
+    }
+
+    mutating func erase(_ key: [UInt8], in tree: Tree) {
+        batch.delete(key, in: tree)
+        overlay[tree, default: [:]][key] = .deleted
+    }
+
+    /// The stored entity (record and trailer) as this batch sees it.
+    func stored(_ keyBytes: [UInt8], info: SetInfo) throws(ODataError) -> (record: EntityRecord, meta: StoredValue.Meta)? {
+        guard var value = try current(keyBytes, in: info.tree) else { return nil }
+        let meta = try StoredValue.split(&value, what: "entity of set '\(info.name)'")
+        return (try info.codec.decode(value), meta)
+    }
+
+    mutating func put(record: EntityRecord, info: SetInfo, etag: String?, flags: EntityFlags,
+                      typeName: String?) throws(ODataError) -> [UInt8] {
+        var key: [ODataValue] = []
+        key.reserveCapacity(info.keyIndices.count)
+        for (n, i) in info.keyIndices.enumerated() {
+            guard i < record.values.count, let value = record.values[i] else {
+                throw .storeMissingKeyProperty(info.name, info.keyNames[n])
+            }
+            key.append(value)
+        }
+        let keyBytes = try EntityStorage.encodeKey(key, info: info)
+        try checkKinds(record, info: info)
+        if let typeName, typeName != info.typeName, !info.typeNames.contains(typeName) {
+            throw .storeTypeNotInSet(info.name, typeName)
+        }
+        let derived = typeName == info.typeName ? nil : typeName
+        if let etag, etag.utf8.count > StoreFormat.maxETagBytes {
+            throw .storeTooLong(info.name, "ETag", length: etag.utf8.count, limit: StoreFormat.maxETagBytes)
+        }
+        if let derived, derived.utf8.count > StoreFormat.maxTypeNameBytes {
+            throw .storeTooLong(info.name, "type name", length: derived.utf8.count, limit: StoreFormat.maxTypeNameBytes)
+        }
+        let codecBytes: [UInt8]
+        do {
+            codecBytes = try info.codec.encode(record)
+        } catch {
+            throw .storeValueRejected(info.name, error)
+        }
+        let value = StoredValue.encode(codec: codecBytes, etag: etag, typeName: derived, flags: flags)
+        guard value.count <= WriteBatch.maxValueSize else {
+            throw .storeTooLong(info.name, "entity", length: value.count, limit: WriteBatch.maxValueSize)
+        }
+        let names = catalog.indexesBySet[info.name] ?? []
+        if !names.isEmpty {
+            let old = try stored(keyBytes, info: info)?.record
+            for name in names {
+                guard let index = catalog.indexes[name] else { continue }
+                let newKey = try indexKey(index, record, keyBytes, info: info)
+                if let old {
+                    let oldKey = try indexKey(index, old, keyBytes, info: info)
+                    if oldKey == newKey { continue }
+                    batch.delete(oldKey, in: index.tree)
+                }
+                batch.put(newKey, [], in: index.tree)
+            }
+        }
+        stage(keyBytes, value, in: info.tree)
+        return keyBytes
+    }
+
+    /// Declared primitive kinds, checked before the codec so the error names set and property.
+    private func checkKinds(_ record: EntityRecord, info: SetInfo) throws(ODataError) {
+        for (i, value) in record.values.enumerated() where i < info.layout.properties.count {
+            guard let value, !value.isNull else { continue }
+            let p = info.layout.properties[i]
+            switch p.shape {
+            case .primitive(let kind) where kind != .untyped:
+                if value.kind != kind {
+                    throw .storeWrongValueKind(info.name, p.name, expected: kind.rawValue, got: KeyValues.describe(value))
+                }
+            case .enumType(let name):
+                if case .enumValue = value { continue }
+                throw .storeWrongValueKind(info.name, p.name, expected: name, got: KeyValues.describe(value))
+            case .complex(let name, _):
+                if case .complex = value { continue }
+                throw .storeWrongValueKind(info.name, p.name, expected: name, got: KeyValues.describe(value))
+            case .collection:
+                if case .collection = value { continue }
+                throw .storeWrongValueKind(info.name, p.name, expected: LayoutRecord.describe(p.shape), got: KeyValues.describe(value))
+            default: continue
+            }
+        }
+    }
+
+    func indexKey(_ index: ResolvedIndex, _ record: EntityRecord, _ primaryKey: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8] {
+        var values: [ODataValue] = []
+        values.reserveCapacity(index.columns.count)
+        for column in index.columns { values.append(column.value(in: record)) }
+        var key = try OrderedKeyEncoding.encode(values)
+        key += primaryKey
+        guard key.count <= StoreFormat.maxTreeKeyBytes else {
+            throw .storeIndexKeyTooLong(index.definition.name, info.name, length: key.count, limit: StoreFormat.maxTreeKeyBytes)
+        }
+        return key
+    }
+
+    mutating func delete(keyBytes: [UInt8], info: SetInfo) throws(ODataError) -> Bool {
+        guard let old = try stored(keyBytes, info: info) else { return false }
+        for name in catalog.indexesBySet[info.name] ?? [] {
+            guard let index = catalog.indexes[name] else { continue }
+            batch.delete(try indexKey(index, old.record, keyBytes, info: info), in: index.tree)
+        }
+        erase(keyBytes, in: info.tree)
+        try removeLinks(of: keyBytes, info: info)
+        return true
+    }
+}

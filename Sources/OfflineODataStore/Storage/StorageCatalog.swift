@@ -1,0 +1,144 @@
+import OfflineODataEngine
+import OfflineODataModel
+
+/// One indexed column: a declared property or a path into complex values.
+struct IndexColumn: Sendable, Hashable {
+    let path: [String]
+    /// Index of the path's first segment in the set's layout.
+    let top: Int
+    /// The declared kind of the leaf (nil for enums and untyped values).
+    let kind: EdmPrimitiveKind?
+
+    var name: String { path.joined(separator: "/") }
+
+    /// The column's value in a record (absent values index as null), normalized to its kind.
+    func value(in record: EntityRecord) -> ODataValue {
+        guard top < record.values.count, var value = record.values[top] else { return .null }
+        for segment in path.dropFirst() {
+            guard case .complex(let complex) = value, let inner = complex[segment] else { return .null }
+            value = inner
+        }
+        return KeyValues.normalize(value, to: kind) ?? KeyValues.canonical(value)
+    }
+}
+
+/// A declared index, resolved against its set's layout.
+struct ResolvedIndex: Sendable {
+    var definition: IndexDefinition
+    var tree: Tree
+    var columns: [IndexColumn]
+    var isReady: Bool
+    var isNavigation: Bool
+
+    var status: IndexStatus {
+        IndexStatus(definition: definition, isReady: isReady, isNavigationIndex: isNavigation)
+    }
+}
+
+/// An entity set as stored: its persisted layout, key and tree.
+struct SetInfo: Sendable {
+    let name: String
+    let typeName: String
+    /// The set's type and every type derived from it.
+    let typeNames: Set<String>
+    let layout: EntityLayout
+    /// Layout index by property name.
+    let propertyIndex: [String: Int]
+    let codec: EntityCodec
+    let keyIndices: [Int]
+    let keyKinds: [EdmPrimitiveKind?]
+    let keyNames: [String]
+    let tree: Tree
+}
+
+/// How the targets of a navigation property are found.
+enum NavigationPlan: Sendable {
+    /// The source holds the target's key (to-one from the dependent): `sourceColumns` in the
+    /// target's key order.
+    case toKey(target: String, sourceColumns: [IndexColumn])
+    /// The target's key starts with the source's values (`sourceColumns` in the target's key
+    /// order): a prefix scan of the target's entity tree.
+    case keyPrefix(target: String, sourceColumns: [IndexColumn])
+    /// The target holds the source's values: `sourceColumns[i]` equals the i-th column of the
+    /// navigation index on the target set.
+    case byIndex(target: String, sourceColumns: [IndexColumn], index: String)
+    /// Recorded links (no referential constraint): forward tree sourceKey+targetKey, reverse
+    /// tree targetKey+sourceKey (docs/StoreFormat.md §7).
+    case link(target: String, forward: Tree, reverse: Tree, partner: String?, isCollection: Bool)
+
+    var target: String {
+        switch self {
+        case .toKey(let t, _), .keyPrefix(let t, _), .byIndex(let t, _, _), .link(let t, _, _, _, _): return t
+        }
+    }
+}
+
+/// Everything the store knows about the model and its persisted state; replaced as a whole
+/// when an index is declared or dropped (readers keep the copy of their point in time).
+struct StorageCatalog: Sendable {
+    var sets: [String: SetInfo] = [:]
+    /// Sets of the model that cannot be stored (no key), with the reason.
+    var unsupported: [String: ODataError] = [:]
+    var indexes: [String: ResolvedIndex] = [:]
+    /// Index names per entity set (maintained on every write).
+    var indexesBySet: [String: [String]] = [:]
+    var navigation: [String: [String: NavigationPlan]] = [:]
+    /// For each set: the (source set, navigation) link plans whose targets are in it.
+    var incomingLinks: [String: [(set: String, navigation: String)]] = [:]
+
+    func set(_ name: String) throws(ODataError) -> SetInfo {
+        if let info = sets[name] { return info }
+        if let error = unsupported[name] { throw error }
+        throw .storeUnknownEntitySet(name)
+    }
+
+    func index(_ name: String) throws(ODataError) -> ResolvedIndex {
+        guard let index = indexes[name] else { throw .storeUnknownIndex(name) }
+        return index
+    }
+
+    func plan(_ set: String, _ navigation: String) throws(ODataError) -> NavigationPlan {
+        _ = try self.set(set)
+        guard let plan = self.navigation[set]?[navigation] else {
+            throw .storeUnknownNavigation(set, navigation, "not a navigation property with a target entity set")
+        }
+        return plan
+    }
+
+    mutating func add(_ index: ResolvedIndex) {
+        let name = index.definition.name
+        if indexes[name] == nil { indexesBySet[index.definition.entitySet, default: []].append(name) }
+        indexes[name] = index
+    }
+
+    mutating func remove(index name: String) {
+        guard let index = indexes.removeValue(forKey: name) else { return }
+        indexesBySet[index.definition.entitySet]?.removeAll { $0 == name }
+    }
+
+    /// Resolves a property path of a set's layout to an index column.
+    static func column(_ path: String, in info: SetInfo, index: String) throws(ODataError) -> IndexColumn {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard let first = segments.first, !first.isEmpty, let top = info.layout.index(of: first) else {
+            throw .storeInvalidIndexProperty(index, info.name, path, "is not a declared property")
+        }
+        var shape = info.layout.properties[top].shape
+        for segment in segments.dropFirst() {
+            guard case .complex(_, let properties) = shape else {
+                throw .storeInvalidIndexProperty(index, info.name, path, "goes into a value that is not complex")
+            }
+            guard let next = properties.first(where: { $0.name == segment }) else {
+                throw .storeInvalidIndexProperty(index, info.name, path, "names no property '\(segment)'")
+            }
+            shape = next.shape
+        }
+        switch shape {
+        case .primitive(let kind):
+            guard kind != .stream else { throw .storeInvalidIndexProperty(index, info.name, path, "is a stream") }
+            return IndexColumn(path: segments, top: top, kind: kind == .untyped ? nil : kind)
+        case .enumType: return IndexColumn(path: segments, top: top, kind: nil)
+        case .complex: throw .storeInvalidIndexProperty(index, info.name, path, "is complex (index one of its properties)")
+        case .collection: throw .storeInvalidIndexProperty(index, info.name, path, "is a collection")
+        }
+    }
+}
