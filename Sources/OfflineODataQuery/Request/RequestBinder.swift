@@ -1,0 +1,280 @@
+import OfflineODataModel
+
+/// `$select` after binding: everything, or the named structural properties (and complex
+/// sub-paths, kept whole at the top level).
+public struct BoundSelection: Sendable, Hashable {
+    /// True without `$select`, or with `*`.
+    public var all: Bool
+    /// Top-level structural property names to return, in declaration order.
+    public var properties: [String]
+
+    public init(all: Bool = true, properties: [String] = []) {
+        self.all = all
+        self.properties = properties
+    }
+
+    public static let everything = BoundSelection()
+}
+
+/// One `$expand` item after binding.
+public struct BoundExpandItem: Sendable, Hashable {
+    public var navigation: BoundNavigationStep
+    public var suffix: SyntaxExpandItem.Suffix
+    /// Nested options, bound against the target type. For `$levels=n` the binder repeats this
+    /// item inside its own options n-1 times.
+    public var options: BoundQueryOptions
+
+    public init(navigation: BoundNavigationStep, suffix: SyntaxExpandItem.Suffix, options: BoundQueryOptions) {
+        self.navigation = navigation
+        self.suffix = suffix
+        self.options = options
+    }
+}
+
+/// The query options of a request (or of an expand item) after binding.
+public struct BoundQueryOptions: Sendable, Hashable {
+    public var filter: BoundExpr?
+    public var search: SyntaxSearch?
+    public var orderBy: [BoundOrderItem]
+    public var top: Int?
+    public var skip: Int?
+    public var count: Bool
+    public var select: BoundSelection
+    public var expand: [BoundExpandItem]
+    public var skipToken: String?
+
+    public init(filter: BoundExpr? = nil, search: SyntaxSearch? = nil, orderBy: [BoundOrderItem] = [], top: Int? = nil,
+                skip: Int? = nil, count: Bool = false, select: BoundSelection = .everything,
+                expand: [BoundExpandItem] = [], skipToken: String? = nil) {
+        self.filter = filter
+        self.search = search
+        self.orderBy = orderBy
+        self.top = top
+        self.skip = skip
+        self.count = count
+        self.select = select
+        self.expand = expand
+        self.skipToken = skipToken
+    }
+
+    /// Canonical text of what decides membership and order (for skip-token fingerprints).
+    public var shapeText: [String] {
+        [filter.map { BoundPrinter.print($0) } ?? "", search.map { "\($0)" } ?? "",
+         orderBy.map { BoundPrinter.print($0.expression) + ($0.descending ? " desc" : "") }.joined(separator: ",")]
+    }
+}
+
+/// A whole request after binding.
+public struct BoundRequest: Sendable, Hashable {
+    public var path: BoundResourcePath
+    public var options: BoundQueryOptions
+    /// The request as parsed (for next links).
+    public var syntax: SyntaxURL
+
+    public init(path: BoundResourcePath, options: BoundQueryOptions, syntax: SyntaxURL) {
+        self.path = path
+        self.options = options
+        self.syntax = syntax
+    }
+}
+
+/// Binds a parsed URL against the model: the resource path, then each query option against the
+/// type the path addresses, checking that every option is allowed where it is used
+/// (docs/Query.md §2; URL Conventions §5, notes §0 and §10).
+public struct RequestBinder: Sendable {
+    public let model: ServiceModel
+    /// `$levels=max` expands this many levels (cycles end there).
+    public static let maxLevels = 8
+
+    public init(model: ServiceModel) {
+        self.model = model
+    }
+
+    public func bind(_ url: SyntaxURL) throws(ODataError) -> BoundRequest {
+        let path = try ResourcePathBinder(model: model, aliases: url.options.aliases).bind(url.path)
+        let options = url.options
+        var bound = BoundQueryOptions()
+        switch path.target {
+        case .entityCollection(_, let type):
+            let allowed: Set<String>
+            switch path.suffix {
+            case .count: allowed = ["$filter", "$search"]
+            case .ref: allowed = ["$filter", "$search", "$orderby", "$top", "$skip", "$count", "$skiptoken"]
+            default: allowed = ["$filter", "$search", "$orderby", "$top", "$skip", "$count", "$select", "$expand", "$skiptoken"]
+            }
+            try check(options, allowed: allowed, where: "a collection" + (path.suffix == .count ? " with /$count" : ""))
+            bound = try bindOptions(options, type: type, set: path.targetSet, aliases: options.aliases, depth: 0)
+        case .entity(_, let type):
+            try check(options, allowed: ["$select", "$expand"], where: "a single entity")
+            bound = try bindOptions(options, type: type, set: path.targetSet, aliases: options.aliases, depth: 0)
+        case .property, .serviceDocument, .metadata, .batch:
+            try check(options, allowed: [], where: "this resource")
+        }
+        return BoundRequest(path: path, options: bound, syntax: url)
+    }
+
+    func check(_ options: SyntaxQueryOptions, allowed: Set<String>, where place: String) throws(ODataError) {
+        for name in Self.present(options) where !allowed.contains(name) {
+            throw .invalidQueryOption("\(name) is not allowed on \(place)", option: name)
+        }
+    }
+
+    static func present(_ options: SyntaxQueryOptions) -> [String] {
+        var names: [String] = []
+        if options.filter != nil { names.append("$filter") }
+        if options.search != nil { names.append("$search") }
+        if options.orderBy != nil { names.append("$orderby") }
+        if options.top != nil { names.append("$top") }
+        if options.skip != nil { names.append("$skip") }
+        if options.count != nil { names.append("$count") }
+        if options.select != nil { names.append("$select") }
+        if options.expand != nil { names.append("$expand") }
+        if options.levels != nil { names.append("$levels") }
+        if options.compute != nil { names.append("$compute") }
+        if options.skipToken != nil { names.append("$skiptoken") }
+        if options.deltaToken != nil { names.append("$deltatoken") }
+        return names
+    }
+
+    func bindOptions(_ options: SyntaxQueryOptions, type: String, set: String?, aliases: [String: SyntaxExpr], depth: Int) throws(ODataError) -> BoundQueryOptions {
+        guard depth <= 16 else { throw .invalidQueryOption("$expand is nested more than 16 levels", option: "$expand") }
+        if options.compute != nil {
+            throw .requestNotSupported("$compute is not supported by the offline store yet", location: "$compute")
+        }
+        if let format = options.format, format.lowercased() != "json", !format.lowercased().hasPrefix("application/json") {
+            throw .requestNotSupported("$format=\(format): the offline store answers in JSON only", location: "$format")
+        }
+        let binder = try ExpressionBinder(model: model, entityType: type, aliases: aliases)
+        var bound = BoundQueryOptions()
+        if let filter = options.filter { bound.filter = try binder.bindFilter(filter) }
+        bound.search = options.search
+        if let orderBy = options.orderBy { bound.orderBy = try binder.bindOrderBy(orderBy) }
+        bound.top = options.top
+        bound.skip = options.skip
+        bound.count = options.count ?? false
+        bound.skipToken = options.skipToken
+        if let select = options.select { bound.select = try bindSelect(select, type: type) }
+        if let expand = options.expand { bound.expand = try bindExpand(expand, type: type, set: set, aliases: aliases, depth: depth) }
+        return bound
+    }
+
+    func entityType(_ name: String) throws(ODataError) -> CSDLEntityType {
+        guard let type = model.entityType(qualifiedName: model.resolveAlias(name)) else {
+            throw .invalidQueryOption("unknown entity type \(name)", option: "$select")
+        }
+        return type
+    }
+
+    func bindSelect(_ items: [SyntaxSelectItem], type name: String) throws(ODataError) -> BoundSelection {
+        let type = try entityType(name)
+        let properties = model.allProperties(of: type)
+        var selected = Set<String>()
+        for item in items {
+            switch item {
+            case .star:
+                return .everything
+            case .allOperations:
+                continue
+            case .path(let segments, _, let position):
+                guard case .member(let first, _)? = segments.first else {
+                    throw .invalidQueryOption("$select item at position \(position) must start with a property name", option: "$select")
+                }
+                if properties.contains(where: { $0.name == first }) {
+                    selected.insert(first)
+                } else if model.navigationProperty(first, of: type) != nil {
+                    continue  // selecting a navigation property only matters for links
+                } else if type.isOpen {
+                    selected.insert(first)
+                } else {
+                    throw ODataError(.invalidInput, name: "invalidProperty", code: 1756,
+                                     message: "$select: \(type.qualifiedName) has no property '\(first)'",
+                                     location: "$select, position \(position)")
+                }
+            }
+        }
+        // Key properties are always returned (URL §5.1.4: the service decides, keys included).
+        for key in model.keyProperties(of: type) { selected.insert(key.name) }
+        return BoundSelection(all: false, properties: properties.map(\.name).filter { selected.contains($0) })
+    }
+
+    func bindExpand(_ items: [SyntaxExpandItem], type name: String, set: String?, aliases: [String: SyntaxExpr], depth: Int) throws(ODataError) -> [BoundExpandItem] {
+        let type = try entityType(name)
+        var result: [BoundExpandItem] = []
+        var named = Set<String>()
+        var star: SyntaxExpandItem?
+        for item in items {
+            switch item.target {
+            case .star:
+                star = item
+            case .value:
+                throw .requestNotSupported("$expand=$value (media) is not supported", location: "$expand, position \(item.position)")
+            case .path(let segments):
+                var names: [String] = []
+                for segment in segments {
+                    switch segment {
+                    case .member(let n, _): names.append(n)
+                    case .typeCast: continue
+                    default:
+                        throw .invalidQueryOption("$expand item at position \(item.position) is not a navigation path", option: "$expand")
+                    }
+                }
+                guard names.count == 1, let navName = names.first else {
+                    throw .requestNotSupported("$expand through complex properties or several hops (\(names.joined(separator: "/"))) is not supported; nest $expand instead",
+                                               location: "$expand, position \(item.position)")
+                }
+                guard named.insert(navName).inserted else {
+                    throw .invalidQueryOption("$expand names \(navName) twice", option: "$expand")
+                }
+                result.append(try bindExpandItem(item, navigation: navName, source: type, sourceSet: set, aliases: aliases, depth: depth))
+            }
+        }
+        if let star {
+            for navigation in model.allNavigationProperties(of: type) where !named.contains(navigation.name) {
+                result.append(try bindExpandItem(star, navigation: navigation.name, source: type, sourceSet: set, aliases: aliases, depth: depth))
+            }
+        }
+        return result
+    }
+
+    func bindExpandItem(_ item: SyntaxExpandItem, navigation name: String, source: CSDLEntityType, sourceSet: String?,
+                        aliases: [String: SyntaxExpr], depth: Int) throws(ODataError) -> BoundExpandItem {
+        guard let navigation = model.navigationProperty(name, of: source) else {
+            throw ODataError(.invalidInput, name: "invalidProperty", code: 1756,
+                             message: "$expand: \(source.qualifiedName) has no navigation property '\(name)'",
+                             location: "$expand, position \(item.position)")
+        }
+        let targetType = try entityType(navigation.targetType)
+        let targetSet = sourceSet.flatMap { model.navigationTarget(set: $0, navigation: name)?.name }
+        let step = BoundNavigationStep(name: name, targetEntityType: targetType.qualifiedName, targetSet: targetSet,
+                                       isCollection: navigation.isCollection)
+        let allowed: Set<String>
+        switch item.suffix {
+        case .ref: allowed = ["$filter", "$search", "$skip", "$top", "$count", "$orderby"]
+        case .count: allowed = ["$filter", "$search"]
+        case .none:
+            allowed = navigation.isCollection
+                ? ["$filter", "$search", "$orderby", "$top", "$skip", "$count", "$select", "$expand", "$levels"]
+                : ["$select", "$expand", "$levels"]
+        }
+        try check(item.options, allowed: allowed, where: "$expand=\(name)")
+        var options = try bindOptions(item.options, type: targetType.qualifiedName, set: targetSet, aliases: aliases, depth: depth + 1)
+        var levels = 1
+        switch item.options.levels {
+        case .count(let n)?: levels = n
+        case .max?: levels = Self.maxLevels
+        case nil: break
+        }
+        guard levels >= 1 else { throw .invalidQueryOption("$levels must be a positive integer or max", option: "$levels") }
+        if levels > 1 {
+            guard model.navigationProperty(name, of: targetType) != nil else {
+                throw .invalidQueryOption("$levels on \(name): \(targetType.qualifiedName) has no navigation property '\(name)' to recurse into", option: "$levels")
+            }
+            var nestedItem = item
+            nestedItem.options.levels = levels - 1 > 1 ? .count(min(levels - 1, Self.maxLevels)) : nil
+            let nested = try bindExpandItem(nestedItem, navigation: name, source: targetType, sourceSet: targetSet, aliases: aliases, depth: depth + 1)
+            options.expand.removeAll { $0.navigation.name == name }
+            options.expand.append(nested)
+        }
+        return BoundExpandItem(navigation: step, suffix: item.suffix, options: options)
+    }
+}
