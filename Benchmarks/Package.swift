@@ -32,19 +32,37 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // SQLCipher (issue 6): libsqlcipher exports the same sqlite3_* symbols as libsqlite3, so it
+        // gets its own executable (never linked with CSQLite), which engine-bench starts as a worker.
+        .systemLibrary(
+            name: "CSQLCipher",
+            pkgConfig: "sqlcipher",
+            providers: [.apt(["libsqlcipher-dev"]), .brew(["sqlcipher"])]
+        ),
         // Process, /proc and clock helpers shared by both benchmark executables.
         .target(name: "BenchCommon"),
+        // The engine benchmark's workload, data-set file and runner, free of any store library:
+        // shared by engine-bench (ours, SQLite) and sqlcipher-worker.
+        .target(name: "BenchKV", dependencies: ["BenchCommon"]),
         .target(
             name: "BenchSupport",
             dependencies: [
                 "BenchCommon",
+                "BenchKV",
                 "CSQLite",
                 .product(name: "OfflineODataEngine", package: rootPackage),
             ]
         ),
         .executableTarget(
             name: "engine-bench",
-            dependencies: ["BenchCommon", "BenchSupport"]
+            dependencies: ["BenchCommon", "BenchKV", "BenchSupport"]
+        ),
+        // Sources: main.swift, CipherSettings.swift and a symbolic link to
+        // BenchSupport/SQLiteStore.swift, compiled here with SQLCIPHER against CSQLCipher.
+        .executableTarget(
+            name: "sqlcipher-worker",
+            dependencies: ["BenchCommon", "BenchKV", "CSQLCipher"],
+            swiftSettings: [.define("SQLCIPHER")]
         ),
         .executableTarget(
             name: "json-bench",
@@ -57,6 +75,7 @@ let package = Package(
         .executableTarget(
             name: "EngineMicro",
             dependencies: [
+                "BenchKV",
                 "BenchSupport",
                 .product(name: "Benchmark", package: "package-benchmark"),
             ],
