@@ -40,6 +40,22 @@ func info(directory: String) throws -> String {
         + "kdf_iter \(setting("kdf_iter")) (not run: raw key)"
 }
 
+/// After the workload (so it costs no time or memory in the figures): the library is SQLCipher
+/// and the store it wrote is not a plain SQLite file.
+func checkEncrypted(_ path: String) throws {
+    guard let handle = FileHandle(forReadingAtPath: path) else { throw BenchError("cannot read \(path)") }
+    let header = handle.readData(ofLength: 16)
+    try? handle.close()
+    guard header.count == 16, !header.starts(with: Array("SQLite format 3".utf8)) else {
+        throw BenchError("\(path) is a plain SQLite file: the linked library is not SQLCipher (SQLite \(SQLiteStore.version))")
+    }
+    let store = try SQLiteStore(path: path, synchronous: .normal, cacheKiB: nil)
+    defer { try? store.close() }
+    guard !(try store.text("PRAGMA cipher_version")).isEmpty else {
+        throw BenchError("PRAGMA cipher_version is empty: the linked library is not SQLCipher")
+    }
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "info":
@@ -54,7 +70,6 @@ case "worker":
         case "sqlcipher-full": synchronous = .full
         default: fail("worker --config takes sqlcipher-normal or sqlcipher-full, not \(args.config)")
         }
-        _ = try info(directory: args.directory) // refuses to measure a library that is not SQLCipher
         let storePath = args.directory + "/kv.sqlite"
         let kv = KVWorker(
             dataPath: args.dataPath, records: args.records, lookups: args.lookups, seed: benchmarkSeed,
@@ -63,6 +78,7 @@ case "worker":
             try SQLiteStore(path: storePath, synchronous: synchronous, cacheKiB: cache.map { $0 >> 10 }).peer
         }
         try kv.run()
+        try checkEncrypted(storePath)
     } catch {
         fail("worker: \(error)")
     }
