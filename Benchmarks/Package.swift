@@ -9,11 +9,13 @@ let rootPackage: String = {
     return parts.last.map { String($0).lowercased() } ?? "offlineodata"
 }()
 
-// Benchmarks: the storage engine against SQLite (issue 2, `engine-bench`) and OData JSON parsing
-// against Foundation (issue 3, `json-bench`). A separate package so that the
-// root package's `swift build` / `swift test` never builds package-benchmark or links SQLite.
+// Benchmarks: the storage engine against SQLite (issue 2, `engine-bench`) and SQLCipher (issue 6,
+// `sqlcipher-worker`, started by engine-bench), and OData JSON parsing against Foundation (issue 3,
+// `json-bench`). A separate package so that the root package's `swift build` / `swift test` never
+// builds package-benchmark or links SQLite or SQLCipher.
 //
-//   swift build -c release --package-path Benchmarks
+//   swift build -c release --package-path Benchmarks   (all products: needs libsqlcipher-dev;
+//                                                      without it, build products by --product)
 //   make bench / make bench-quick           (repo root; results/*.md, assembled into BENCHMARKS.md)
 //   swift package --package-path Benchmarks benchmark   (package-benchmark micro-benchmarks)
 let package = Package(

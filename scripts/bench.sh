@@ -59,7 +59,7 @@ assemble() {
     echo
     echo "- What: the storage engine against SQLite (issue 2, \`engine-bench\`) and SQLCipher (issue 6), and OData JSON parse throughput"
     echo "  against Foundation (issue 3, \`json-bench\`), both in the separate \`Benchmarks/\` SwiftPM package, release builds."
-    echo "- Reproduce: \`$command\` (both, ≈ 35 min on 2 cores); one part: \`make bench-engine\` (≈ 30 min) or"
+    echo "- Reproduce: \`$command\` (both, ≈ 50 min on 2 cores with SQLCipher); one part: \`make bench-engine\` (≈ 45 min) or"
     echo "  \`make bench-json\` (≈ 3 min); \`make bench-report\` only reassembles this file; \`make bench-quick\` is the"
     echo "  < 3 min smoke run (report in \`Benchmarks/.build/BENCHMARKS-quick.md\`)."
     echo "- Machine: \`$(uname -srm)\`, $cpu, $cores cores, $mem; shared with other work, so absolute figures are noisy"
