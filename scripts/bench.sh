@@ -9,7 +9,10 @@
 #   scripts/bench.sh quick     CI smoke, < 3 min: engine 100k records and JSON 10 MB, 1 round each;
 #                              everything under Benchmarks/.build/ (results-quick/, BENCHMARKS-quick.md)
 #   scripts/bench.sh micro     package-benchmark micro-benchmarks (lookup, insert batch, scan; allocations)
-# Needs libsqlite3-dev, libsodium-dev, liblz4-dev (apt) and a Swift 6.1+ toolchain.
+# Needs libsqlite3-dev, libsodium-dev, liblz4-dev (apt) and a Swift 6.1+ toolchain; the SQLCipher
+# peer (issue 6) needs libsqlcipher-dev, which the engine modes install with apt-get when they may
+# (root or passwordless sudo; BENCH_NO_INSTALL=1 turns that off). Without it the engine benchmark
+# skips SQLCipher and its report says "not measured (libsqlcipher-dev missing)".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-full}"
@@ -20,6 +23,24 @@ engine_bin=Benchmarks/.build/release/engine-bench
 json_bin=Benchmarks/.build/release/json-bench
 
 build() { for p in "$@"; do swift build -c release --package-path Benchmarks --product "$p"; done; }
+
+# The SQLCipher worker is its own product (libsqlcipher and libsqlite3 cannot share a process);
+# engine-bench finds it next to itself. Built only when pkg-config finds sqlcipher: without the
+# library its target cannot compile (the other products build regardless, with a warning).
+build_sqlcipher() {
+  if ! pkg-config --exists sqlcipher 2>/dev/null && [ -z "${BENCH_NO_INSTALL:-}" ] && command -v apt-get >/dev/null; then
+    if [ "$(id -u)" = 0 ]; then
+      apt-get install -y libsqlcipher-dev >&2 || true
+    elif sudo -n true 2>/dev/null; then
+      sudo -n apt-get install -y libsqlcipher-dev >&2 || true
+    fi
+  fi
+  if pkg-config --exists sqlcipher 2>/dev/null; then
+    build sqlcipher-worker
+  else
+    echo "bench.sh: libsqlcipher-dev missing (pkg-config sqlcipher): SQLCipher is not measured" >&2
+  fi
+}
 
 # assemble OUT COMMAND SECTION...: header, the §5 summary (rows between the `goals` markers of
 # each section, prefixed with the benchmark's name), then the sections themselves.
@@ -36,9 +57,9 @@ assemble() {
     echo
     echo "Assembled by \`scripts/bench.sh\` from the sections under \`$(dirname "$1")/\`; do not edit by hand."
     echo
-    echo "- What: the storage engine against SQLite (issue 2, \`engine-bench\`) and OData JSON parse throughput"
+    echo "- What: the storage engine against SQLite (issue 2, \`engine-bench\`) and SQLCipher (issue 6), and OData JSON parse throughput"
     echo "  against Foundation (issue 3, \`json-bench\`), both in the separate \`Benchmarks/\` SwiftPM package, release builds."
-    echo "- Reproduce: \`$command\` (both, ≈ 35 min on 2 cores); one part: \`make bench-engine\` (≈ 30 min) or"
+    echo "- Reproduce: \`$command\` (both, ≈ 50 min on 2 cores with SQLCipher); one part: \`make bench-engine\` (≈ 45 min) or"
     echo "  \`make bench-json\` (≈ 3 min); \`make bench-report\` only reassembles this file; \`make bench-quick\` is the"
     echo "  < 3 min smoke run (report in \`Benchmarks/.build/BENCHMARKS-quick.md\`)."
     echo "- Machine: \`$(uname -srm)\`, $cpu, $cores cores, $mem; shared with other work, so absolute figures are noisy"
@@ -52,7 +73,7 @@ assemble() {
     local f name
     for f in "$@"; do
       case "$(basename "$f" .md)" in
-        engine) name="engine (ours encrypted vs SQLite)" ;;
+        engine) name="engine (ours encrypted vs SQLite, SQLCipher)" ;;
         json) name="JSON parse (ours vs Foundation)" ;;
         *) name="$(basename "$f" .md)" ;;
       esac
@@ -82,12 +103,14 @@ sections=("$results/engine.md" "$results/json.md")
 case "$mode" in
   full)
     build engine-bench json-bench
+    build_sqlcipher
     run_engine "$results/engine.md" "make bench" 1000000,100000 3 200000
     run_json "$results/json.md" "make bench" 100 5 15
     assemble BENCHMARKS.md "make bench" "${sections[@]}"
     ;;
   engine)
     build engine-bench
+    build_sqlcipher
     run_engine "$results/engine.md" "make bench-engine" 1000000,100000 3 200000
     assemble BENCHMARKS.md "make bench" "${sections[@]}"
     ;;
@@ -101,6 +124,7 @@ case "$mode" in
     ;;
   quick)
     build engine-bench json-bench
+    build_sqlcipher
     mkdir -p "$quick"
     run_engine "$quick/engine.md" "make bench-quick" 100000 1 50000
     run_json "$quick/json.md" "make bench-quick" 10 1 0
