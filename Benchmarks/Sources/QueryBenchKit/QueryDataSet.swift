@@ -20,7 +20,9 @@ public struct QueryDataSet: Sendable {
     public var totalEntities: Int { SalesEntitySet.allCases.reduce(0) { $0 + count(of: $1) } }
 
     /// A stamp naming the data a loaded store holds (a store is reused only when it matches).
-    public var stamp: String { "seed=\(Self.seed) orders=\(orders) total=\(totalEntities) v1" }
+    public var stamp: String {
+        "seed=\(Self.seed) orders=\(orders) total=\(totalEntities) indexes=\(SecondaryIndex.all.map(\.name).joined(separator: ",")) v1"
+    }
 
     /// Every entity in batches of `batchSize` (one set per batch), generated on demand: the
     /// caller times only its own work on each batch.

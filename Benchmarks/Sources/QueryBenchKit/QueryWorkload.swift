@@ -42,9 +42,13 @@ public struct QueryWorkload: Sendable, Hashable {
     /// budget as block cache.
     public static let cacheKiB = 256 * 1024
 
-    /// The indexed equality / `$count` property (≈ 1 % of SalesOrders per value chosen below).
-    public static let equalityProperty = "CurrencyCode"
-    public static let equalityValue = "SEK"
+    /// The indexed equality / `$count` filter: `LifecycleStatus eq 'N'` (new orders: 40 % of
+    /// those created in the last 60 of the generator's 1,461 days, ≈ 1.7 % at every size; measured
+    /// 1.68 % at 100k). No single value of the generated SalesOrders is closer to 1 %: the rarest
+    /// currencies (SEK, ARS) hold ≈ 2 % and vary with the customers drawn, a customer ID ≤ 0.03 %,
+    /// a delivery date ≈ 0.07 %.
+    public static let equalityProperty = "LifecycleStatus"
+    public static let equalityValue = "N"
 
     static func json(_ p: String) -> String { SQLiteJSONPeer.field(p) }
 
@@ -55,7 +59,7 @@ public struct QueryWorkload: Sendable, Hashable {
         let rangeLow = "4000", rangeHigh = "4500"
         let first = max(0, orders / 2 - 50)
         let lowKey = "05" + pad(first), highKey = "05" + pad(first + 100)
-        let nf = "NetAmount gt 1000 and startswith(CustomerName,'A') and LifecycleStatus eq 'C'"
+        let nf = "NetAmount gt 1000 and startswith(CustomerName,'B') and BillingStatus eq 'N'"
         return [
             QueryWorkload(
                 id: "eq-indexed", kind: .indexedEquality, title: "indexed equality, `\(eqP)`",
@@ -73,9 +77,9 @@ public struct QueryWorkload: Sendable, Hashable {
             QueryWorkload(
                 id: "filter-nonindexed", kind: .nonIndexedFilter, title: "non-indexed compound filter",
                 url: "SalesOrders?$filter=\(nf)",
-                typedSQL: "SELECT * FROM SalesOrders WHERE NetAmount > 1000 AND substr(CustomerName, 1, 1) = 'A' AND LifecycleStatus = 'C'",
+                typedSQL: "SELECT * FROM SalesOrders WHERE NetAmount > 1000 AND substr(CustomerName, 1, 1) = 'B' AND BillingStatus = 'N'",
                 typedChildSQL: nil,
-                jsonSQL: "SELECT key, doc FROM SalesOrders WHERE \(json("NetAmount")) > 1000 AND substr(\(json("CustomerName")), 1, 1) = 'A' AND \(json("LifecycleStatus")) = 'C'",
+                jsonSQL: "SELECT key, doc FROM SalesOrders WHERE \(json("NetAmount")) > 1000 AND substr(\(json("CustomerName")), 1, 1) = 'B' AND \(json("BillingStatus")) = 'N'",
                 jsonChildSQL: nil, ordered: false),
             QueryWorkload(
                 id: "top-indexed", kind: .orderByIndexed, title: "`$orderby` indexed `GrossAmount desc`, `$top=20`",
