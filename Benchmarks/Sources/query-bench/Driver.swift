@@ -37,6 +37,8 @@ struct Driver {
     let workDirectory: String
     let reload: Bool
     let only: String?
+    /// The peers measured (default: every peer in `peerTypes`).
+    let peers: [any QueryPeer.Type]
 
     func log(_ s: String) {
         FileHandle.standardError.write(Data(("query-bench: " + s + "\n").utf8))
@@ -52,7 +54,7 @@ struct Driver {
         for orders in sizes {
             let data = QueryDataSet(orders: orders)
             var result = SizeResult(orders: orders, entities: data.totalEntities)
-            for type in peerTypes {
+            for type in peers {
                 let dir = storeDirectory(type.name, orders)
                 let record = dir + "/load.metrics"
                 if !reload, let text = try? String(contentsOfFile: record, encoding: .utf8),
@@ -74,8 +76,8 @@ struct Driver {
                 log("\(orders) \(type.name): loaded \(data.totalEntities) entities in \(String(format: "%.1f", now() - t0)) s")
             }
             for round in 1...max(rounds, 1) {
-                let shift = (round - 1) % peerTypes.count
-                for type in peerTypes[shift...] + peerTypes[..<shift] {
+                let shift = (round - 1) % peers.count
+                for type in peers[shift...] + peers[..<shift] {
                     sync()
                     let t0 = now()
                     var args = ["query", "--peer", type.name, "--orders", String(orders), "--dir", storeDirectory(type.name, orders),

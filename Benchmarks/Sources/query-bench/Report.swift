@@ -36,13 +36,21 @@ struct Report {
         return peer / ours
     }
 
-    /// Differences in rows or checksum between peers (or rounds) per size and workload.
+    /// Differences in rows or checksum between peers (or rounds) per size and workload, and
+    /// workloads a peer failed to run.
     func mismatches() -> [String] {
         var out: [String] = []
         for r in results {
+            for (peer, m) in r.samples.sorted(by: { $0.key < $1.key }) {
+                for key in m.keys.sorted() where key.hasSuffix(".failed") {
+                    out.append("\(Self.grouped(r.orders)) \(key.dropLast(7)): \(peer) failed (see its stderr)")
+                }
+            }
+        }
+        for r in results {
             for w in QueryWorkload.all(orders: r.orders) {
                 var seen: [(String, QueryOutcome)] = []
-                for type in peerTypes {
+                for type in driver.peers {
                     for o in r.outcomes(type.name, w.id) ?? [] { seen.append((type.name, o)) }
                 }
                 if let first = seen.first, let other = seen.first(where: { $0.1 != first.1 }) {
@@ -54,7 +62,7 @@ struct Report {
     }
 
     func outcomeText(_ r: SizeResult, _ w: QueryWorkload) -> String {
-        guard let o = peerTypes.lazy.compactMap({ r.outcomes($0.name, w.id)?.first }).first else { return "n/a" }
+        guard let o = driver.peers.lazy.compactMap({ r.outcomes($0.name, w.id)?.first }).first else { return "n/a" }
         switch w.kind {
         case .count: return "1 (count \(Self.grouped(o.rows)), \(String(format: "%.2f", 100 * Double(o.rows) / Double(r.orders))) %)"
         case .expand: return "\(Self.grouped(o.rows)) (parents + items)"
@@ -165,7 +173,7 @@ struct Report {
         s += "(JSON parse + insert + commit), not generating the JSON; then `ANALYZE`.\n"
         s += "- Secondary indexes (every peer): " + SecondaryIndex.all.map { "`\($0.set.name).\($0.property)`" }.joined(separator: ", ")
         s += " (SQLite typed: the last is the leading column of the items' key `(SalesOrderID, ItemPosition)`, so the primary key serves).\n"
-        for type in peerTypes { s += "- `\(type.name)`: \(type.summary).\n" }
+        for type in driver.peers { s += "- `\(type.name)`: \(type.summary).\n" }
         s += "- Query processes: SQLite `cache_size` \(QueryWorkload.cacheKiB / 1024) MiB (ours: the same budget), mmap off, statements prepared once per process.\n\n"
         for r in results {
             s += "### \(Self.grouped(r.orders)) SalesOrders (\(Self.grouped(r.entities)) entities)\n\n"
@@ -189,7 +197,7 @@ struct Report {
                                            : bad.map { "- MISMATCH \($0)\n" }.joined())
         s += "\n### Raw samples (one per round)\n\n"
         for r in results {
-            for type in peerTypes {
+            for type in driver.peers {
                 guard let m = r.samples[type.name] else { continue }
                 s += "- \(Self.grouped(r.orders)) `\(type.name)`: "
                 s += m.keys.sorted().filter { $0.hasSuffix("median_s") || $0 == "open_s" || $0 == "peak_rss_query" || $0 == "loadavg" }

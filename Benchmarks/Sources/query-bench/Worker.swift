@@ -48,7 +48,14 @@ enum Worker {
         let peer = try type.init(directory: directory, creating: false)
         emit("open_s", now() - t0)
         for w in QueryWorkload.all(orders: orders) where only?.contains(w.id) ?? true {
-            let reference = try peer.run(w)
+            // A workload the peer cannot run is reported (and fails the run after the report is
+            // written) without hiding the other workloads' figures.
+            let reference: QueryOutcome
+            do { reference = try peer.run(w) } catch {
+                FileHandle.standardError.write(Data("query-bench: \(type.name) \(w.id): \(error)\n".utf8))
+                emit("\(w.id).failed", 1)
+                continue
+            }
             var times: [Double] = []
             let c0 = cpuTime(), start = now()
             repeat {

@@ -5,7 +5,7 @@ import QueryBenchKit
 // query-bench: OData queries on our store against SQLite with typed columns and SQLite over
 // JSON text (issue 4; DESIGN.md §5).
 //
-//   query-bench run [--orders 100000[,1000000]] [--rounds 3] [--min-seconds 0.2] [--workloads id,id]
+//   query-bench run [--orders 100000[,1000000]] [--rounds 3] [--min-seconds 0.2] [--workloads id,id] [--peers a,b]
 //                   [--work-dir /tmp/offline-odata-query-bench] [--reload] [--out Benchmarks/results/query.md]
 //                   [--command "make bench-query"]
 //       Loads every peer's store once per size (reused by later runs while the data is the same;
@@ -63,13 +63,19 @@ case "run":
         let known = Set(QueryWorkload.all(orders: 1000).map(\.id))
         guard ids.isSubset(of: known) else { fail("--workloads: unknown \(ids.subtracting(known).sorted()); known: \(known.sorted())") }
     }
+    var peers = peerTypes
+    if let names = option(arguments, "--peers")?.split(separator: ",").map(String.init) {
+        peers = names.compactMap(peerType(named:))
+        guard peers.count == names.count else { fail("--peers: known peers are \(peerTypes.map { $0.name }.joined(separator: ", "))") }
+    }
     let driver = Driver(
         sizes: sizes,
         rounds: option(arguments, "--rounds").flatMap(Int.init) ?? 3,
         minSeconds: option(arguments, "--min-seconds").flatMap(Double.init) ?? 0.2,
         workDirectory: option(arguments, "--work-dir") ?? "/tmp/offline-odata-query-bench",
         reload: arguments.contains("--reload"),
-        only: option(arguments, "--workloads"))
+        only: option(arguments, "--workloads"),
+        peers: peers)
     let output = option(arguments, "--out") ?? "Benchmarks/results/query.md"
     let command = option(arguments, "--command") ?? "make bench-query"
     do {
@@ -79,11 +85,11 @@ case "run":
         FileHandle.standardError.write(Data("query-bench: wrote \(output)\n".utf8))
         let mismatches = report.mismatches()
         if !mismatches.isEmpty {
-            fail("results differ between peers:\n" + mismatches.joined(separator: "\n"))
+            fail("results differ between peers, or a workload failed:\n" + mismatches.joined(separator: "\n"))
         }
     } catch {
         fail("\(error)")
     }
 default:
-    fail("usage: query-bench run [--orders 100000,1000000] [--rounds 3] [--min-seconds 0.2] [--workloads ids] [--work-dir DIR] [--reload] [--out FILE] | workloads [--orders N] | load … | query …")
+    fail("usage: query-bench run [--orders 100000,1000000] [--rounds 3] [--min-seconds 0.2] [--workloads ids] [--peers names] [--work-dir DIR] [--reload] [--out FILE] | workloads [--orders N] | load … | query …")
 }
