@@ -83,8 +83,8 @@ run_engine() { # OUT-FILE COMMAND RECORDS ROUNDS LOOKUPS
 run_json() { # OUT-FILE COMMAND MEGABYTES ROUNDS QUIET-WAIT-SECONDS
   "$json_bin" run --megabytes "$3" --rounds "$4" --quiet-wait "$5" --work-dir "$work" --out "$1" --command "$2"
 }
-run_query() { # OUT-FILE COMMAND ORDERS ROUNDS
-  "$query_bin" run --orders "$3" --rounds "$4" --work-dir "$work/query" --out "$1" --command "$2"
+run_query() { # OUT-FILE COMMAND ORDERS ROUNDS QUIET-WAIT-SECONDS
+  "$query_bin" run --orders "$3" --rounds "$4" --quiet-wait "$5" --work-dir "$work/query" --out "$1" --command "$2"
 }
 sections=("$results/engine.md" "$results/json.md" "$results/query.md")
 
@@ -93,7 +93,7 @@ case "$mode" in
     build engine-bench json-bench query-bench
     run_engine "$results/engine.md" "make bench" 1000000,100000 3 200000
     run_json "$results/json.md" "make bench" 100 5 15
-    run_query "$results/query.md" "make bench" 1000000,100000 3
+    run_query "$results/query.md" "make bench" 1000000,100000 3 10
     assemble BENCHMARKS.md "make bench" "${sections[@]}"
     ;;
   engine)
@@ -108,7 +108,7 @@ case "$mode" in
     ;;
   query)
     build query-bench
-    run_query "$results/query.md" "make bench-query" 1000000,100000 3
+    run_query "$results/query.md" "make bench-query" 1000000,100000 3 10
     assemble BENCHMARKS.md "make bench" "${sections[@]}"
     ;;
   report)
@@ -119,7 +119,7 @@ case "$mode" in
     mkdir -p "$quick"
     run_engine "$quick/engine.md" "make bench-quick" 100000 1 50000
     run_json "$quick/json.md" "make bench-quick" 10 1 0
-    run_query "$quick/query.md" "make bench-quick" 10000 1
+    run_query "$quick/query.md" "make bench-quick" 10000 1 0
     assemble Benchmarks/.build/BENCHMARKS-quick.md "make bench-quick" "$quick/engine.md" "$quick/json.md" "$quick/query.md"
     cat Benchmarks/.build/BENCHMARKS-quick.md
     ;;

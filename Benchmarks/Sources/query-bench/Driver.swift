@@ -39,6 +39,8 @@ struct Driver {
     let only: String?
     /// The peers measured (default: every peer in `peerTypes`).
     let peers: [any QueryPeer.Type]
+    /// Longest wait for a quieter machine before each query process (0: none).
+    let quietWait: Double
 
     func log(_ s: String) {
         FileHandle.standardError.write(Data(("query-bench: " + s + "\n").utf8))
@@ -79,6 +81,7 @@ struct Driver {
                 let shift = (round - 1) % peers.count
                 for type in peers[shift...] + peers[..<shift] {
                     sync()
+                    let waited = quietWait > 0 ? waitForQuiet(maxSeconds: quietWait) : 0
                     let t0 = now()
                     var args = ["query", "--peer", type.name, "--orders", String(orders), "--dir", storeDirectory(type.name, orders),
                                 "--min-seconds", String(minSeconds)]
@@ -86,7 +89,8 @@ struct Driver {
                     var metrics = try Workers.spawn(executable, args)
                     metrics["loadavg"] = Self.loadAverage()
                     for (k, v) in metrics { result.samples[type.name, default: [:]][k, default: []].append(v) }
-                    log("\(orders) round \(round)/\(rounds) \(type.name): \(String(format: "%.1f", now() - t0)) s")
+                    metrics["waited_s"] = waited
+                    log("\(orders) round \(round)/\(rounds) \(type.name): \(String(format: "%.1f", now() - t0)) s (waited \(String(format: "%.1f", waited)) s for a quieter machine)")
                 }
             }
             result.plans = try plans(orders)
@@ -113,6 +117,19 @@ struct Driver {
             try db.close()
         }
         return out
+    }
+
+    /// Waits until at least one core's worth of CPU was idle over the last half second (so the
+    /// query process can get a core to itself), or `maxSeconds` passed; returns the seconds waited.
+    func waitForQuiet(maxSeconds: Double) -> Double {
+        let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
+        let start = now()
+        while now() - start < maxSeconds {
+            let a = ProcStats.cpuJiffies()
+            usleep(500_000)
+            if let idle = ProcStats.idleFraction(a, ProcStats.cpuJiffies()), idle * cores >= 0.9 { break }
+        }
+        return now() - start
     }
 
     static func parseMetrics(_ text: String) -> [String: Double] {

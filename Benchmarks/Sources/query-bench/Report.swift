@@ -72,14 +72,18 @@ struct Report {
     }
 
     func table(_ r: SizeResult) -> String {
-        var s = "| workload | result rows (selectivity) | ours | SQLite typed | typed / ours | SQLite JSON | JSON / ours | CPU per query: ours, typed, JSON |\n"
-        s += "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+        var s = "| workload | result rows (selectivity) | ours | SQLite typed | typed / ours | SQLite JSON | JSON / ours | CPU per query: ours, typed, JSON | CPU ratio typed / ours, JSON / ours | machine idle: ours, typed, JSON |\n"
+        s += "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
         for w in QueryWorkload.all(orders: r.orders) where r.samples.values.contains(where: { $0["\(w.id).median_s"] != nil }) {
             let o = r.median(Self.ours, "\(w.id).median_s")
             let t = r.median(Self.typed, "\(w.id).median_s"), j = r.median(Self.json, "\(w.id).median_s")
             s += "| `\(w.id)`: \(w.title) | \(outcomeText(r, w)) | \(Self.latency(o)) | \(Self.latency(t)) | \(Self.x(Self.ratio(t, o))) | "
             s += "\(Self.latency(j)) | \(Self.x(Self.ratio(j, o))) | "
-            s += [Self.ours, Self.typed, Self.json].map { Self.latency(r.median($0, "\(w.id).cpu_s")) }.joined(separator: ", ") + " |\n"
+            s += [Self.ours, Self.typed, Self.json].map { Self.latency(r.median($0, "\(w.id).cpu_s")) }.joined(separator: ", ") + " | "
+            let oc = r.median(Self.ours, "\(w.id).cpu_s")
+            s += "\(Self.x(Self.ratio(r.median(Self.typed, "\(w.id).cpu_s"), oc))), \(Self.x(Self.ratio(r.median(Self.json, "\(w.id).cpu_s"), oc))) | "
+            s += [Self.ours, Self.typed, Self.json].map { p in r.median(p, "\(w.id).idle").map { String(format: "%.0f %%", $0 * 100) } ?? "—" }
+                .joined(separator: ", ") + " |\n"
         }
         return s
     }
@@ -104,9 +108,12 @@ struct Report {
         var s = ""
         let size = Self.grouped(r.orders) + " SalesOrders"
         for w in QueryWorkload.all(orders: r.orders) where r.samples.values.contains(where: { $0["\(w.id).median_s"] != nil }) {
-            let o = r.median(Self.ours, "\(w.id).median_s")
-            let t = Self.ratio(r.median(Self.typed, "\(w.id).median_s"), o)
-            let j = Self.ratio(r.median(Self.json, "\(w.id).median_s"), o)
+            // Status from CPU-time ratios (the machine is shared); wall-clock ratios beside them.
+            let o = r.median(Self.ours, "\(w.id).median_s"), oc = r.median(Self.ours, "\(w.id).cpu_s")
+            let t = Self.ratio(r.median(Self.typed, "\(w.id).cpu_s"), oc)
+            let j = Self.ratio(r.median(Self.json, "\(w.id).cpu_s"), oc)
+            let tw = Self.ratio(r.median(Self.typed, "\(w.id).median_s"), o)
+            let jw = Self.ratio(r.median(Self.json, "\(w.id).median_s"), o)
             let (bar, goal, barMet, goalMet): (String, String, Bool?, Bool?)
             switch w.goalClass {
             case .indexed:
@@ -116,8 +123,11 @@ struct Report {
                 (bar, goal) = ("≥ 3x SQLite over JSON text", "≥ 1x SQLite typed columns")
                 (barMet, goalMet) = (j.map { $0 >= 3 }, t.map { $0 >= 1 })
             }
-            let measured = o == nil ? "— (ours not plugged in; SQLite typed \(Self.latency(r.median(Self.typed, "\(w.id).median_s"))), JSON \(Self.latency(r.median(Self.json, "\(w.id).median_s"))))"
-                : "\(Self.x(t)) vs typed, \(Self.x(j)) vs JSON"
+            func both(_ p: String) -> String {
+                "\(Self.latency(r.median(p, "\(w.id).median_s"))) (CPU \(Self.latency(r.median(p, "\(w.id).cpu_s"))))"
+            }
+            let measured = o == nil ? "— (ours not plugged in; SQLite typed \(both(Self.typed)), JSON \(both(Self.json)))"
+                : "CPU \(Self.x(t)) vs typed, \(Self.x(j)) vs JSON (wall \(Self.x(tw)), \(Self.x(jw)))"
             let status: String
             switch (barMet, goalMet) {
             case (nil, _), (_, nil): status = "not measured"
@@ -152,13 +162,19 @@ struct Report {
         s += "In a query process every workload runs once untimed (warm-up; its rows and key checksum are the reference), then "
         s += "repeatedly until \(driver.minSeconds) s have passed (at least 3 runs); the figure is the median run, then the median over rounds. "
         s += "Every run fully materializes its result (SQLite typed: every column of every row decoded into a Swift value; "
-        s += "SQLite JSON: every row's `doc` parsed into a `JSONValue` tree), and rows and checksums are cross-checked between peers and rounds.\n"
+        s += "SQLite JSON: every row's `doc` parsed into a `JSONValue` tree), and rows and checksums are cross-checked between peers and rounds. "
+        s += "CPU time per query (user + system of the process, averaged over the timed runs) is reported beside the wall-clock median; "
+        s += "the goal status uses the CPU-time ratios, since other work shares the machine (*machine idle*: share of all cores idle during "
+        s += "the timed runs, ≈ 50 % when nothing else runs on 2 cores).\n"
+        if driver.quietWait > 0 {
+            s += "- Before each query process the driver waited (at most \(String(format: "%g", driver.quietWait)) s) for one core's worth of idle CPU.\n"
+        }
         let loads = results.flatMap { r in r.samples.values.flatMap { $0["loadavg"] ?? [] } }.sorted()
         if let lo = loads.first, let hi = loads.last {
             s += "- Machine load (1-minute load average after each query process, \(cores) cores): min \(String(format: "%.2f", lo)), max \(String(format: "%.2f", hi)).\n"
         }
         s += "\nReproduce: `\(command)` (= `swift build -c release --package-path Benchmarks && Benchmarks/.build/release/query-bench run "
-        s += "--orders \(results.map { String($0.orders) }.joined(separator: ",")) --rounds \(driver.rounds) --out \(output)`).\n\n"
+        s += "--orders \(results.map { String($0.orders) }.joined(separator: ",")) --rounds \(driver.rounds)\(driver.quietWait > 0 ? " --quiet-wait \(String(format: "%g", driver.quietWait))" : "") --out \(output)`).\n\n"
 
         if let main {
             s += "### Goals (DESIGN.md §5) at \(Self.grouped(main.orders)) SalesOrders\n\n"

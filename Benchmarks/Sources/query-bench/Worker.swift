@@ -57,6 +57,7 @@ enum Worker {
                 continue
             }
             var times: [Double] = []
+            let j0 = ProcStats.cpuJiffies()
             let c0 = cpuTime(), start = now()
             repeat {
                 let a = now()
@@ -67,6 +68,7 @@ enum Worker {
                 }
             } while now() - start < minSeconds || times.count < 3
             let cpu = (cpuTime() - c0) / Double(times.count)
+            if let idle = ProcStats.idleFraction(j0, ProcStats.cpuJiffies()) { emit("\(w.id).idle", idle) }
             times.sort()
             let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
             emit("\(w.id).median_s", median)

@@ -6,11 +6,13 @@ import QueryBenchKit
 // JSON text (issue 4; DESIGN.md §5).
 //
 //   query-bench run [--orders 100000[,1000000]] [--rounds 3] [--min-seconds 0.2] [--workloads id,id] [--peers a,b]
+//                   [--quiet-wait SECONDS]
 //                   [--work-dir /tmp/offline-odata-query-bench] [--reload] [--out Benchmarks/results/query.md]
 //                   [--command "make bench-query"]
 //       Loads every peer's store once per size (reused by later runs while the data is the same;
 //       --reload forces a fresh load), then per round one query worker per peer (order rotated),
 //       medians over rounds, cross-checks rows and checksums between peers, writes the section.
+//       Before each query process it waits up to --quiet-wait seconds (default 0) for one idle core.
 //   query-bench load --peer NAME --orders N --dir DIR          (child of run)
 //   query-bench query --peer NAME --orders N --dir DIR [--min-seconds S] [--workloads ids]   (child of run)
 //   query-bench workloads [--orders N]     prints every workload's URL and SQL
@@ -75,7 +77,8 @@ case "run":
         workDirectory: option(arguments, "--work-dir") ?? "/tmp/offline-odata-query-bench",
         reload: arguments.contains("--reload"),
         only: option(arguments, "--workloads"),
-        peers: peers)
+        peers: peers,
+        quietWait: option(arguments, "--quiet-wait").flatMap(Double.init) ?? 0)
     let output = option(arguments, "--out") ?? "Benchmarks/results/query.md"
     let command = option(arguments, "--command") ?? "make bench-query"
     do {
