@@ -90,7 +90,8 @@ struct Driver {
                     metrics["loadavg"] = Self.loadAverage()
                     for (k, v) in metrics { result.samples[type.name, default: [:]][k, default: []].append(v) }
                     metrics["waited_s"] = waited
-                    log("\(orders) round \(round)/\(rounds) \(type.name): \(String(format: "%.1f", now() - t0)) s (waited \(String(format: "%.1f", waited)) s for a quieter machine)")
+                    log("\(orders) round \(round)/\(rounds) \(type.name): \(String(format: "%.1f", now() - t0)) s"
+                        + (quietWait > 0 ? " (waited \(String(format: "%.1f", waited)) s for a quieter machine)" : ""))
                 }
             }
             result.plans = try plans(orders)

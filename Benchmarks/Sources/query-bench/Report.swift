@@ -57,6 +57,21 @@ struct Report {
                     out.append("\(Self.grouped(r.orders)) \(w.id): \(first.0) \(first.1) vs \(other.0) \(other.1)")
                 }
             }
+            // What the workloads imply about each other, per peer (catches a peer whose answers
+            // agree with nobody's because it is the only one measured).
+            for type in driver.peers {
+                func rows(_ id: String) -> Int? { r.outcomes(type.name, id)?.first?.rows }
+                let size = Self.grouped(r.orders)
+                if let c = rows("count-indexed"), let e = rows("eq-indexed"), c != e {
+                    out.append("\(size) \(type.name): `$count` gave \(c), the same filter returned \(e) rows")
+                }
+                for id in ["top-indexed", "top-nonindexed"] {
+                    if let n = rows(id), n != min(20, r.orders) { out.append("\(size) \(type.name) \(id): \(n) rows, expected 20") }
+                }
+                if let n = rows("expand-items"), n < 200 {
+                    out.append("\(size) \(type.name) expand-items: \(n) rows, expected 100 parents + at least 1 item each")
+                }
+            }
         }
         return out
     }
