@@ -84,6 +84,20 @@ let package = Package(
             path: "Benchmarks/EngineMicro",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        // Issue 4: OData queries against SQLite typed columns and SQLite over JSON text.
+        .target(
+            name: "QueryBenchKit",
+            dependencies: [
+                "BenchCommon",
+                "CSQLite",
+                .product(name: "OfflineODataModel", package: rootPackage),
+                .product(name: "OfflineODataFixtures", package: rootPackage),
+            ]
+        ),
+        .executableTarget(
+            name: "query-bench",
+            dependencies: ["BenchCommon", "QueryBenchKit"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
