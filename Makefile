@@ -1,8 +1,9 @@
 # Benchmarks (Benchmarks/ package; see BENCHMARKS.md). Not part of the default test run.
-.PHONY: bench bench-engine bench-json bench-report bench-quick bench-micro
+.PHONY: bench bench-engine bench-json bench-query bench-report bench-quick bench-micro
 
-# Full suite: engine (1M and 100k records, 3 interleaved rounds) and JSON parse (100 MB, 5 rounds);
-# writes Benchmarks/results/{engine,json}.md and assembles BENCHMARKS.md.
+# Full suite: engine (1M and 100k records, 3 interleaved rounds), JSON parse (100 MB, 5 rounds) and
+# OData queries (1M and 100k SalesOrders, 3 rounds); writes Benchmarks/results/{engine,json,query}.md
+# and assembles BENCHMARKS.md.
 bench:
 	scripts/bench.sh full
 
@@ -13,11 +14,16 @@ bench-engine:
 bench-json:
 	scripts/bench.sh json
 
+# OData queries vs SQLite typed columns / JSON text (issue 4); stores are loaded once and reused.
+bench-query:
+	scripts/bench.sh query
+
 # Reassemble BENCHMARKS.md from Benchmarks/results/*.md without measuring.
 bench-report:
 	scripts/bench.sh report
 
-# CI smoke: engine 100k records + JSON 10 MB, 1 round, under 3 minutes; Benchmarks/.build/BENCHMARKS-quick.md.
+# CI smoke: engine 100k records + JSON 10 MB + queries at 10k SalesOrders, 1 round, under 3 minutes;
+# Benchmarks/.build/BENCHMARKS-quick.md.
 bench-quick:
 	scripts/bench.sh quick
 

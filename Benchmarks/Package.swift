@@ -9,11 +9,13 @@ let rootPackage: String = {
     return parts.last.map { String($0).lowercased() } ?? "offlineodata"
 }()
 
-// Benchmarks: the storage engine against SQLite (issue 2, `engine-bench`) and OData JSON parsing
-// against Foundation (issue 3, `json-bench`). A separate package so that the
-// root package's `swift build` / `swift test` never builds package-benchmark or links SQLite.
+// Benchmarks: the storage engine against SQLite (issue 2, `engine-bench`) and SQLCipher (issue 6,
+// `sqlcipher-worker`, started by engine-bench), and OData JSON parsing against Foundation (issue 3,
+// `json-bench`). A separate package so that the root package's `swift build` / `swift test` never
+// builds package-benchmark or links SQLite or SQLCipher.
 //
-//   swift build -c release --package-path Benchmarks
+//   swift build -c release --package-path Benchmarks   (all products: needs libsqlcipher-dev;
+//                                                      without it, build products by --product)
 //   make bench / make bench-quick           (repo root; results/*.md, assembled into BENCHMARKS.md)
 //   swift package --package-path Benchmarks benchmark   (package-benchmark micro-benchmarks)
 let package = Package(
@@ -32,19 +34,37 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // SQLCipher (issue 6): libsqlcipher exports the same sqlite3_* symbols as libsqlite3, so it
+        // gets its own executable (never linked with CSQLite), which engine-bench starts as a worker.
+        .systemLibrary(
+            name: "CSQLCipher",
+            pkgConfig: "sqlcipher",
+            providers: [.apt(["libsqlcipher-dev"]), .brew(["sqlcipher"])]
+        ),
         // Process, /proc and clock helpers shared by both benchmark executables.
         .target(name: "BenchCommon"),
+        // The engine benchmark's workload, data-set file and runner, free of any store library:
+        // shared by engine-bench (ours, SQLite) and sqlcipher-worker.
+        .target(name: "BenchKV", dependencies: ["BenchCommon"]),
         .target(
             name: "BenchSupport",
             dependencies: [
                 "BenchCommon",
+                "BenchKV",
                 "CSQLite",
                 .product(name: "OfflineODataEngine", package: rootPackage),
             ]
         ),
         .executableTarget(
             name: "engine-bench",
-            dependencies: ["BenchCommon", "BenchSupport"]
+            dependencies: ["BenchCommon", "BenchKV", "BenchSupport"]
+        ),
+        // Sources: main.swift, CipherSettings.swift and a symbolic link to
+        // BenchSupport/SQLiteStore.swift, compiled here with SQLCIPHER against CSQLCipher.
+        .executableTarget(
+            name: "sqlcipher-worker",
+            dependencies: ["BenchCommon", "BenchKV", "CSQLCipher"],
+            swiftSettings: [.define("SQLCIPHER")]
         ),
         .executableTarget(
             name: "json-bench",
@@ -57,11 +77,26 @@ let package = Package(
         .executableTarget(
             name: "EngineMicro",
             dependencies: [
+                "BenchKV",
                 "BenchSupport",
                 .product(name: "Benchmark", package: "package-benchmark"),
             ],
             path: "Benchmarks/EngineMicro",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        // Issue 4: OData queries against SQLite typed columns and SQLite over JSON text.
+        .target(
+            name: "QueryBenchKit",
+            dependencies: [
+                "BenchCommon",
+                "CSQLite",
+                .product(name: "OfflineODataModel", package: rootPackage),
+                .product(name: "OfflineODataFixtures", package: rootPackage),
+            ]
+        ),
+        .executableTarget(
+            name: "query-bench",
+            dependencies: ["BenchCommon", "QueryBenchKit"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Benchmark
+import BenchKV
 import BenchSupport
 import Foundation
 import OfflineODataEngine

@@ -1,3 +1,4 @@
+import BenchKV
 import OfflineODataEngine
 
 /// Our engine behind the same small surface as `SQLiteStore`: one tree, one commit per batch.
@@ -29,7 +30,7 @@ public final class OursStore {
     public func compact() throws { try engine.compactNow() }
 
     public func close() throws { try engine.close() }
-}
 
-/// A fixed 32-byte key for `.key(_)` encryption in benchmarks (no Argon2id on open).
-public let benchmarkKey: [UInt8] = (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+    /// This store behind the workload runner's surface.
+    public var peer: Peer { Peer(insert: insert, get: get, scan: scan, close: close) }
+}

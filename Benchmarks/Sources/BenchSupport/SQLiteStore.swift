@@ -1,8 +1,17 @@
 import BenchCommon
+import BenchKV
+// This file is compiled twice: here in BenchSupport against the system libsqlite3, and in the
+// `sqlcipher-worker` executable (a symbolic link, with `SQLCIPHER` defined) against libsqlcipher.
+// The two libraries export the same `sqlite3_*` symbols, so they cannot share one process.
+#if SQLCIPHER
+import CSQLCipher
+#else
 import CSQLite
+#endif
 
 /// The SQLite peer: one table `kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID` in WAL mode,
-/// prepared statements only, transactions of the caller's batch size.
+/// prepared statements only, transactions of the caller's batch size. Built with `SQLCIPHER`, the
+/// SQLCipher peer: the same, keyed and configured by `CipherSettings.pragmas` right after open.
 public final class SQLiteStore {
     public enum Synchronous: String, Sendable {
         /// WAL + synchronous=NORMAL: no fsync per commit (syncs at checkpoints).
@@ -27,6 +36,9 @@ public final class SQLiteStore {
         let rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         db = handle
         guard rc == SQLITE_OK else { throw BenchError("sqlite3_open_v2 \(path): \(message())") }
+        #if SQLCIPHER
+        for pragma in CipherSettings.pragmas { try exec(pragma) }
+        #endif
         try exec("PRAGMA journal_mode=WAL")
         try exec("PRAGMA synchronous=\(synchronous.rawValue)")
         if let cacheKiB { try exec("PRAGMA cache_size=-\(cacheKiB)") }
@@ -47,7 +59,13 @@ public final class SQLiteStore {
 
     private func prepare(_ sql: String) throws -> OpaquePointer? {
         var stmt: OpaquePointer?
-        guard sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil) == SQLITE_OK else {
+        #if SQLCIPHER
+        // SQLCipher 3.4 is built on SQLite 3.15, which predates sqlite3_prepare_v3 (3.20).
+        let rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nil)
+        #else
+        let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+        #endif
+        guard rc == SQLITE_OK else {
             throw BenchError("prepare \(sql): \(message())")
         }
         return stmt
@@ -121,6 +139,17 @@ public final class SQLiteStore {
     }
 
     deinit { try? close() }
+
+    /// This store behind the workload runner's surface.
+    public var peer: Peer { Peer(insert: insert, get: get, scan: scan, close: close) }
+
+    /// The first value of a one-row query such as `PRAGMA cipher_version` ("" if none).
+    public func text(_ sql: String) throws -> String {
+        let stmt = try prepare(sql)
+        defer { sqlite3_finalize(stmt) }
+        guard sqlite3_step(stmt) == SQLITE_ROW, let p = sqlite3_column_text(stmt, 0) else { return "" }
+        return String(cString: p)
+    }
 
     public static var version: String { String(cString: sqlite3_libversion()) }
 }

@@ -1,8 +1,10 @@
 /// One side of a comparison: which store, encrypted or not, at which durability.
 struct Configuration: Hashable, Sendable {
-    enum Engine: String, Sendable { case ours, sqlite }
-    /// `.relaxed` pairs our `.relaxed` with SQLite WAL + synchronous=NORMAL (no fsync per
-    /// commit); `.full` pairs our `.full` with WAL + synchronous=FULL (fsync per commit).
+    /// `.sqlcipher` runs in the separate `sqlcipher-worker` executable (its `sqlite3_*` symbols
+    /// are the same as libsqlite3's, so the two cannot share a process).
+    enum Engine: String, Sendable { case ours, sqlite, sqlcipher }
+    /// `.relaxed` pairs our `.relaxed` with SQLite's / SQLCipher's WAL + synchronous=NORMAL (no
+    /// fsync per commit); `.full` pairs our `.full` with WAL + synchronous=FULL (fsync per commit).
     enum Durability: String, Sendable { case relaxed, full }
 
     var engine: Engine
@@ -15,6 +17,7 @@ struct Configuration: Hashable, Sendable {
         switch engine {
         case .ours: "ours-\(encrypted ? "enc" : "plain")-\(durability.rawValue)"
         case .sqlite: "sqlite-\(durability == .full ? "full" : "normal")"
+        case .sqlcipher: "sqlcipher-\(durability == .full ? "full" : "normal")"
         }
     }
 
@@ -35,8 +38,10 @@ struct Configuration: Hashable, Sendable {
         .init(engine: .ours, encrypted: true, durability: .relaxed, insertOnly: false),
         .init(engine: .ours, encrypted: false, durability: .relaxed, insertOnly: false),
         .init(engine: .sqlite, encrypted: false, durability: .relaxed, insertOnly: false),
+        .init(engine: .sqlcipher, encrypted: true, durability: .relaxed, insertOnly: false),
         .init(engine: .ours, encrypted: true, durability: .full, insertOnly: true),
         .init(engine: .ours, encrypted: false, durability: .full, insertOnly: true),
         .init(engine: .sqlite, encrypted: false, durability: .full, insertOnly: true),
+        .init(engine: .sqlcipher, encrypted: true, durability: .full, insertOnly: true),
     ]
 }

@@ -1,4 +1,5 @@
 import BenchCommon
+import BenchKV
 import BenchSupport
 import Foundation
 
@@ -29,10 +30,14 @@ struct Driver {
         FileHandle.standardError.write(Data(("engine-bench: " + s + "\n").utf8))
     }
 
-    func run() throws -> [ScaleResult] {
+    /// The medians' samples per scale, and how SQLCipher was measured (or why not).
+    func run() throws -> ([ScaleResult], SQLCipherPeer) {
         let fm = FileManager.default
         try fm.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
         let executable = (try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let sqlcipher = SQLCipherPeer.locate(next: executable, workDirectory: workDirectory)
+        log("SQLCipher: \(sqlcipher.description)")
+        let configurations = Configuration.all.filter { $0.engine != .sqlcipher || sqlcipher.worker != nil }
         var results: [ScaleResult] = []
         for records in scales {
             let workload = Workload(count: records, seed: seed)
@@ -45,7 +50,7 @@ struct Driver {
             for round in 1...max(rounds, 1) {
                 // Rotate the order each round so no configuration always runs right after the
                 // same neighbour (e.g. after SQLite's large write-back).
-                let all = Configuration.all
+                let all = configurations
                 let shift = (round - 1) % all.count
                 for config in all[shift...] + all[..<shift] {
                     // Let the previous worker's dirty pages reach the disk first, so kernel
@@ -56,7 +61,8 @@ struct Driver {
                     try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
                     let t0 = now()
                     let loadBefore = Self.loadAverage()
-                    var metrics = try Workers.spawn(executable, ["worker", "--config", config.name, "--data", dataPath,
+                    let worker = config.engine == .sqlcipher ? sqlcipher.worker ?? executable : executable
+                    var metrics = try Workers.spawn(worker, ["worker", "--config", config.name, "--data", dataPath,
                                                          "--records", String(records), "--dir", dir,
                                                          "--lookups", String(min(lookups, records * 2))])
                     metrics["loadavg_before"] = loadBefore
@@ -68,7 +74,7 @@ struct Driver {
             }
             results.append(result)
         }
-        return results
+        return (results, sqlcipher)
     }
 
     /// The 1-minute load average (other processes on the machine compete for its cores).

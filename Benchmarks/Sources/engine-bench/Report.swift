@@ -1,14 +1,17 @@
 import BenchCommon
+import BenchKV
 import BenchSupport
 import Foundation
 import OfflineODataEngine
 
 /// Renders the engine section (Benchmarks/results/engine.md; `scripts/bench.sh` assembles it into
 /// BENCHMARKS.md, copying the rows between the `goals` markers into the summary table) from the medians. Every ratio is oriented so that > 1 means we are
-/// better (throughput: ours / SQLite; time, size, memory, bytes: SQLite / ours).
+/// better (throughput: ours / peer; time, size, memory, bytes: peer / ours), the peer being SQLite
+/// or SQLCipher.
 struct Report {
     let results: [ScaleResult]
     let driver: Driver
+    let sqlcipher: SQLCipherPeer
     let command: String
     let output: String
 
@@ -19,6 +22,8 @@ struct Report {
     static let encF = C(engine: .ours, encrypted: true, durability: .full, insertOnly: true)
     static let plainF = C(engine: .ours, encrypted: false, durability: .full, insertOnly: true)
     static let sqlF = C(engine: .sqlite, encrypted: false, durability: .full, insertOnly: true)
+    static let cipherN = C(engine: .sqlcipher, encrypted: true, durability: .relaxed, insertOnly: false)
+    static let cipherF = C(engine: .sqlcipher, encrypted: true, durability: .full, insertOnly: true)
 
     enum Better { case higher, lower }
 
@@ -93,25 +98,29 @@ struct Report {
 
     static func x(_ v: Double?) -> String { v.map { String(format: "%.2fx", $0) } ?? "n/a" }
 
-    func table(_ r: ScaleResult, _ rows: [(Quantity, C, C, C)]) -> String {
-        var s = "| measure | ours encrypted | ours unencrypted | SQLite | ours enc vs SQLite (>1 = ours better) | ours unenc vs SQLite | encryption cost (enc / unenc) |\n"
-        s += "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n"
-        for (q, e, p, sq) in rows {
-            let ve = value(r, e, q), vp = value(r, p, q), vs = value(r, sq, q)
+    /// Columns: ours encrypted, ours unencrypted, SQLite, SQLCipher (n/a when not measured), then
+    /// the ratios (> 1 = ours better) and our encryption cost.
+    func table(_ r: ScaleResult, _ rows: [(Quantity, C, C, C, C)]) -> String {
+        var s = "| measure | ours encrypted | ours unencrypted | SQLite | SQLCipher | ours enc vs SQLite (>1 = ours better) "
+        s += "| ours unenc vs SQLite | ours enc vs SQLCipher | encryption cost (enc / unenc) |\n"
+        s += "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+        for (q, e, p, sq, sc) in rows {
+            let ve = value(r, e, q), vp = value(r, p, q), vs = value(r, sq, q), vc = value(r, sc, q)
             s += "| \(q.label) | \(ve.map(q.format) ?? "n/a") | \(vp.map(q.format) ?? "n/a") | \(vs.map(q.format) ?? "n/a") | "
-            s += "\(Self.x(ratio(ve, vs, q.better))) | \(Self.x(ratio(vp, vs, q.better))) | \(Self.x(overhead(ve, vp, q.better))) |\n"
+            s += "\(vc.map(q.format) ?? "n/a") | \(Self.x(ratio(ve, vs, q.better))) | \(Self.x(ratio(vp, vs, q.better))) | "
+            s += "\(Self.x(ratio(ve, vc, q.better))) | \(Self.x(overhead(ve, vp, q.better))) |\n"
         }
         return s
     }
 
     func sections(_ r: ScaleResult) -> String {
-        let relaxed = (Self.encR, Self.plainR, Self.sqlN)
-        let full = (Self.encF, Self.plainF, Self.sqlF)
-        func row(_ q: Quantity, _ t: (C, C, C)) -> (Quantity, C, C, C) { (q, t.0, t.1, t.2) }
+        let relaxed = (Self.encR, Self.plainR, Self.sqlN, Self.cipherN)
+        let full = (Self.encF, Self.plainF, Self.sqlF, Self.cipherF)
+        func row(_ q: Quantity, _ t: (C, C, C, C)) -> (Quantity, C, C, C, C) { (q, t.0, t.1, t.2, t.3) }
         var s = ""
         s += "#### Batched insert (\(Self.grouped(Double(r.records))) records, 1,000 per commit/transaction)\n\n"
         s += "Commits only: time from the first commit to the last one returning. Through close: plus a clean "
-        s += "close (ours flushes the memtable into a run; SQLite checkpoints the WAL into the database).\n\n"
+        s += "close (ours flushes the memtable into a run; SQLite and SQLCipher checkpoint the WAL into the database).\n\n"
         s += table(r, [
             row(rowsPerSecond("relaxed vs WAL+NORMAL, commits only", r) { $0["insert_s"] }, relaxed),
             row(rowsPerSecond("relaxed vs WAL+NORMAL, through close", r) { m in m["insert_s"].flatMap { a in m["close_s"].map { a + $0 } } }, relaxed),
@@ -120,8 +129,8 @@ struct Report {
         ])
         s += "\n#### Random point lookups by key (\(Self.grouped(Double(min(driver.lookups, r.records * 2)))) lookups of existing keys, warm)\n\n"
         s += "Warm: one untimed pass over a different random sample first. Big cache: ours `cacheSize` 1 GiB, "
-        s += "SQLite `cache_size` 1 GiB (both hold the whole working set). Default cache: ours 32 MiB (the default), "
-        s += "SQLite `cache_size` 32 MiB. The store as left by the insert (several runs), and ours after `compactNow()` (one run).\n\n"
+        s += "SQLite's and SQLCipher's `cache_size` 1 GiB (all hold the whole working set). Default cache: ours 32 MiB (the default), "
+        s += "SQLite's and SQLCipher's `cache_size` 32 MiB. The store as left by the insert (several runs), and ours after `compactNow()` (one run).\n\n"
         s += table(r, [
             row(micro("big cache, as inserted", "lookup_big_s"), relaxed),
             row(micro("default 32 MiB cache, as inserted", "lookup_default_s"), relaxed),
@@ -129,7 +138,7 @@ struct Report {
                 $0["lookup_compacted_s"] ?? $0["lookup_big_s"]
             }, relaxed),
         ])
-        s += "\n(SQLite has no compaction step: its column repeats its one figure against our compacted store.)\n"
+        s += "\n(SQLite and SQLCipher have no compaction step: their columns repeat their one figure against our compacted store.)\n"
         s += "\n#### Full scan in key order, reading every key and value (owned copies)\n\n"
         s += table(r, [
             row(rowsPerSecond("as inserted, big cache", r) { $0["scan_s"] }, relaxed),
@@ -181,6 +190,8 @@ struct Report {
         let lookupRatio = ratio(value(r, Self.encR, lookupQ), value(r, Self.sqlN, lookupQ), .lower)
         let scanQ = rowsPerSecond("", r) { $0["scan_s"] }
         let scanRatio = ratio(value(r, Self.encR, scanQ), value(r, Self.sqlN, scanQ), .higher)
+        let cipherInsertRatio = ratio(value(r, Self.encF, insertFull), value(r, Self.cipherF, insertFull), .higher)
+        let cipherScanRatio = ratio(value(r, Self.encR, scanQ), value(r, Self.cipherN, scanQ), .higher)
         let sizeQ = mib("", "size_closed")
         let sizeCQ = mib("", "size_compacted")
         let sizeOurs = value(r, Self.encR, sizeQ), sizeSQL = value(r, Self.sqlN, sizeQ)
@@ -205,6 +216,12 @@ struct Report {
         s += "| batched durable insert, \(Self.grouped(Double(r.records))) records (ours `.full` vs SQLite WAL+FULL, through close; no secondary indexes in this benchmark) | ≥ 3x SQLite | ≥ 6x SQLite | \(Self.x(insertRatio)) | \(status(insertRatio, bar: 3, goal: 6)) |\n"
         s += "| random point read by key, warm cache | ≥ 3x SQLite | ≥ 4x SQLite | \(Self.x(lookupRatio)) | \(status(lookupRatio, bar: 3, goal: 4)) |\n"
         s += "| full scan with decode | ≥ 1x SQLite | ≥ 1x SQLite | \(Self.x(scanRatio)) | \(status(scanRatio, bar: 1, goal: 1)) |\n"
+        // DESIGN.md §5 sets these two against SQLCipher as goals only (no bar).
+        let cipherMissing = sqlcipher.worker == nil ? SQLCipherPeer.missing : nil
+        s += "| batched durable insert, \(Self.grouped(Double(r.records))) records (ours `.full` vs SQLCipher WAL+FULL, through close; no secondary indexes) "
+        s += "| (none) | ≥ 10x SQLCipher | \(cipherMissing ?? Self.x(cipherInsertRatio)) | \(cipherMissing == nil ? status(cipherInsertRatio, bar: 10, goal: 10) : "not measured") |\n"
+        s += "| full scan with decode (ours vs SQLCipher) | (none) | ≥ 4x SQLCipher | \(cipherMissing ?? Self.x(cipherScanRatio)) "
+        s += "| \(cipherMissing == nil ? status(cipherScanRatio, bar: 4, goal: 4) : "not measured") |\n"
         s += "| store size, as inserted | ≤ 0.5x SQLite | ≤ 0.4x SQLite | \(sizeFrac.map { String(format: "%.2fx", $0) } ?? "n/a") | \(status(sizeFrac, bar: 0.5, goal: 0.4, higher: false)) |\n"
         s += "| store size, after compactNow() | ≤ 0.5x SQLite | ≤ 0.4x SQLite | \(sizeCFrac.map { String(format: "%.2fx", $0) } ?? "n/a") | \(status(sizeCFrac, bar: 0.5, goal: 0.4, higher: false)) |\n"
         s += "| bytes written per byte of data (durable ingest, `wchar`; no indexes) | ≤ 4x | ≤ 2x | \(wa.map { String(format: "%.2f", $0) } ?? "n/a") (disk: \(waDisk.map { String(format: "%.2f", $0) } ?? "n/a")) | \(status(wa, bar: 4, goal: 2, higher: false)) |\n"
@@ -239,11 +256,12 @@ struct Report {
         let main = results.first
         let small = results.dropFirst().min { $0.records < $1.records }
 
-        var s = "## Storage engine benchmark: OfflineODataEngine vs SQLite\n\n"
+        var s = "## Storage engine benchmark: OfflineODataEngine vs SQLite and SQLCipher\n\n"
         s += "Generated by `engine-bench` (Benchmarks/); do not edit by hand — rerun `\(command)`.\n\n"
         s += "- Machine: `\(uname)`\n- CPU: \(cpu), \(cores) cores; memory \(String(format: "%.1f", memory)) GiB\n"
         s += "- Commit: `\(commit)`\(dirty); date: \(date)\n- Toolchain: \(swift); release build\n"
         s += "- SQLite \(SQLiteStore.version) (system libsqlite3); our cipher: \(CipherSuite.preferred) (libsodium), LZ4 on\n"
+        s += "- SQLCipher: \(sqlcipher.description)\n"
         s += "- Method: every configuration runs its whole workload once per round in a fresh child process; "
         s += "\(driver.rounds) rounds, interleaved (all configurations in round 1, then round 2, …; the order rotates by one each round; "
         s += "`sync()` before each worker so earlier write-back does not overlap it); each figure is the median of the rounds.\n"
@@ -264,10 +282,11 @@ struct Report {
         }
         s += "### Data and peer settings\n\n"
         if let main {
-            s += "- Data: \(Self.grouped(Double(main.records))) records (and \(results.dropFirst().map { Self.grouped(Double($0.records)) }.joined(separator: ", ")) below), "
+            let others = results.dropFirst().map { Self.grouped(Double($0.records)) }.joined(separator: ", ")
+        s += "- Data: \(Self.grouped(Double(main.records))) records\(others.isEmpty ? "" : " (and \(others) below)"), "
             s += "16-byte random UUID-like keys (unique, inserted in random order), sales-order-item JSON values averaging "
             s += "\(String(format: "%.0f", main.valueBytesAverage)) bytes with varying optional fields; deterministic from a fixed seed "
-            s += "(`Benchmarks/Sources/BenchSupport/Workload.swift`). Records are read from a pre-generated file during the insert, "
+            s += "(`Benchmarks/Sources/BenchKV/Workload.swift`). Records are read from a pre-generated file during the insert, "
             s += "so generation is not timed.\n"
         }
         s += "- Batches: 1,000 records per commit (ours: one `write { batch.put }` per batch; SQLite: `BEGIN` … 1,000 × prepared `INSERT` … `COMMIT`).\n"
@@ -275,6 +294,17 @@ struct Report {
         s += "`synchronous=NORMAL` (paired with our `.relaxed`: no fsync per commit) or `synchronous=FULL` (paired with our `.full`: "
         s += "fsync per commit); page size 4,096 (default); mmap off (default); cache: default (2,000 KiB) for the insert, 1 GiB or 32 MiB "
         s += "for lookups and scans as stated; prepared statements (`SQLITE_PREPARE_PERSISTENT`), blobs bound without copies; values copied out as Swift arrays.\n"
+        if sqlcipher.worker != nil {
+            s += "- SQLCipher (issue 6; `sqlcipher-worker`, a separate executable: libsqlcipher and libsqlite3 export the same `sqlite3_*` "
+            s += "symbols): the same schema, pragmas, statements and workload code as SQLite (the same Swift source compiled against "
+            s += "libsqlcipher, with `sqlite3_prepare_v2`: SQLCipher 3.4's SQLite predates `prepare_v3`), keyed with the same 32 bytes "
+            s += "as ours through the raw-key form `PRAGMA key = \"x'…'\"` (no PBKDF2: no KDF cost in any timing), AES-256-CBC with a "
+            s += "per-page HMAC (HMAC-SHA1: SQLCipher 3.x has no other), `cipher_page_size` 4,096 (SQLCipher 4's default and the SQLite "
+            s += "peer's page size, and what DESIGN.md §4 measured; 3.4's own default is 1,024). Note it runs on an older SQLite (see "
+            s += "above) than the SQLite peer, so not every difference between the two columns is the cipher's. SQLCipher decrypts a page "
+            s += "when it enters the page cache and keeps it decrypted there: with the 1 GiB cache, after the warm-up, lookups and the scan "
+            s += "read decrypted pages (as ours reads decoded blocks from its cache).\n"
+        }
         s += "- Ours: `EngineOptions` defaults except encryption and durability: encryption `.key(32 bytes)` (AES-256-GCM) or `.unencrypted`; "
         s += "memtable 8 MiB, block 16 KiB, LZ4 on, automatic compaction on; cache 32 MiB (default) for the insert, 1 GiB or 32 MiB for lookups and scans as stated.\n"
         s += "- File sizes: the sum of the store's files after close (SQLite's WAL is checkpointed and removed by the last close).\n\n"

@@ -1,3 +1,4 @@
+import BenchKV
 import BenchSupport
 import Foundation
 
@@ -21,22 +22,18 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let seed: UInt64 = 0x0D47A_2026
+let seed = benchmarkSeed
 
 switch arguments.first {
 case "worker":
-    guard let name = option(arguments, "--config"), let config = Configuration(name: name) else {
-        fail("worker needs --config, one of \(Configuration.all.map(\.name).joined(separator: ", "))")
-    }
-    guard let data = option(arguments, "--data"), let dir = option(arguments, "--dir"),
-          let records = option(arguments, "--records").flatMap(Int.init), records > 0 else {
-        fail("worker needs --data FILE --dir DIR --records N")
-    }
-    let lookups = option(arguments, "--lookups").flatMap(Int.init) ?? 200_000
     do {
-        try Worker(config: config, dataPath: data, records: records, directory: dir, lookups: lookups, seed: seed).run()
+        let args = try WorkerArguments(arguments)
+        guard let config = Configuration(name: args.config), config.engine != .sqlcipher else {
+            fail("worker --config takes one of \(Configuration.all.filter { $0.engine != .sqlcipher }.map(\.name).joined(separator: ", ")) (SQLCipher: sqlcipher-worker)")
+        }
+        try Worker(config: config, arguments: args, seed: seed).run()
     } catch {
-        fail("\(name): \(error)")
+        fail("worker: \(error)")
     }
 case "run":
     let scales = (option(arguments, "--records") ?? "1000000,100000").split(separator: ",").compactMap { Int($0) }
@@ -51,8 +48,8 @@ case "run":
     let output = option(arguments, "--out") ?? "Benchmarks/results/engine.md"
     let command = option(arguments, "--command") ?? "make bench"
     do {
-        let results = try driver.run()
-        let report = Report(results: results, driver: driver, command: command, output: output).markdown()
+        let (results, sqlcipher) = try driver.run()
+        let report = Report(results: results, driver: driver, sqlcipher: sqlcipher, command: command, output: output).markdown()
         try report.write(toFile: output, atomically: true, encoding: .utf8)
         FileHandle.standardError.write(Data("engine-bench: wrote \(output)\n".utf8))
     } catch {

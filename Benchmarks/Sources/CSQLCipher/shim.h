@@ -1,0 +1,1 @@
+#include <sqlcipher/sqlite3.h>

@@ -1,0 +1,1 @@
+../BenchSupport/SQLiteStore.swift
