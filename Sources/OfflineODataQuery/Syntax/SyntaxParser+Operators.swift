@@ -113,6 +113,11 @@ extension SyntaxParser {
     static func isListLiteral(_ expr: SyntaxExpr) -> Bool {
         switch expr.kind {
         case .literal, .null, .alias: return true
+        case .json(let value):
+            switch value {
+            case .array, .object: return false
+            default: return true
+            }
         default: return false
         }
     }
