@@ -1,0 +1,171 @@
+import OfflineODataModel
+
+/// The recursive-descent parser behind `ODataURLParser` (docs/Query.md §1): one cursor over the
+/// percent-decoded bytes of one option value (or path segment). Expressions, `$search`, `$select`,
+/// `$expand` and nested options are parsed by the extensions in this folder, all sharing the
+/// cursor so nested options report positions in the outer option value.
+struct SyntaxParser {
+    /// Deepest nesting of parentheses, unary operators, operator chains, JSON, lambdas and nested
+    /// options; deeper input is rejected with `expressionTooDeep` instead of risking the stack.
+    static let maxDepth = 200
+
+    let bytes: [UInt8]
+    var pos: Int
+    let end: Int
+    /// The option the text came from (`$filter`), used in error locations.
+    let option: String?
+    /// Offsets of `;` characters that were percent-encoded (`%3B`): those are data, not the
+    /// separator of nested options (ABNF test "nested $search … percent-encoded semicolon").
+    let encodedSemicolons: Set<Int>
+    var depth = 0
+
+    init(_ bytes: [UInt8], option: String?, encodedSemicolons: Set<Int> = []) {
+        self.bytes = bytes
+        self.pos = 0
+        self.end = bytes.count
+        self.option = option
+        self.encodedSemicolons = encodedSemicolons
+    }
+
+    init(_ text: String, option: String?) {
+        self.init(Array(text.utf8), option: option)
+    }
+
+    // MARK: cursor
+
+    var atEnd: Bool { pos >= end }
+
+    func byte(at index: Int) -> UInt8? { index < end && index >= 0 ? bytes[index] : nil }
+
+    var current: UInt8? { byte(at: pos) }
+
+    func isWhitespace(_ c: UInt8?) -> Bool { c == 0x20 || c == 0x09 }
+
+    /// Skips optional whitespace (BWS); returns whether any was skipped.
+    @discardableResult
+    mutating func skipWhitespace() -> Bool {
+        let start = pos
+        while isWhitespace(current) { pos += 1 }
+        return pos > start
+    }
+
+    /// A raw (not percent-encoded) `;` at `index`.
+    func isRawSemicolon(_ index: Int) -> Bool {
+        byte(at: index) == UInt8(ascii: ";") && !encodedSemicolons.contains(index)
+    }
+
+    static func isIdentifierStart(_ c: UInt8) -> Bool {
+        (c | 0x20 >= UInt8(ascii: "a") && c | 0x20 <= UInt8(ascii: "z")) || c == UInt8(ascii: "_") || c >= 0x80
+    }
+
+    static func isIdentifierChar(_ c: UInt8) -> Bool {
+        isIdentifierStart(c) || isDigit(c)
+    }
+
+    static func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
+
+    static func isHexDigit(_ c: UInt8) -> Bool {
+        isDigit(c) || (c | 0x20 >= UInt8(ascii: "a") && c | 0x20 <= UInt8(ascii: "f"))
+    }
+
+    func isIdentifierChar(at index: Int) -> Bool {
+        guard let c = byte(at: index) else { return false }
+        return Self.isIdentifierChar(c)
+    }
+
+    func text(_ range: Range<Int>) -> String {
+        String(decoding: bytes[max(0, range.lowerBound)..<min(end, range.upperBound)], as: UTF8.self)
+    }
+
+    /// The token at `index` for messages: up to the next whitespace or delimiter.
+    func token(at index: Int) -> String {
+        guard index < end else { return "end of input" }
+        var stop = index
+        while stop < end, stop - index < 40 {
+            let c = bytes[stop]
+            if c == 0x20 || c == 0x09 { break }
+            if stop > index, c == UInt8(ascii: "(") || c == UInt8(ascii: ")") || c == UInt8(ascii: ",")
+                || c == UInt8(ascii: ";") { break }
+            stop += 1
+        }
+        return "'" + text(index..<max(stop, index + 1)) + "'"
+    }
+
+    // MARK: errors
+
+    func error(_ code: ODataError.SyntaxCode, _ message: String, at position: Int? = nil) -> ODataError {
+        .syntax(code, message, option: option, position: position ?? pos)
+    }
+
+    /// "unexpected X" or "unexpected end of input", with what was expected.
+    func unexpected(_ expected: String, at position: Int? = nil) -> ODataError {
+        let where_ = position ?? pos
+        if where_ >= end {
+            return error(.unexpectedEnd, "unexpected end of input, expected \(expected)", at: where_)
+        }
+        return error(.urlSyntaxError, "unexpected \(token(at: where_)), expected \(expected)", at: where_)
+    }
+
+    mutating func expect(_ char: Character, _ what: String? = nil) throws(ODataError) {
+        guard let ascii = char.asciiValue, current == ascii else {
+            throw unexpected(what ?? "'\(char)'")
+        }
+        pos += 1
+    }
+
+    mutating func take(_ char: Character) -> Bool {
+        guard let ascii = char.asciiValue, current == ascii else { return false }
+        pos += 1
+        return true
+    }
+
+    // MARK: depth
+
+    mutating func enter() throws(ODataError) {
+        depth += 1
+        if depth > Self.maxDepth {
+            throw error(.expressionTooDeep, "nesting deeper than \(Self.maxDepth) levels")
+        }
+    }
+
+    mutating func leave(_ count: Int = 1) { depth -= count }
+
+    // MARK: names
+
+    /// An odataIdentifier at the cursor (letters, digits, `_`, non-ASCII), or nil.
+    mutating func scanIdentifier() -> String? {
+        guard let c = current, Self.isIdentifierStart(c) else { return nil }
+        let start = pos
+        while isIdentifierChar(at: pos) { pos += 1 }
+        return text(start..<pos)
+    }
+
+    /// `Ident(.Ident)*`; a dot not followed by an identifier (`Ns.*`) is left unread.
+    mutating func scanQualifiedName() -> String? {
+        let start = pos
+        guard scanIdentifier() != nil else { return nil }
+        while current == UInt8(ascii: "."), let next = byte(at: pos + 1), Self.isIdentifierStart(next) {
+            pos += 1
+            _ = scanIdentifier()
+        }
+        return text(start..<pos)
+    }
+
+    /// Case-insensitive keyword at `index`, not followed by an identifier character.
+    func keyword(_ word: String, at index: Int) -> Bool {
+        let utf8 = Array(word.utf8)
+        guard index + utf8.count <= end else { return false }
+        for (offset, expected) in utf8.enumerated() where bytes[index + offset] | 0x20 != expected | 0x20 {
+            return false
+        }
+        return !isIdentifierChar(at: index + utf8.count)
+    }
+
+    /// Case-sensitive word at `index`, not followed by an identifier character.
+    func exactWord(_ word: String, at index: Int) -> Bool {
+        let utf8 = Array(word.utf8)
+        guard index + utf8.count <= end else { return false }
+        for (offset, expected) in utf8.enumerated() where bytes[index + offset] != expected { return false }
+        return !isIdentifierChar(at: index + utf8.count)
+    }
+}
