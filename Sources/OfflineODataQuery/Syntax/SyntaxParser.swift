@@ -79,7 +79,9 @@ struct SyntaxParser {
     }
 
     func text(_ range: Range<Int>) -> String {
-        String(decoding: bytes[max(0, range.lowerBound)..<min(end, range.upperBound)], as: UTF8.self)
+        let low = max(0, min(range.lowerBound, end))
+        let high = max(low, min(end, range.upperBound))
+        return String(decoding: bytes[low..<high], as: UTF8.self)
     }
 
     /// The token at `index` for messages: up to the next whitespace or delimiter.
