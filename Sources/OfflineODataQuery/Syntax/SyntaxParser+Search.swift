@@ -5,7 +5,7 @@ import OfflineODataModel
 /// OR. `AND`, `OR`, `NOT` in a position where they cannot be operators are words. A value in
 /// single quotes is the 4.01 "incomplete expression" form and becomes one phrase.
 extension SyntaxParser {
-    mutating func parseSearchOption(nested: Bool) throws(ODataError) -> SyntaxSearch {
+    mutating func parseSearchOption() throws(ODataError) -> SyntaxSearch {
         skipWhitespace()
         let start = pos
         if current == UInt8(ascii: "'") {
