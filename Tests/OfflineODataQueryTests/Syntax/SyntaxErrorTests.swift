@@ -138,8 +138,15 @@ import Testing
     }
 
     @Test func deepParenthesesAreRejectedNotCrashing() throws {
-        let fine = String(repeating: "(", count: 150) + "1" + String(repeating: ")", count: 150)
+        let fine = String(repeating: "(", count: 199) + "1" + String(repeating: ")", count: 199)
         #expect(throws: Never.self) { try ODataURLParser.parseFilter(fine) }
+        // The deepest accepted nesting of every recursive construct runs within a test thread's stack.
+        let calls = String(repeating: "tolower(", count: 99) + "A" + String(repeating: ")", count: 99)
+        #expect(throws: Never.self) { try ODataURLParser.parseFilter(calls) }
+        let lambdas = (0..<66).map { "L/any(v\($0):" }.joined() + "true" + String(repeating: ")", count: 66)
+        #expect(throws: Never.self) { try ODataURLParser.parseFilter(lambdas) }
+        let expands = "$expand=" + String(repeating: "A($expand=", count: 99) + "B" + String(repeating: ")", count: 99)
+        #expect(throws: Never.self) { try ODataURLParser.parseQueryOptions(expands) }
         for depth in [250, 100_000] {
             let deep = String(repeating: "(", count: depth) + "1" + String(repeating: ")", count: depth)
             let error = try #require(Self.filterError(deep))

@@ -59,6 +59,9 @@ import Testing
             ("search", { (text: String) throws(ODataError) in _ = try ODataURLParser.parseSearch(text) }),
             ("expand", { (text: String) throws(ODataError) in _ = try ODataURLParser.parseExpand(text) }),
             ("select", { (text: String) throws(ODataError) in _ = try ODataURLParser.parseSelect(text) }),
+            ("orderby", { (text: String) throws(ODataError) in _ = try ODataURLParser.parseOrderBy(text) }),
+            ("compute", { (text: String) throws(ODataError) in _ = try ODataURLParser.parseCompute(text) }),
+            ("path", { (text: String) throws(ODataError) in _ = try ODataURLParser.parseResourcePath(text) }),
         ]
         for (name, entry) in entryPoints {
             do {
