@@ -101,7 +101,7 @@ extension SyntaxParser {
         case "filter":
             options.filter = try parseExpression()
         case "search":
-            options.search = try parseSearchOption(nested: nested)
+            options.search = try parseSearchOption()
         case "orderby":
             options.orderBy = try parseOrderByItems()
         case "top":
@@ -182,11 +182,10 @@ extension SyntaxParser {
     private mutating func parseLevels() throws(ODataError) -> SyntaxLevels {
         let start = pos
         if keyword("max", at: pos) { pos += 3; return .max }
-        guard let first = current, first != UInt8(ascii: "0") else {
+        guard let first = current, Self.isDigit(first), first != UInt8(ascii: "0") else {
             throw error(.invalidQueryOptionValue,
                         "$levels takes a positive integer without leading zeros or max, not \(token(at: start))", at: start)
         }
-        _ = first
         return .count(try parseNonNegativeInteger("$levels"))
     }
 

@@ -32,8 +32,6 @@ extension SyntaxParser {
     private mutating func parseParenthesised(listAllowed: Bool) throws(ODataError) -> SyntaxExpr {
         let start = pos
         pos += 1
-        try enter()
-        defer { leave() }
         skipWhitespace()
         var items: [SyntaxExpr] = []
         var isList = false
