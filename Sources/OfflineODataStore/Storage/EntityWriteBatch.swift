@@ -162,7 +162,8 @@ public struct EntityWriteBatch {
             guard let value, !value.isNull else { continue }
             let p = info.layout.properties[i]
             switch p.shape {
-            case .primitive(let kind) where kind != .untyped:
+            // Geography/geometry subtypes are left to the codec (it knows which values a kind accepts).
+            case .primitive(let kind) where kind != .untyped && !kind.isGeo:
                 if value.kind != kind {
                     throw .storeWrongValueKind(info.name, p.name, expected: kind.rawValue, got: KeyValues.describe(value))
                 }
