@@ -6,10 +6,12 @@ import OfflineODataModel
 public struct EntityReader: Sendable {
     let catalog: StorageCatalog
     let snapshot: Snapshot
+    let engine: StorageEngine
 
-    init(catalog: StorageCatalog, snapshot: Snapshot) {
+    init(catalog: StorageCatalog, snapshot: Snapshot, engine: StorageEngine) {
         self.catalog = catalog
         self.snapshot = snapshot
+        self.engine = engine
     }
 
     /// The engine commit this view includes.

@@ -61,11 +61,11 @@ public struct EntityWriteBatch {
         guard value.count <= WriteBatch.maxValueSize else {
             throw .storeInvalidSystemTree(name, "value of \(value.count) bytes exceeds \(WriteBatch.maxValueSize)")
         }
-        batch.put(key, value, in: tree)
+        stage(key, value, in: tree)
     }
 
     public mutating func deleteSystem(tree name: String, key: [UInt8]) throws(ODataError) {
-        batch.delete(key, in: try systemTree(name, key: key))
+        erase(key, in: try systemTree(name, key: key))
     }
 
     private func systemTree(_ name: String, key: [UInt8]) throws(ODataError) -> Tree {
