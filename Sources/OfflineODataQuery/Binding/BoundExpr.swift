@@ -50,9 +50,11 @@ public indirect enum BoundExprKind: Sendable, Hashable {
     /// A canonical function call.
     case call(CanonicalFunction, [BoundExpr])
     /// `cast(x, T)`; `operand` nil for the one-argument form (the current instance).
-    case cast(BoundExpr?, BoundType)
-    /// `isof(x, T)` / `isof(T)`.
-    case isOf(BoundExpr?, BoundType)
+    /// `acceptedTypes`: for a structured `T`, `T` and its derived types (an instance of
+    /// another type fails the cast); empty for primitive and enum targets.
+    case cast(BoundExpr?, BoundType, acceptedTypes: Set<String>)
+    /// `isof(x, T)` / `isof(T)`; `acceptedTypes` as for `cast`.
+    case isOf(BoundExpr?, BoundType, acceptedTypes: Set<String>)
     /// `collection/any(variable: predicate)`; `any()` has neither.
     case any(collection: BoundPath, variable: String?, predicate: BoundExpr?)
     /// `collection/all(variable: predicate)`.

@@ -31,8 +31,8 @@ public enum BoundPrinter {
         case .has(let left, let right): return "(has \(print(left)) \(print(right)))"
         case .call(let function, let args):
             return "\(function.rawValue)(\(args.map(print).joined(separator: ", ")))"
-        case .cast(let operand, let type): return "cast(\(operand.map(print).map { $0 + ", " } ?? "")\(type))"
-        case .isOf(let operand, let type): return "isof(\(operand.map(print).map { $0 + ", " } ?? "")\(type))"
+        case .cast(let operand, let type, _): return "cast(\(operand.map(print).map { $0 + ", " } ?? "")\(type))"
+        case .isOf(let operand, let type, _): return "isof(\(operand.map(print).map { $0 + ", " } ?? "")\(type))"
         case .any(let collection, let variable, let predicate):
             let inner = variable.map { v in "\(v): " + (predicate.map(print) ?? "") } ?? ""
             return "\(path(collection))/any(\(inner))"

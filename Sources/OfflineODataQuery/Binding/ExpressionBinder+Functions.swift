@@ -37,10 +37,23 @@ extension ExpressionBinder {
         if case .primitive(let kind) = target, kind.isGeo || kind == .stream {
             throw .bindNotSupported("\(name) to \(kind.rawValue)", at: last.position)
         }
-        if isCast {
-            return BoundExpr(.cast(operand, target), type: target, at: position)
+        var accepted: Set<String> = []
+        switch target {
+        case .entity(let name):
+            if let type = model.entityType(qualifiedName: name) {
+                accepted = Set([name] + model.derivedTypes(of: type).map(\.qualifiedName))
+            }
+        case .complex(let name):
+            accepted = [name]
+            for candidate in model.complexTypes where complexChain(candidate).contains(name) {
+                accepted.insert(candidate.qualifiedName)
+            }
+        default: break
         }
-        return BoundExpr(.isOf(operand, target), type: .boolean, at: position)
+        if isCast {
+            return BoundExpr(.cast(operand, target, acceptedTypes: accepted), type: target, at: position)
+        }
+        return BoundExpr(.isOf(operand, target, acceptedTypes: accepted), type: .boolean, at: position)
     }
 
     /// Checks argument types and gives the result type.

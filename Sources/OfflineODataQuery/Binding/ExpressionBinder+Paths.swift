@@ -47,7 +47,7 @@ extension ExpressionBinder {
             case .key(_, let at):
                 throw .bindInvalidPath("a key predicate is only allowed after $root/EntitySet", at: at)
             case .count(let filter, let search, let at):
-                guard let element = type.elementType else {
+                guard let element = type.elementType ?? (type.isUntyped ? .untyped : nil) else {
                     throw .bindInvalidPath("$count needs a collection, not \(type)", at: at)
                 }
                 guard search == nil else { throw .bindNotSupported("$search inside /$count", at: at) }
@@ -68,7 +68,7 @@ extension ExpressionBinder {
             case .any(let variable, let predicate, let at):
                 guard segments.isEmpty else { throw .bindInvalidPath("nothing may follow any()", at: at) }
                 let collection = BoundPath(root: root, steps: steps)
-                guard let element = type.elementType else {
+                guard let element = type.elementType ?? (type.isUntyped ? .untyped : nil) else {
                     throw .bindInvalidPath("any() needs a collection, not \(type)", at: at)
                 }
                 guard let variable, let predicate else {
@@ -79,7 +79,7 @@ extension ExpressionBinder {
             case .all(let variable, let predicate, let at):
                 guard segments.isEmpty else { throw .bindInvalidPath("nothing may follow all()", at: at) }
                 let collection = BoundPath(root: root, steps: steps)
-                guard let element = type.elementType else {
+                guard let element = type.elementType ?? (type.isUntyped ? .untyped : nil) else {
                     throw .bindInvalidPath("all() needs a collection, not \(type)", at: at)
                 }
                 let bound = try bindLambda(variable, predicate, element: element, set: set, at: at, in: scope)

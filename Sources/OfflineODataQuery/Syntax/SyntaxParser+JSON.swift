@@ -91,7 +91,6 @@ extension SyntaxParser {
         default:
             let expr = try parseExpression()
             if let value = Self.jsonValue(of: expr) { return .json(value) }
-            _ = start
             return .expr(expr)
         }
     }

@@ -21,10 +21,10 @@ extension SyntaxParser {
         guard level < Self.binaryLevels.count else { return try parseUnary() }
         var left = try parseBinaryLevel(level + 1)
         var chain = 0
-        defer { leave(chain) }
+        defer { leaveChain(chain) }
         while let op = takeBinaryOperator(Self.binaryLevels[level]) {
             // Each operator nests the tree one level deeper: count it against the limit.
-            try enter()
+            try enterChain()
             chain += 1
             let right = try parseBinaryLevel(level + 1)
             left = SyntaxExpr(.binary(op, left, right), at: left.position)
@@ -79,9 +79,9 @@ extension SyntaxParser {
     mutating func parsePostfix() throws(ODataError) -> SyntaxExpr {
         var left = try parsePrimary()
         var chain = 0
-        defer { leave(chain) }
+        defer { leaveChain(chain) }
         while let op = takeBinaryOperator([.has, .in]) {
-            try enter()
+            try enterChain()
             chain += 1
             let rightStart = pos
             var right = try parsePrimary(listAllowed: op == .in)
@@ -113,6 +113,11 @@ extension SyntaxParser {
     static func isListLiteral(_ expr: SyntaxExpr) -> Bool {
         switch expr.kind {
         case .literal, .null, .alias: return true
+        case .json(let value):
+            switch value {
+            case .array, .object: return false
+            default: return true
+            }
         default: return false
         }
     }

@@ -78,6 +78,13 @@ extension SyntaxParser {
         return options
     }
 
+    /// `,` and optional whitespace after it (peers write `Name asc, Shoe desc`).
+    mutating func takeComma() -> Bool {
+        guard take(",") else { return false }
+        skipWhitespace()
+        return true
+    }
+
     mutating func takeRawSemicolon() -> Bool {
         guard isRawSemicolon(pos) else { return false }
         pos += 1
@@ -94,7 +101,7 @@ extension SyntaxParser {
         case "filter":
             options.filter = try parseExpression()
         case "search":
-            options.search = try parseSearchOption(nested: nested)
+            options.search = try parseSearchOption()
         case "orderby":
             options.orderBy = try parseOrderByItems()
         case "top":
@@ -106,9 +113,10 @@ extension SyntaxParser {
             else if keyword("false", at: pos) { pos += 5; options.count = false }
             else { throw error(.invalidQueryOptionValue, "\(display) takes true or false, not \(token(at: pos))") }
         case "select":
-            options.select = try parseSelectItems()
+            // An empty top-level `$select=`/`$expand=` means "not given" (as odata.net reads it).
+            if !(atEnd && !nested) { options.select = try parseSelectItems() }
         case "expand":
-            options.expand = try parseExpandItems()
+            if !(atEnd && !nested) { options.expand = try parseExpandItems() }
         case "levels":
             options.levels = try parseLevels()
         case "compute":
@@ -121,7 +129,14 @@ extension SyntaxParser {
             switch name {
             case "skiptoken": options.skipToken = value
             case "deltatoken": options.deltaToken = value
-            case "format": options.format = value
+            case "format":
+                let lower = value.lowercased()
+                guard ["json", "atom", "xml"].contains(lower) || value.contains("/") else {
+                    throw error(.invalidQueryOptionValue,
+                                "\(display) takes json, atom, xml or a media type (type/subtype), not '\(ODataError.syntaxClip(value))'",
+                                at: start)
+                }
+                options.format = value
             case "apply":
                 throw error(.unsupportedQueryOption, "\(display) (data aggregation) is not supported", at: start)
             default: options.otherSystemOptions[name] = value
@@ -167,11 +182,10 @@ extension SyntaxParser {
     private mutating func parseLevels() throws(ODataError) -> SyntaxLevels {
         let start = pos
         if keyword("max", at: pos) { pos += 3; return .max }
-        guard let first = current, first != UInt8(ascii: "0") else {
+        guard let first = current, Self.isDigit(first), first != UInt8(ascii: "0") else {
             throw error(.invalidQueryOptionValue,
                         "$levels takes a positive integer without leading zeros or max, not \(token(at: start))", at: start)
         }
-        _ = first
         return .count(try parseNonNegativeInteger("$levels"))
     }
 
@@ -188,7 +202,7 @@ extension SyntaxParser {
                 else if keyword("desc", at: index) { pos = index + 4; descending = true }
             }
             items.append(SyntaxOrderItem(expression: expression, descending: descending))
-        } while take(",")
+        } while takeComma()
         return items
     }
 
@@ -201,7 +215,7 @@ extension SyntaxParser {
             pos += 2
             guard skipWhitespace(), let alias = scanIdentifier() else { throw unexpected("the name of the computed property") }
             items.append(SyntaxComputeItem(expression: expression, alias: alias))
-        } while take(",")
+        } while takeComma()
         return items
     }
 }

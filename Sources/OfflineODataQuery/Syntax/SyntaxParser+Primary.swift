@@ -9,7 +9,7 @@ extension SyntaxParser {
         switch c {
         case UInt8(ascii: "("):
             return try parseParenthesised(listAllowed: listAllowed)
-        case UInt8(ascii: "["), UInt8(ascii: "{"):
+        case UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: "\""):
             return try parseJSONLiteral()
         case UInt8(ascii: "'"):
             return try parseQuotedLiteral(prefixStart: start)
@@ -32,8 +32,6 @@ extension SyntaxParser {
     private mutating func parseParenthesised(listAllowed: Bool) throws(ODataError) -> SyntaxExpr {
         let start = pos
         pos += 1
-        try enter()
-        defer { leave() }
         skipWhitespace()
         var items: [SyntaxExpr] = []
         var isList = false
@@ -125,7 +123,9 @@ extension SyntaxParser {
         if current == UInt8(ascii: "(") {
             if name.lowercased() == "case" { return try parseCase(at: start) }
             if let signature = CanonicalFunctions.lookup(name) {
-                return try parseCanonicalCall(signature, at: start)
+                let call = try parseCanonicalCall(signature, at: start)
+                if current == UInt8(ascii: "/") { return try castPath(call) }
+                return call
             }
             let lower = name.lowercased()
             if lower == "any" || lower == "all" {
@@ -143,6 +143,24 @@ extension SyntaxParser {
     private func continuesName(at index: Int) -> Bool {
         let c = byte(at: index)
         return c == UInt8(ascii: "/") || c == UInt8(ascii: "(") || c == UInt8(ascii: "'") || c == UInt8(ascii: ".")
+    }
+
+    /// `cast(Path, Ns.Type)/Prop` (an odata.net form) as the path `Path/Ns.Type/Prop`, which
+    /// means the same (a type-cast segment that does not match is null, as a failed cast is);
+    /// `cast(Ns.Type)/Prop` is `Ns.Type/Prop`. Other calls cannot be followed by `/`.
+    private mutating func castPath(_ call: SyntaxExpr) throws(ODataError) -> SyntaxExpr {
+        guard case .call("cast", let arguments) = call.kind, case .typeName(let type)? = arguments.last?.kind,
+              type.contains("."), !type.lowercased().hasPrefix("edm."), !type.hasPrefix("Collection(") else {
+            throw unexpected("an operator after the function call")
+        }
+        var path = SyntaxPath(segments: [])
+        if arguments.count == 2 {
+            guard case .path(let inner) = arguments[0].kind else { throw unexpected("an operator after the function call") }
+            path = inner
+        }
+        path.segments.append(.typeCast(type, position: arguments[arguments.count - 1].position))
+        try parsePathTail(&path.segments)
+        return SyntaxExpr(.path(path), at: call.position)
     }
 
     /// A canonical function call; `cast`/`isof` take a type name as their last argument.
@@ -178,10 +196,21 @@ extension SyntaxParser {
         return SyntaxExpr(.call(name: signature.name, arguments: arguments), at: start)
     }
 
-    /// A (qualified) type name or `Collection(Type)` directly followed by `)`.
+    /// A (qualified) type name or `Collection(Type)` directly followed by `)`; also the
+    /// quoted form `'Ns.Type'` that odata.net accepts.
     private mutating func scanTypeNameArgument() throws(ODataError) -> SyntaxExpr? {
         let start = pos
         var name: String
+        if current == UInt8(ascii: "'") {
+            pos += 1
+            if let quoted = scanQualifiedName(), take("'") {
+                let afterName = pos
+                skipWhitespace()
+                if current == UInt8(ascii: ")") { pos = afterName; return SyntaxExpr(.typeName(quoted), at: start) }
+            }
+            pos = start
+            return nil
+        }
         if keyword("Collection", at: pos), byte(at: pos + 10) == UInt8(ascii: "(") {
             pos += 11
             guard let inner = scanQualifiedName(), take(")") else { pos = start; return nil }

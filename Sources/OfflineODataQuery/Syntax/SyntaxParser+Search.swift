@@ -5,7 +5,7 @@ import OfflineODataModel
 /// OR. `AND`, `OR`, `NOT` in a position where they cannot be operators are words. A value in
 /// single quotes is the 4.01 "incomplete expression" form and becomes one phrase.
 extension SyntaxParser {
-    mutating func parseSearchOption(nested: Bool) throws(ODataError) -> SyntaxSearch {
+    mutating func parseSearchOption() throws(ODataError) -> SyntaxSearch {
         skipWhitespace()
         let start = pos
         if current == UInt8(ascii: "'") {
@@ -31,10 +31,10 @@ extension SyntaxParser {
     private mutating func parseSearchOr() throws(ODataError) -> SyntaxSearch {
         var left = try parseSearchAnd()
         var chain = 0
-        defer { leave(chain) }
+        defer { leaveChain(chain) }
         while let after = searchOperator("OR") {
             pos = after
-            try enter()
+            try enterChain()
             chain += 1
             left = .or(left, try parseSearchAnd())
         }
@@ -44,7 +44,7 @@ extension SyntaxParser {
     private mutating func parseSearchAnd() throws(ODataError) -> SyntaxSearch {
         var left = try parseSearchUnary()
         var chain = 0
-        defer { leave(chain) }
+        defer { leaveChain(chain) }
         while true {
             if searchOperator("OR") != nil { break }
             if let after = searchOperator("AND") {
@@ -56,7 +56,7 @@ extension SyntaxParser {
                 guard startsSearchExpression(at: index) else { break }
                 pos = index
             }
-            try enter()
+            try enterChain()
             chain += 1
             left = .and(left, try parseSearchUnary())
         }

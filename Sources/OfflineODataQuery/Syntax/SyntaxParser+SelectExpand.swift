@@ -11,7 +11,7 @@ extension SyntaxParser {
         var items: [SyntaxSelectItem] = []
         repeat {
             items.append(try parseSelectItem())
-        } while take(",")
+        } while takeComma()
         return items
     }
 
@@ -76,7 +76,7 @@ extension SyntaxParser {
         var items: [SyntaxExpandItem] = []
         repeat {
             items.append(try parseExpandItem())
-        } while take(",")
+        } while takeComma()
         return items
     }
 

@@ -8,6 +8,10 @@ struct SyntaxParser {
     /// Deepest nesting of parentheses, unary operators, operator chains, JSON, lambdas and nested
     /// options; deeper input is rejected with `expressionTooDeep` instead of risking the stack.
     static let maxDepth = 200
+    /// Deepest syntax tree, counting each operator of a left-associative chain (`a or b or …`)
+    /// as one level: long flat chains are fine, but trees stay shallow enough for the recursive
+    /// `==`, hashing, printing and binding that follow.
+    static let maxTreeDepth = 2_000
 
     let bytes: [UInt8]
     var pos: Int
@@ -18,6 +22,7 @@ struct SyntaxParser {
     /// separator of nested options (ABNF test "nested $search … percent-encoded semicolon").
     let encodedSemicolons: Set<Int>
     var depth = 0
+    var treeDepth = 0
 
     init(_ bytes: [UInt8], option: String?, encodedSemicolons: Set<Int> = []) {
         self.bytes = bytes
@@ -74,7 +79,9 @@ struct SyntaxParser {
     }
 
     func text(_ range: Range<Int>) -> String {
-        String(decoding: bytes[max(0, range.lowerBound)..<min(end, range.upperBound)], as: UTF8.self)
+        let low = max(0, min(range.lowerBound, end))
+        let high = max(low, min(end, range.upperBound))
+        return String(decoding: bytes[low..<high], as: UTF8.self)
     }
 
     /// The token at `index` for messages: up to the next whitespace or delimiter.
@@ -103,6 +110,12 @@ struct SyntaxParser {
         if where_ >= end {
             return error(.unexpectedEnd, "unexpected end of input, expected \(expected)", at: where_)
         }
+        if isWhitespace(byte(at: where_)) {
+            var next = where_
+            while isWhitespace(byte(at: next)) { next += 1 }
+            let what = next >= end ? "whitespace at the end" : "whitespace before \(token(at: next))"
+            return error(.urlSyntaxError, "unexpected \(what), expected \(expected)", at: where_)
+        }
         return error(.urlSyntaxError, "unexpected \(token(at: where_)), expected \(expected)", at: where_)
     }
 
@@ -123,12 +136,26 @@ struct SyntaxParser {
 
     mutating func enter() throws(ODataError) {
         depth += 1
+        try enterChain()
         if depth > Self.maxDepth {
             throw error(.expressionTooDeep, "nesting deeper than \(Self.maxDepth) levels")
         }
     }
 
-    mutating func leave(_ count: Int = 1) { depth -= count }
+    mutating func leave(_ count: Int = 1) {
+        depth -= count
+        treeDepth -= count
+    }
+
+    /// One more operator in a chain: deepens the tree, not the parser's recursion.
+    mutating func enterChain() throws(ODataError) {
+        treeDepth += 1
+        if treeDepth > Self.maxTreeDepth {
+            throw error(.expressionTooDeep, "expression tree deeper than \(Self.maxTreeDepth) levels (operator chain too long)")
+        }
+    }
+
+    mutating func leaveChain(_ count: Int) { treeDepth -= count }
 
     // MARK: names
 

@@ -6,10 +6,12 @@ import OfflineODataModel
 public struct EntityReader: Sendable {
     let catalog: StorageCatalog
     let snapshot: Snapshot
+    let engine: StorageEngine
 
-    init(catalog: StorageCatalog, snapshot: Snapshot) {
+    init(catalog: StorageCatalog, snapshot: Snapshot, engine: StorageEngine) {
         self.catalog = catalog
         self.snapshot = snapshot
+        self.engine = engine
     }
 
     /// The engine commit this view includes.
@@ -144,119 +146,5 @@ public struct EntityReader: Sendable {
             if values.contains(where: \.isNull) { return NavigationCursor(targetSet: target.name, mode: .done) }
             return NavigationCursor(targetSet: target.name, mode: .index(try indexScan(index, equal: values)))
         }
-    }
-}
-
-/// Entities of one set in key order, streamed (memory independent of the set's size).
-public struct EntityCursor {
-    var cursor: KeyValueCursor
-    let info: SetInfo
-
-    public mutating func next() throws(ODataError) -> StoredEntity? {
-        guard let (key, value) = try mapEngine("scanning \(info.name)", { () throws(EngineError) in try cursor.next() }) else {
-            return nil
-        }
-        return try StoredEntity(keyBytes: key, value: value, info: info)
-    }
-}
-
-/// Entries of one index, streamed.
-public struct IndexCursor {
-    var cursor: KeyValueCursor
-    let columns: Int
-    let index: String
-    var isEmpty: Bool
-
-    public mutating func next() throws(ODataError) -> IndexEntry? {
-        if isEmpty { return nil }
-        guard let (key, _) = try mapEngine("scanning index \(index)", { () throws(EngineError) in try cursor.next() }) else {
-            isEmpty = true
-            return nil
-        }
-        guard let split = OrderedKeySkipper.skip(key, components: columns) else {
-            throw .storeCorrupted("entry of index '\(index)'", "the indexed values do not decode")
-        }
-        return IndexEntry(keyBytes: key, primaryKeyOffset: split)
-    }
-}
-
-/// Encoded keys of navigation targets, streamed.
-public struct NavigationCursor {
-    enum Mode {
-        case links(KeyValueCursor, prefixLength: Int)
-        case one([UInt8])
-        case index(IndexCursor)
-        case done
-    }
-
-    /// The entity set the keys belong to.
-    public let targetSet: String
-    var mode: Mode
-
-    /// The next target's encoded key (`EntityReader.entity(in: targetSet, keyBytes:)`).
-    public mutating func next() throws(ODataError) -> [UInt8]? {
-        switch mode {
-        case .done: return nil
-        case .one(let key):
-            mode = .done
-            return key
-        case .index(var cursor):
-            let entry = try cursor.next()
-            mode = entry == nil ? .done : .index(cursor)
-            return entry?.primaryKeyBytes
-        case .links(var cursor, let prefixLength):
-            guard let (key, _) = try mapEngine("reading links", { () throws(EngineError) in try cursor.next() }) else {
-                mode = .done
-                return nil
-            }
-            mode = .links(cursor, prefixLength: prefixLength)
-            return Array(key[prefixLength...])
-        }
-    }
-}
-
-/// Encoding of index bounds (docs/StoreFormat.md §5.2).
-enum IndexBounds {
-    static func encode(_ bound: IndexBound, _ index: ResolvedIndex) throws(ODataError) -> [UInt8] {
-        let name = index.definition.name
-        let used = bound.values.count + (bound.stringPrefix == nil ? 0 : 1)
-        guard used <= index.columns.count else {
-            throw .storeInvalidBound(name, "\(used) values for \(index.columns.count) columns")
-        }
-        var values: [ODataValue] = []
-        for (value, column) in zip(bound.values, index.columns) {
-            switch value {
-            case .complex, .collection: throw .storeInvalidBound(name, "column '\(column.name)' cannot be bounded by a complex or collection value")
-            default: values.append(KeyValues.normalize(value, to: column.kind) ?? KeyValues.canonical(value))
-            }
-        }
-        var bytes = try OrderedKeyEncoding.encode(values)
-        if let prefix = bound.stringPrefix {
-            let column = index.columns[bound.values.count]
-            guard column.kind == .string else {
-                throw .storeInvalidBound(name, "startswith on column '\(column.name)' which is not a string")
-            }
-            // Tag and escaped bytes of the string without its terminator: every string that
-            // starts with `prefix` encodes to bytes that start with these (docs/StoreFormat.md §5.2).
-            bytes.append(0x30)
-            for byte in prefix.utf8 {
-                bytes.append(byte)
-                if byte == 0 { bytes.append(0xFF) }
-            }
-        }
-        return bytes
-    }
-
-    /// The smallest byte string greater than every string starting with `prefix`; nil if none.
-    static func prefixEnd(_ prefix: [UInt8]) -> [UInt8]? {
-        var p = prefix
-        while let last = p.last {
-            if last < 0xFF {
-                p[p.count - 1] = last + 1
-                return p
-            }
-            p.removeLast()
-        }
-        return nil
     }
 }

@@ -138,7 +138,7 @@ extension EntityStorage {
             let index = try catalog.index(name)
             let info = try catalog.set(index.definition.entitySet)
             let snapshot = try mapEngine("building index \(name)") { () throws(EngineError) in try self.engine.snapshot() }
-            let reader = EntityReader(catalog: catalog, snapshot: snapshot)
+            let reader = EntityReader(catalog: catalog, snapshot: snapshot, engine: engine)
             var cursor = try reader.scan(info.name, after: after)
             var writer = EntityWriteBatch(storage: self, catalog: catalog, snapshot: snapshot)
             var last: [UInt8]?

@@ -49,8 +49,7 @@ extension EntityStorage {
             let typeNames = Set([type.qualifiedName] + model.derivedTypes(of: type).map(\.qualifiedName))
             catalog.sets[set.name] = SetInfo(
                 name: set.name, typeName: type.qualifiedName, typeNames: typeNames, layout: layout,
-                propertyIndex: Dictionary(layout.properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a }),
-                codec: EntityCodec(layout: layout), keyIndices: keyIndices, keyKinds: keyKinds,
+                keyIndices: keyIndices, keyKinds: keyKinds,
                 keyNames: keyRefs.map(\.name), tree: try tree(StoreFormat.entityTree(set.name), engine: engine))
         }
     }
@@ -85,7 +84,8 @@ extension EntityStorage {
         }
     }
 
-    /// Navigation plans of every set; returns the navigation indexes still to declare.
+    /// Navigation plans of every set; returns the navigation indexes still to declare or to
+    /// finish (a crash during their backfill).
     static func planNavigation(engine: StorageEngine, model: ServiceModel,
                                into catalog: inout StorageCatalog) throws(ODataError) -> [IndexDefinition] {
         var missing: [String: IndexDefinition] = [:]
@@ -96,7 +96,7 @@ extension EntityStorage {
                       let target = catalog.sets[targetName] else { continue }
                 if let plan = constraintPlan(model: model, source: info, target: target, navigation: nav) {
                     catalog.navigation[setName, default: [:]][nav.name] = plan.plan
-                    if let definition = plan.index, catalog.indexes[definition.name] == nil {
+                    if let definition = plan.index, catalog.indexes[definition.name]?.isReady != true {
                         missing[definition.name] = definition
                     }
                     continue

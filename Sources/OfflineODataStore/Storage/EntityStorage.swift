@@ -58,7 +58,7 @@ public final class EntityStorage: Sendable {
     public func reader() throws(ODataError) -> EntityReader {
         try state.withLock { catalog throws(ODataError) -> EntityReader in
             let snapshot = try mapEngine("taking a snapshot") { () throws(EngineError) in try engine.snapshot() }
-            return EntityReader(catalog: catalog, snapshot: snapshot)
+            return EntityReader(catalog: catalog, snapshot: snapshot, engine: engine)
         }
     }
 

@@ -33,7 +33,7 @@ extension EntityWriteBatch {
         case .toKey(_, let columns):
             guard let (record, _) = try stored(source, info: info) else { return }
             let current = columns.map { $0.value(in: record) }
-            guard try OrderedKeyEncoding.encode(current) == targetBytes else { return }
+            guard (try? EntityStorage.encodeKey(current, info: target)) == targetBytes else { return }
             try setColumns(columns, to: columns.map { _ in .null }, of: source, info: info, set, navigation)
         case .keyPrefix:
             throw .storeInvalidLink(set, navigation, "the foreign key is part of the key of '\(target.name)'; delete the target instead")

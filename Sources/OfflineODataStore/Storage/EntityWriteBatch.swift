@@ -61,11 +61,11 @@ public struct EntityWriteBatch {
         guard value.count <= WriteBatch.maxValueSize else {
             throw .storeInvalidSystemTree(name, "value of \(value.count) bytes exceeds \(WriteBatch.maxValueSize)")
         }
-        batch.put(key, value, in: tree)
+        stage(key, value, in: tree)
     }
 
     public mutating func deleteSystem(tree name: String, key: [UInt8]) throws(ODataError) {
-        batch.delete(key, in: try systemTree(name, key: key))
+        erase(key, in: try systemTree(name, key: key))
     }
 
     private func systemTree(_ name: String, key: [UInt8]) throws(ODataError) -> Tree {
@@ -162,7 +162,8 @@ public struct EntityWriteBatch {
             guard let value, !value.isNull else { continue }
             let p = info.layout.properties[i]
             switch p.shape {
-            case .primitive(let kind) where kind != .untyped:
+            // Geography/geometry subtypes are left to the codec (it knows which values a kind accepts).
+            case .primitive(let kind) where kind != .untyped && !kind.isGeo:
                 if value.kind != kind {
                     throw .storeWrongValueKind(info.name, p.name, expected: kind.rawValue, got: KeyValues.describe(value))
                 }

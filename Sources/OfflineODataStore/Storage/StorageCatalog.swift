@@ -35,8 +35,9 @@ struct ResolvedIndex: Sendable {
     }
 }
 
-/// An entity set as stored: its persisted layout, key and tree.
-struct SetInfo: Sendable {
+/// An entity set as stored: its persisted layout, key and tree. A class: every `StoredEntity`
+/// refers to it (one reference instead of copying the fields).
+final class SetInfo: Sendable {
     let name: String
     let typeName: String
     /// The set's type and every type derived from it.
@@ -49,6 +50,20 @@ struct SetInfo: Sendable {
     let keyKinds: [EdmPrimitiveKind?]
     let keyNames: [String]
     let tree: Tree
+
+    init(name: String, typeName: String, typeNames: Set<String>, layout: EntityLayout, keyIndices: [Int],
+         keyKinds: [EdmPrimitiveKind?], keyNames: [String], tree: Tree) {
+        self.name = name
+        self.typeName = typeName
+        self.typeNames = typeNames
+        self.layout = layout
+        self.propertyIndex = Dictionary(layout.properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        self.codec = EntityCodec(layout: layout)
+        self.keyIndices = keyIndices
+        self.keyKinds = keyKinds
+        self.keyNames = keyNames
+        self.tree = tree
+    }
 }
 
 /// How the targets of a navigation property are found.

@@ -14,8 +14,9 @@ public struct StoredEntity: Sendable {
     let bytes: [UInt8]
     let info: SetInfo
 
-    init(keyBytes: [UInt8], value: [UInt8], info: SetInfo) throws(ODataError) {
-        var bytes = value
+    /// Takes the value over: the trailer is cut off in place, the codec bytes are not copied.
+    init(keyBytes: [UInt8], value: consuming [UInt8], info: SetInfo) throws(ODataError) {
+        var bytes = consume value
         let meta = try StoredValue.split(&bytes, what: "entity of set '\(info.name)'")
         self.entitySet = info.name
         self.keyBytes = keyBytes

@@ -163,6 +163,41 @@ import Testing
         #expect(after.sequence > before.sequence)
     }
 
+    @Test("system records commit with the data, are seen by their batch and read back in order")
+    func systemRecords() throws {
+        let harness = try StorageHarness(model: try IndexTestModel.model(), label: "system")
+        let reader0 = try harness.storage.reader()
+        #expect(try reader0.systemValue(tree: "queue", key: [1]) == nil)
+        var empty = try reader0.systemScan(tree: "queue")
+        #expect(try empty.next() == nil)
+        try harness.storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+            try batch.put(IndexTestModel.entity(1, IndexTestModel.Row(name: "a")), in: "Items")
+            for i: UInt8 in [3, 1, 2] { try batch.putSystem(tree: "queue", key: [i], value: [i, i]) }
+            #expect(try batch.systemValue(tree: "queue", key: [2]) == [2, 2])
+            try batch.deleteSystem(tree: "queue", key: [2])
+            #expect(try batch.systemValue(tree: "queue", key: [2]) == nil)
+            #expect(try batch.entity(in: "Items", key: [.int32(1)])?.value(named: "Name") == .string("a"))
+        }
+        // A failing batch leaves neither entities nor system records.
+        expectStoreError("nullKeyProperty", 3003) {
+            try harness.storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+                try batch.putSystem(tree: "queue", key: [9], value: [9])
+                _ = try batch.delete(key: [.null], in: "Items")
+            }
+        }
+        let reader = try harness.storage.reader()
+        var cursor = try reader.systemScan(tree: "queue")
+        var seen: [[UInt8]] = []
+        while let (key, value) = try cursor.next() {
+            seen.append(key)
+            #expect(value == key + key)
+        }
+        #expect(seen == [[1], [3]])
+        var reverse = try reader.systemScan(tree: "queue", reverse: true)
+        #expect(try reverse.next()?.key == [3])
+        #expect(try reader0.systemValue(tree: "queue", key: [1]) == nil)
+    }
+
     @Test("a batch sees its own writes: put twice, put then delete, delete then put")
     func batchSeesItsWrites() async throws {
         let harness = try StorageHarness(model: try IndexTestModel.model(), label: "ownwrites")

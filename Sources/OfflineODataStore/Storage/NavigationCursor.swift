@@ -1,0 +1,37 @@
+import OfflineODataEngine
+import OfflineODataModel
+
+/// Encoded keys of navigation targets, streamed.
+public struct NavigationCursor {
+    enum Mode {
+        case links(KeyValueCursor, prefixLength: Int)
+        case one([UInt8])
+        case index(IndexCursor)
+        case done
+    }
+
+    /// The entity set the keys belong to.
+    public let targetSet: String
+    var mode: Mode
+
+    /// The next target's encoded key (`EntityReader.entity(in: targetSet, keyBytes:)`).
+    public mutating func next() throws(ODataError) -> [UInt8]? {
+        switch mode {
+        case .done: return nil
+        case .one(let key):
+            mode = .done
+            return key
+        case .index(var cursor):
+            let entry = try cursor.next()
+            mode = entry == nil ? .done : .index(cursor)
+            return entry?.primaryKeyBytes
+        case .links(var cursor, let prefixLength):
+            guard let (key, _) = try mapEngine("reading links", { () throws(EngineError) in try cursor.next() }) else {
+                mode = .done
+                return nil
+            }
+            mode = .links(cursor, prefixLength: prefixLength)
+            return Array(key[prefixLength...])
+        }
+    }
+}
