@@ -75,7 +75,8 @@ let package = Package(
                 "OfflineODataModel",
                 "OfflineODataFixtures",
                 .product(name: "PropertyBased", package: "swift-property-based"),
-            ]
+            ],
+            exclude: ["Conformance/KnownFailures.txt"]
         ),
         .testTarget(
             name: "OfflineODataStoreTests",

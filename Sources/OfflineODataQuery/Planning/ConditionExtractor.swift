@@ -84,7 +84,7 @@ public enum ConditionExtractor {
     }
 
     /// `Prop` or `Complex/Prop` on the current instance, as the store names index columns.
-    static func propertyPath(_ expr: BoundExpr) -> String? {
+    public static func propertyPath(_ expr: BoundExpr) -> String? {
         guard case .path(let path) = expr.kind, path.root == .current, !path.steps.isEmpty else { return nil }
         var names: [String] = []
         for step in path.steps {

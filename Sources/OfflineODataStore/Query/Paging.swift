@@ -1,0 +1,76 @@
+import OfflineODataModel
+import OfflineODataQuery
+
+/// `$skip`, `$top`, the page size and the `$skiptoken` of one collection request
+/// (docs/QueryExecution.md §4).
+struct Paging {
+    let options: BoundQueryOptions
+    let pageSize: Int?
+    let fingerprint: UInt32
+    /// Resume position from the token: sort values, key values.
+    private(set) var token: SkipToken?
+    /// The token's position as the collector compares it (key encoded for the set).
+    var position: (values: [ODataValue], key: [UInt8])?
+
+    init(options: BoundQueryOptions, pageSize: Int?, fingerprint: UInt32) {
+        self.options = options
+        self.pageSize = pageSize
+        self.fingerprint = fingerprint
+    }
+
+    /// `$skip` applies on the first page only; a token's position already accounts for it.
+    var skip: Int { token == nil ? (options.skip ?? 0) : 0 }
+
+    /// Rows returned by this page: the smaller of `$top` and the page size.
+    var take: Int? {
+        switch (options.top, pageSize) {
+        case let (top?, size?): return min(top, size)
+        case let (top?, nil): return top
+        case let (nil, size?): return size
+        case (nil, nil): return nil
+        }
+    }
+
+    /// Rows the collector must produce in order (`skip + take`), nil when unbounded.
+    var limit: Int? { take.map { skip + $0 } }
+
+    /// Whether a full page means more pages: only when the page size, not `$top`, cut it.
+    var pageSizeLimits: Bool {
+        guard let pageSize else { return false }
+        return options.top.map { $0 > pageSize } ?? true
+    }
+
+    mutating func readToken(reader: EntityReader, set: String, keyCount: Int) throws(ODataError) {
+        guard let text = options.skipToken else { return }
+        let token = try SkipToken.decode(text, expectedFingerprint: fingerprint)
+        let sortCount = options.orderBy.count
+        guard token.position.count == sortCount + keyCount else {
+            throw ODataError(.invalidInput, name: "invalidSkipToken", code: 1755,
+                             message: "the skip token does not fit this request's $orderby and key", location: "$skiptoken")
+        }
+        let key = try reader.encodeKey(Array(token.position[sortCount...]), in: set)
+        position = (Array(token.position[..<sortCount]), key)
+        self.token = token
+    }
+
+    /// For a plain key-order scan, the encoded key to resume after (a seek instead of a walk).
+    func resumeKeyForScan(_ plan: QueryPlan) -> [UInt8]? {
+        guard let position, options.orderBy.isEmpty, case .scan = plan.access else { return nil }
+        if case .accessOrder(true) = plan.order { return nil }
+        return position.key
+    }
+
+    /// The next link: the request with `$skiptoken` set to the last row's position, `$skip`
+    /// dropped and `$top` reduced by what this page returned.
+    func nextLink(after last: ResultRow?, returned: Int, request: BoundRequest) throws(ODataError) -> String? {
+        guard let last else { return nil }
+        var values = last.sortValues
+        values += try last.entity.key()
+        let token = try SkipToken(position: values, fingerprint: fingerprint).encoded()
+        var syntax = request.syntax
+        syntax.options.skipToken = token
+        syntax.options.skip = nil
+        if let top = options.top { syntax.options.top = top - returned }
+        return SyntaxPrinter.print(syntax)
+    }
+}

@@ -1,0 +1,127 @@
+import OfflineODataModel
+import OfflineODataQuery
+
+/// Resolving resource paths to stored entities: `Set(key)`, navigation hops, singletons.
+extension QueryExecutor {
+    enum CandidateSource {
+        /// The whole entity set (planned with its indexes).
+        case wholeSet
+        /// The targets of a navigation path, as encoded keys of the target set.
+        case keys([[UInt8]])
+
+        var isKeyOrdered: Bool { true }
+    }
+
+    /// The candidates of a collection path: the set itself, or what the hops lead to.
+    func candidateSource(_ path: BoundResourcePath, set: String) throws(ODataError) -> CandidateSource {
+        let steps = path.steps.filter { if case .typeCast = $0 { return false } else { return true } }
+        if steps.count == 1, case .entitySet = steps[0] { return .wholeSet }
+        let current = try resolve(Array(steps.dropLast()))
+        guard case .navigation(let name, _, _, _)? = steps.last else {
+            throw ODataError(.notSupported, name: "notSupported", code: 3150, message: "this collection path is not supported", location: "path")
+        }
+        var keys: [[UInt8]] = []
+        var seen = Set<[UInt8]>()
+        for entity in current {
+            var cursor = try reader.navigationTargets(from: entity.entitySet, key: try entity.key(), navigation: name)
+            while let key = try cursor.next() {
+                if seen.insert(key).inserted { keys.append(key) }
+            }
+        }
+        _ = (current, set)
+        return .keys(keys)
+    }
+
+    /// The single entity a path addresses (a 404-style `notFound` when there is none).
+    func singleEntity(_ path: BoundResourcePath) throws(ODataError) -> StoredEntity {
+        var steps = path.steps
+        if case .property? = steps.last { steps.removeLast() }
+        let found = try resolve(steps)
+        guard let entity = found.first else {
+            throw ODataError(.notFound, name: "entityNotFound", code: 3151,
+                             message: "no entity at \(pathText(path))", location: "path")
+        }
+        return entity
+    }
+
+    /// Follows the steps from the start; collections of more than one entity only occur
+    /// before a key step.
+    func resolve(_ steps: [BoundResourcePath.Step]) throws(ODataError) -> [StoredEntity] {
+        var set: String?
+        var current: [StoredEntity] = []
+        var pendingCollection: (from: [StoredEntity], navigation: String)?
+        for step in steps {
+            switch step {
+            case .entitySet(let name):
+                set = name
+            case .singleton(let name):
+                throw ODataError(.notSupported, name: "notSupported", code: 3150,
+                                 message: "singleton \(name) is not stored by the offline store", location: "path")
+            case .key(let key):
+                if let pending = pendingCollection {
+                    // `A(1)/Items(2)`: the key must be among the navigation targets.
+                    var matches: [StoredEntity] = []
+                    for source in pending.from {
+                        var cursor = try reader.navigationTargets(from: source.entitySet, key: try source.key(), navigation: pending.navigation)
+                        let wanted = try reader.encodeKey(key, in: cursor.targetSet)
+                        while let target = try cursor.next() {
+                            if target == wanted, let entity = try reader.entity(in: cursor.targetSet, keyBytes: target) { matches.append(entity) }
+                        }
+                    }
+                    current = matches
+                    pendingCollection = nil
+                } else if let name = set {
+                    current = try reader.entity(in: name, key: key).map { [$0] } ?? []
+                }
+            case .navigation(let name, _, _, let isCollection):
+                if isCollection {
+                    pendingCollection = (current, name)
+                } else {
+                    var next: [StoredEntity] = []
+                    for source in current {
+                        var cursor = try reader.navigationTargets(from: source.entitySet, key: try source.key(), navigation: name)
+                        if let key = try cursor.next(), let entity = try reader.entity(in: cursor.targetSet, keyBytes: key) { next.append(entity) }
+                    }
+                    current = next
+                }
+            case .typeCast(let type):
+                current = current.filter { model.entityType(qualifiedName: $0.typeName).map { model.inheritanceChain(of: $0).contains { $0.qualifiedName == type } } ?? false }
+            case .property:
+                break
+            }
+        }
+        return current
+    }
+
+    /// `Set(key)`: the canonical id of an entity (relative to the service root).
+    func entityID(_ entity: StoredEntity) throws(ODataError) -> String {
+        let keyNames = try reader.keyProperties(of: entity.entitySet)
+        let values = try entity.key()
+        guard let type = model.entityType(qualifiedName: entity.typeName) ?? model.entityType(ofSet: entity.entitySet) else {
+            return entity.entitySet
+        }
+        let keys = model.keyProperties(of: type).map { KeyProperty($0.name, $0.type.primitiveKind ?? .untyped) }
+        _ = keyNames
+        return entity.entitySet + (try KeyPredicate.format(values, keys: keys))
+    }
+
+    func pathText(_ path: BoundResourcePath) -> String {
+        var text = ""
+        for step in path.steps {
+            switch step {
+            case .entitySet(let name), .singleton(let name): text += name
+            case .key(let values): text += "(" + values.map { (try? $0.literal()) ?? "?" }.joined(separator: ",") + ")"
+            case .navigation(let name, _, _, _): text += "/" + name
+            case .typeCast(let name): text += "/" + name
+            case .property(let name, _): text += "/" + name
+            }
+        }
+        switch path.suffix {
+        case .count: text += "/$count"
+        case .ref: text += "/$ref"
+        case .value: text += "/$value"
+        case .none: break
+        }
+        return text
+    }
+}

@@ -1,0 +1,60 @@
+import OfflineODataModel
+import OfflineODataQuery
+
+/// `$select` and `$expand` on result entities (docs/QueryExecution.md §5).
+extension QueryExecutor {
+    /// `$levels=max` and nested `$expand` stop at this depth.
+    static let maxExpandDepth = 16
+
+    func project(_ stored: StoredEntity, options: BoundQueryOptions, depth: Int) throws(ODataError) -> ODataEntity {
+        var entity = try stored.toODataEntity()
+        if !options.select.all {
+            let keep = Set(options.select.properties)
+            entity.properties.removeAll { !keep.contains($0.name) }
+        }
+        guard !options.expand.isEmpty, depth < Self.maxExpandDepth else { return entity }
+        for item in options.expand {
+            entity.navigation.append(ODataNavigationValue(item.navigation.name, try expand(item, of: stored, depth: depth + 1)))
+        }
+        return entity
+    }
+
+    /// The expanded content of one navigation property of one entity: its targets through the
+    /// navigation index or links (never a scan of the target set), then the nested options.
+    func expand(_ item: BoundExpandItem, of source: StoredEntity, depth: Int) throws(ODataError) -> ODataNavigationContent {
+        var cursor = try reader.navigationTargets(from: source.entitySet, key: try source.key(), navigation: item.navigation.name)
+        let context = EvaluationContext(reader: reader, model: model)
+        let options = item.options
+        var collector = ResultCollector(orderBy: options.orderBy, evaluator: evaluator, context: context,
+                                        limit: options.top.map { (options.skip ?? 0) + $0 }, streams: options.orderBy.isEmpty,
+                                        after: nil, countAll: true)
+        let searcher = try options.search.map { _ throws(ODataError) in try SearchMatcher(model: model, entityType: item.navigation.targetEntityType) }
+        var keys: [[UInt8]] = []
+        while let key = try cursor.next() { keys.append(key) }
+        keys.sort { $0.lexicographicallyPrecedes($1) }
+        for key in keys {
+            guard let target = try reader.entity(in: cursor.targetSet, keyBytes: key) else { continue }
+            let instance = StoredInstance(target, context: context)
+            if let filter = options.filter, try !evaluator.matches(filter, on: instance) { continue }
+            if let search = options.search, let searcher, try !searcher.matches(search, on: instance) { continue }
+            _ = try collector.offer(target)
+        }
+        let (rows, _) = collector.finish(skip: options.skip ?? 0, take: options.top)
+        let count = options.count ? Int64(collector.matched) : nil
+        switch item.suffix {
+        case .count:
+            return .entities([], count: Int64(collector.matched), nextLink: nil)
+        case .ref:
+            var refs: [ODataEntity] = []
+            for row in rows {
+                refs.append(ODataEntity(typeName: row.entity.typeName, control: ODataControlInformation(id: try entityID(row.entity))))
+            }
+            return item.navigation.isCollection ? .entities(refs, count: count, nextLink: nil) : .entity(refs.first)
+        case .none:
+            var entities: [ODataEntity] = []
+            entities.reserveCapacity(rows.count)
+            for row in rows { entities.append(try project(row.entity, options: options, depth: depth)) }
+            return item.navigation.isCollection ? .entities(entities, count: count, nextLink: nil) : .entity(entities.first)
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import OfflineODataModel
+import OfflineODataQuery
+
+/// Runs bound read requests against one consistent snapshot of the store
+/// (docs/QueryExecution.md). A coordinator: resolve the path, plan, fetch candidates, filter,
+/// order and page, project, expand.
+public struct QueryExecutor {
+    public let reader: EntityReader
+    public let model: ServiceModel
+    /// Server-driven page size (nil: no paging).
+    public var pageSize: Int?
+    /// Ignore indexes and scan the whole set (tests compare both plans; never faster).
+    public var forceFullScan = false
+    let evaluator: Evaluator
+
+    public init(reader: EntityReader, model: ServiceModel, pageSize: Int? = nil) {
+        self.reader = reader
+        self.model = model
+        self.pageSize = pageSize
+        self.evaluator = Evaluator()
+    }
+
+    /// Parses, binds and runs `url` (relative to the service root, e.g. `SalesOrders?$top=3`).
+    public func execute(_ url: String) throws(ODataError) -> QueryResult {
+        let syntax = try ODataURLParser.parse(url)
+        let request = try RequestBinder(model: model).bind(syntax)
+        return try execute(request)
+    }
+
+    public func execute(_ request: BoundRequest) throws(ODataError) -> QueryResult {
+        let path = request.path
+        // 1. Where the path leads.
+        switch path.target {
+        case .serviceDocument, .metadata, .batch:
+            throw ODataError(.notSupported, name: "notSupported", code: 3150,
+                             message: "the service document, $metadata and $batch are not answered by the query executor",
+                             location: "path")
+        case .property(let name, _):
+            let entity = try singleEntity(path)
+            let value = try entity.value(named: name) ?? .null
+            return QueryResult(payload: .property(name: name, value: value), entitySet: entity.entitySet, entityType: entity.typeName)
+        case .entity(_, let type):
+            let stored = try singleEntity(path)
+            let projected = try project(stored, options: request.options, depth: 0)
+            if path.suffix == .ref {
+                return QueryResult(payload: .references([try entityID(stored)], count: nil, nextLink: nil), entitySet: stored.entitySet, entityType: type)
+            }
+            return QueryResult(payload: .entity(projected), entitySet: stored.entitySet, entityType: type)
+        case .entityCollection(let set, let type):
+            guard let set else {
+                throw ODataError(.notSupported, name: "notSupported", code: 3150,
+                                 message: "the collection of \(type) is not bound to an entity set (containment is not stored)", location: "path")
+            }
+            return try collection(request, set: set, type: type)
+        }
+    }
+
+    // MARK: collections
+
+    func collection(_ request: BoundRequest, set: String, type: String) throws(ODataError) -> QueryResult {
+        let options = request.options
+        let context = EvaluationContext(reader: reader, model: model)
+        // 2. Candidates: the whole set (planned), or the targets of a navigation path.
+        let source = try candidateSource(request.path, set: set)
+        var page = Paging(options: options, pageSize: pageSize,
+                          fingerprint: SkipToken.fingerprint(of: [pathText(request.path)] + options.shapeText))
+        let primaryKey = try reader.keyProperties(of: set)
+        try page.readToken(reader: reader, set: set, keyCount: primaryKey.count)
+        let searcher = try options.search.map { _ throws(ODataError) in try SearchMatcher(model: model, entityType: type) }
+        var plan: QueryPlan?
+        var stream: CandidateStream
+        switch source {
+        case .keys(let keys):
+            stream = CandidateStream(reader: reader, set: set, keys: keys, reverse: false)
+        case .wholeSet:
+            let request = PlanRequest(
+                entitySet: set, conditions: ConditionExtractor.conditions(of: options.filter),
+                hasFilter: options.filter != nil || options.search != nil,
+                orderBy: options.orderBy.map { PlanOrderKey(property: ConditionExtractor.propertyPath($0.expression), descending: $0.descending) },
+                skip: 0, top: page.limit.map { $0 + 1 },
+                primaryKey: .primaryKey(primaryKey),
+                indexes: try reader.indexes(of: set).filter(\.isReady).map {
+                    AccessIndex(name: $0.definition.name, kind: .secondary, properties: $0.definition.properties)
+                })
+            var chosen = Planner.plan(request)
+            if forceFullScan {
+                chosen = QueryPlan(entitySet: set, access: .scan, order: options.orderBy.isEmpty ? .primaryKey : (page.limit.map { .topK($0 + 1) } ?? .fullSort),
+                                   needsFilter: true, estimatedFraction: 1, notes: ["forced full scan"])
+            }
+            if options.search != nil { chosen.needsFilter = true }
+            plan = chosen
+            var reverse = false
+            if case .accessOrder(let backward) = chosen.order { reverse = backward }
+            stream = try CandidateStream(reader: reader, set: set, access: chosen.access, reverse: reverse, primaryKey: primaryKey,
+                                         resumeAfterKey: page.resumeKeyForScan(chosen))
+        }
+        // 3. Filter, order, page.
+        let needsFilter = plan?.needsFilter ?? true
+        let streamsInOrder: Bool
+        switch plan?.order {
+        case .accessOrder?: streamsInOrder = true
+        case .primaryKey?:
+            if case .scan? = plan?.access { streamsInOrder = true } else if case .index(let index, _)? = plan?.access, index.kind == .primaryKey {
+                streamsInOrder = true
+            } else { streamsInOrder = false }
+        default: streamsInOrder = options.orderBy.isEmpty && source.isKeyOrdered
+        }
+        var collector = ResultCollector(orderBy: options.orderBy, evaluator: evaluator, context: context,
+                                        limit: page.limit.map { $0 + 1 }, streams: streamsInOrder, after: page.position,
+                                        countAll: options.count)
+        while let candidate = try stream.next() {
+            if needsFilter {
+                let instance = StoredInstance(candidate, context: context)
+                if let filter = options.filter, try !evaluator.matches(filter, on: instance) { continue }
+                if let search = options.search, let searcher, try !searcher.matches(search, on: instance) { continue }
+            }
+            if try collector.offer(candidate) == .stop { break }
+        }
+        // 4. Page, project, expand.
+        let (rows, more) = collector.finish(skip: page.skip, take: page.take)
+        var entities: [ODataEntity] = []
+        entities.reserveCapacity(rows.count)
+        for row in rows { entities.append(try project(row.entity, options: options, depth: 0)) }
+        let nextLink = more && page.pageSizeLimits ? try page.nextLink(after: rows.last, returned: rows.count, request: request) : nil
+        let count = options.count ? collector.matched : nil
+        if request.path.suffix == .count {
+            return QueryResult(payload: .count(collector.matched), entitySet: set, entityType: type, plan: plan)
+        }
+        if request.path.suffix == .ref {
+            var ids: [String] = []
+            for row in rows { ids.append(try entityID(row.entity)) }
+            return QueryResult(payload: .references(ids, count: count, nextLink: nextLink), entitySet: set, entityType: type, plan: plan)
+        }
+        return QueryResult(payload: .collection(entities: entities, count: count, nextLink: nextLink), entitySet: set, entityType: type, plan: plan)
+    }
+
+    /// The plan `url` would run with, as text (`explain`).
+    public func explain(_ url: String) throws(ODataError) -> String {
+        let request = try RequestBinder(model: model).bind(try ODataURLParser.parse(url))
+        guard case .entityCollection(let set?, _) = request.path.target, request.path.steps.count == 1 else {
+            return "key lookup or navigation path: no plan (entities are read by key)"
+        }
+        let options = request.options
+        let page = Paging(options: options, pageSize: pageSize, fingerprint: 0)
+        let plan = Planner.plan(PlanRequest(
+            entitySet: set, conditions: ConditionExtractor.conditions(of: options.filter),
+            hasFilter: options.filter != nil || options.search != nil,
+            orderBy: options.orderBy.map { PlanOrderKey(property: ConditionExtractor.propertyPath($0.expression), descending: $0.descending) },
+            skip: options.skip ?? 0, top: page.limit,
+            primaryKey: .primaryKey(try reader.keyProperties(of: set)),
+            indexes: try reader.indexes(of: set).filter(\.isReady).map {
+                AccessIndex(name: $0.definition.name, kind: .secondary, properties: $0.definition.properties)
+            }))
+        return plan.explain()
+    }
+}

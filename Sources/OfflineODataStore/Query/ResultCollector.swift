@@ -1,0 +1,104 @@
+import OfflineODataModel
+import OfflineODataQuery
+
+/// One matching entity with its `$orderby` values.
+struct ResultRow {
+    var entity: StoredEntity
+    var sortValues: [ODataValue]
+}
+
+/// Collects the matching rows of a query in result order (docs/QueryExecution.md §3): streams
+/// when the candidates already come in order (and stops early), keeps a bounded top-k heap
+/// when the number of rows needed is known, and sorts everything only when it is not.
+/// The order is the `$orderby` keys, then the encoded primary key in the direction of the
+/// first key (ascending without `$orderby`), so it is total and stable across requests.
+struct ResultCollector {
+    enum Decision { case more, stop }
+
+    let orderBy: [BoundOrderItem]
+    let evaluator: Evaluator
+    let context: EvaluationContext
+    /// Rows needed (`$skip` + page + 1 to detect a further page); nil = all.
+    let limit: Int?
+    let streams: Bool
+    /// Resume strictly after this position (`$skiptoken`): sort values and encoded key.
+    let after: (values: [ODataValue], key: [UInt8])?
+    let countAll: Bool
+
+    private(set) var matched = 0
+    private var rows: [ResultRow] = []
+    private var heap: TopKHeap<ResultRow>?
+
+    init(orderBy: [BoundOrderItem], evaluator: Evaluator, context: EvaluationContext, limit: Int?, streams: Bool,
+         after: (values: [ODataValue], key: [UInt8])?, countAll: Bool) {
+        self.orderBy = orderBy
+        self.evaluator = evaluator
+        self.context = context
+        self.limit = limit
+        self.streams = streams
+        self.after = after
+        self.countAll = countAll
+        if !streams, let limit {
+            let descending = orderBy.first?.descending ?? false
+            let items = orderBy
+            heap = TopKHeap(capacity: limit) { Self.compare($0.sortValues, $0.entity.keyBytes, $1.sortValues, $1.entity.keyBytes, items, descending) < 0 }
+        }
+    }
+
+    mutating func offer(_ entity: StoredEntity) throws(ODataError) -> Decision {
+        matched += 1
+        var values: [ODataValue] = []
+        if !orderBy.isEmpty {
+            let instance = StoredInstance(entity, context: context)
+            values.reserveCapacity(orderBy.count)
+            for item in orderBy { values.append(try evaluator.evaluate(item.expression, on: instance)) }
+        }
+        if let after, compare(values, entity.keyBytes, after.values, after.key) <= 0 {
+            // Before the page start: counted, not returned.
+            return .more
+        }
+        let row = ResultRow(entity: entity, sortValues: values)
+        if heap != nil {
+            heap?.insert(row)
+            return .more
+        }
+        if let limit, rows.count >= limit {
+            return countAll ? .more : .stop
+        }
+        rows.append(row)
+        if streams, let limit, rows.count >= limit, !countAll { return .stop }
+        return .more
+    }
+
+    /// The rows of the page (after `skip`, at most `take`) and whether more rows follow.
+    mutating func finish(skip: Int, take: Int?) -> (rows: [ResultRow], more: Bool) {
+        var ordered: [ResultRow]
+        if let heap {
+            ordered = heap.sorted()
+            self.heap = nil
+        } else if streams {
+            ordered = rows
+        } else {
+            let descending = orderBy.first?.descending ?? false
+            let items = orderBy
+            ordered = rows.sorted { Self.compare($0.sortValues, $0.entity.keyBytes, $1.sortValues, $1.entity.keyBytes, items, descending) < 0 }
+        }
+        let start = min(skip, ordered.count)
+        let end = take.map { min(ordered.count, start + $0) } ?? ordered.count
+        return (Array(ordered[start..<end]), ordered.count > end)
+    }
+
+    func compare(_ a: [ODataValue], _ aKey: [UInt8], _ b: [ODataValue], _ bKey: [UInt8]) -> Int {
+        Self.compare(a, aKey, b, bKey, orderBy, orderBy.first?.descending ?? false)
+    }
+
+    static func compare(_ a: [ODataValue], _ aKey: [UInt8], _ b: [ODataValue], _ bKey: [UInt8],
+                        _ orderBy: [BoundOrderItem], _ firstDescending: Bool) -> Int {
+        for (index, item) in orderBy.enumerated() where index < a.count && index < b.count {
+            let order = ODataOrdering.compare(a[index], b[index])
+            if order != 0 { return item.descending ? -order : order }
+        }
+        let keyOrder = aKey.lexicographicallyPrecedes(bKey) ? -1 : (aKey == bKey ? 0 : 1)
+        return firstDescending ? -keyOrder : keyOrder
+    }
+}
