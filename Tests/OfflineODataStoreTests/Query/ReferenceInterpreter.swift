@@ -1,0 +1,1 @@
+../../OfflineODataQueryTests/Support/ReferenceInterpreter.swift
