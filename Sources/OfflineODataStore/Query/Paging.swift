@@ -55,7 +55,8 @@ struct Paging {
 
     /// For a plain key-order scan, the encoded key to resume after (a seek instead of a walk).
     func resumeKeyForScan(_ plan: QueryPlan) -> [UInt8]? {
-        guard let position, options.orderBy.isEmpty, case .scan = plan.access else { return nil }
+        // With `$count=true` every match must be seen (the count covers all pages): no seek.
+        guard let position, options.orderBy.isEmpty, !options.count, case .scan = plan.access else { return nil }
         if case .accessOrder(true) = plan.order { return nil }
         return position.key
     }

@@ -1,0 +1,188 @@
+import OfflineODataEngine
+import OfflineODataFixtures
+import OfflineODataModel
+import OfflineODataQuery
+import Testing
+@testable import OfflineODataStore
+
+/// The query executor on the generated sales service: paths, paging, expand, select, count,
+/// checked against the data itself (all entities held in memory for the expectations).
+@Suite(.serialized) final class QueryExecutionTests {
+    let model: ServiceModel
+    let harness: StorageHarness
+    var data: [String: [ODataEntity]] = [:]
+
+    init() async throws {
+        let generator = SalesServiceGenerator(seed: 7, scale: .small)
+        model = try ServiceModel.parse(metadata: Array(generator.metadataXML().utf8))
+        harness = try StorageHarness(model: model, label: "query-exec")
+        let reader = ODataJSONReader(model: model)
+        for set in SalesEntitySet.allCases {
+            var all: [ODataEntity] = []
+            for index in 0..<(try generator.pageCount(of: set, pageSize: 500)) {
+                all += try reader.readCollection(try generator.page(set: set, index: index, pageSize: 500), entitySet: set.name).entities
+            }
+            try harness.storage.apply(entities: all, to: set.name)
+            data[set.name] = all
+        }
+        _ = try await harness.storage.declareIndex(IndexDefinition(name: "SO_Gross", entitySet: "SalesOrders", properties: ["GrossAmount"]))
+        _ = try await harness.storage.declareIndex(IndexDefinition(name: "SO_Status", entitySet: "SalesOrders", properties: ["LifecycleStatus"]))
+    }
+
+    func executor(pageSize: Int? = nil) throws -> QueryExecutor {
+        QueryExecutor(reader: try harness.storage.reader(), model: model, pageSize: pageSize)
+    }
+
+    func string(_ entity: ODataEntity, _ name: String) -> String {
+        if case .string(let s)? = entity[property: name] { return s }
+        return ""
+    }
+
+    /// Follows next links to the end; returns every entity and the counts seen.
+    func allPages(_ url: String, pageSize: Int) throws -> (entities: [ODataEntity], pages: Int, counts: Set<Int>) {
+        var entities: [ODataEntity] = []
+        var counts = Set<Int>()
+        var next: String? = url
+        var pages = 0
+        while let link = next {
+            let result = try executor(pageSize: pageSize).execute(link)
+            guard case .collection(let page, let count, let nextLink) = result.payload else {
+                Issue.record("not a collection: \(link)"); break
+            }
+            #expect(page.count <= pageSize)
+            if nextLink != nil { #expect(page.count == pageSize, "a partial page must be the last: \(link)") }
+            entities += page
+            if let count { counts.insert(count) }
+            next = nextLink
+            pages += 1
+            if pages > 10_000 { Issue.record("paging does not end"); break }
+        }
+        return (entities, pages, counts)
+    }
+
+    @Test func pagingWalksEveryRowOnceInOrder() throws {
+        let orders = data["SalesOrders"] ?? []
+        // Key order, no filter.
+        let plain = try allPages("SalesOrders?$count=true", pageSize: 37)
+        #expect(plain.entities.map { string($0, "SalesOrderID") } == orders.map { string($0, "SalesOrderID") }.sorted())
+        #expect(plain.counts == [orders.count])
+        #expect(plain.pages == (orders.count + 36) / 37)
+
+        // Indexed order, descending, with a filter, through the index stream.
+        let expected = orders.filter { if case .string("N")? = $0[property: "LifecycleStatus"] { return false }; return true }
+            .sorted { a, b in
+                let order = ODataOrdering.compare(a[property: "GrossAmount"] ?? .null, b[property: "GrossAmount"] ?? .null)
+                return order != 0 ? order > 0 : string(a, "SalesOrderID") > string(b, "SalesOrderID")
+            }
+        let indexed = try allPages("SalesOrders?$filter=LifecycleStatus ne 'N'&$orderby=GrossAmount desc&$count=true", pageSize: 50)
+        #expect(indexed.entities.map { string($0, "SalesOrderID") } == expected.map { string($0, "SalesOrderID") })
+        #expect(indexed.counts == [expected.count])
+
+        // Unindexed order (top-k heap per page) with $top spanning several pages.
+        let byName = orders.sorted { a, b in
+            let order = ODataOrdering.compare(a[property: "CustomerName"] ?? .null, b[property: "CustomerName"] ?? .null)
+            return order != 0 ? order < 0 : string(a, "SalesOrderID") < string(b, "SalesOrderID")
+        }
+        let heap = try allPages("SalesOrders?$orderby=CustomerName&$top=130&$skip=5", pageSize: 40)
+        #expect(heap.entities.map { string($0, "SalesOrderID") } == byName.dropFirst(5).prefix(130).map { string($0, "SalesOrderID") })
+        #expect(heap.pages == 4)
+    }
+
+    @Test func skipTokensFromOtherRequestsAreRejected() throws {
+        let first = try executor(pageSize: 10).execute("SalesOrders?$orderby=GrossAmount")
+        guard case .collection(_, _, let next?) = first.payload, let token = next.split(separator: "$skiptoken=").last else {
+            Issue.record("no next link"); return
+        }
+        for url in ["SalesOrders?$orderby=NetAmount&$skiptoken=\(token)", "SalesOrders?$skiptoken=abc", "SalesOrders?$skiptoken=\(token)x"] {
+            #expect(throws: ODataError.self, "\(url)") { try self.executor(pageSize: 10).execute(url) }
+        }
+    }
+
+    @Test func expandReturnsEachParentsTargets() throws {
+        let items = data["SalesOrderItems"] ?? []
+        let result = try executor().execute("SalesOrders?$top=25&$expand=ToItems($orderby=ItemPosition desc;$count=true),ToCustomer($select=CompanyName)")
+        #expect(result.entities.count == 25)
+        for order in result.entities {
+            let id = string(order, "SalesOrderID")
+            let mine = items.filter { string($0, "SalesOrderID") == id }.map { string($0, "ItemPosition") }.sorted(by: >)
+            guard case .entities(let expanded, let count, _)? = order.navigation("ToItems")?.content else {
+                Issue.record("ToItems not expanded for \(id)"); continue
+            }
+            #expect(expanded.map { string($0, "ItemPosition") } == mine)
+            #expect(count == Int64(mine.count))
+            guard case .entity(let customer?)? = order.navigation("ToCustomer")?.content else {
+                Issue.record("ToCustomer not expanded for \(id)"); continue
+            }
+            #expect(string(customer, "BusinessPartnerID") == string(order, "CustomerID"))
+            #expect(Set(customer.properties.map(\.name)) == ["BusinessPartnerID", "CompanyName"])
+        }
+    }
+
+    @Test func nestedFilterTopAndRefCount() throws {
+        let result = try executor().execute("SalesOrders?$top=10&$expand=ToItems($filter=Quantity gt 2;$top=1;$select=Quantity)")
+        for order in result.entities {
+            guard case .entities(let expanded, _, _)? = order.navigation("ToItems")?.content else { Issue.record("no ToItems"); continue }
+            #expect(expanded.count <= 1)
+            for item in expanded {
+                #expect((ODataOrdering.compare(item[property: "Quantity"] ?? .null, .int32(2))) > 0)
+            }
+        }
+        let refs = try executor().execute("SalesOrders?$top=3&$expand=ToItems/$ref")
+        for order in refs.entities {
+            guard case .entities(let expanded, _, _)? = order.navigation("ToItems")?.content else { Issue.record("no refs"); continue }
+            #expect(expanded.allSatisfy { $0.properties.isEmpty && ($0.control.id?.hasPrefix("SalesOrderItems(") ?? false) })
+        }
+    }
+
+    @Test func keysNavigationPathsCountsAndProperties() throws {
+        let orders = data["SalesOrders"] ?? []
+        let items = data["SalesOrderItems"] ?? []
+        let first = try #require(orders.first)
+        let id = string(first, "SalesOrderID")
+        let single = try executor().execute("SalesOrders('\(id)')")
+        guard case .entity(let entity) = single.payload else { Issue.record("not an entity"); return }
+        #expect(string(entity, "SalesOrderID") == id)
+
+        let mine = items.filter { string($0, "SalesOrderID") == id }
+        let nav = try executor().execute("SalesOrders('\(id)')/ToItems?$orderby=ItemPosition")
+        #expect(nav.entities.map { string($0, "ItemPosition") } == mine.map { string($0, "ItemPosition") }.sorted())
+        let count = try executor().execute("SalesOrders('\(id)')/ToItems/$count")
+        guard case .count(let n) = count.payload else { Issue.record("not a count"); return }
+        #expect(n == mine.count)
+
+        let customer = try executor().execute("SalesOrders('\(id)')/ToCustomer/ToContacts")
+        let contacts = (data["Contacts"] ?? []).filter { string($0, "BusinessPartnerID") == string(first, "CustomerID") }
+        #expect(customer.entities.count == contacts.count)
+
+        let property = try executor().execute("SalesOrders('\(id)')/CustomerID")
+        guard case .property(let name, let value) = property.payload else { Issue.record("not a property"); return }
+        #expect(name == "CustomerID" && value == first[property: "CustomerID"])
+
+        let total = try executor().execute("SalesOrders/$count?$filter=LifecycleStatus eq 'N'")
+        let expected = orders.filter { $0[property: "LifecycleStatus"] == .string("N") }.count
+        #expect(total.payload.countValue == expected)
+
+        do {
+            _ = try executor().execute("SalesOrders('nope')")
+            Issue.record("missing entity found")
+        } catch let error as ODataError {
+            #expect(error.name == "entityNotFound" && error.category == .notFound)
+        }
+    }
+
+    @Test func explainShowsTheIndexAndTheStream() throws {
+        let equality = try executor().explain("SalesOrders?$filter=LifecycleStatus eq 'N'")
+        #expect(equality.contains("index SO_Status range [LifecycleStatus = 'N']"))
+        let top = try executor().explain("SalesOrders?$orderby=GrossAmount desc&$top=20")
+        #expect(top.contains("index SO_Gross") && top.contains("backward"))
+        let heap = try executor().explain("SalesOrders?$orderby=NetAmount&$top=20")
+        #expect(heap.contains("top-20 heap") && heap.contains("full scan"))
+    }
+}
+
+extension QueryResult.Payload {
+    var countValue: Int? {
+        if case .count(let n) = self { return n }
+        return nil
+    }
+}
