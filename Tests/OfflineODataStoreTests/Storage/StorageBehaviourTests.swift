@@ -198,6 +198,46 @@ import Testing
         #expect(try reader0.systemValue(tree: "queue", key: [1]) == nil)
     }
 
+    @Test("readers running beside a writer see entities and index entries of one commit")
+    func concurrentReaders() async throws {
+        let harness = try StorageHarness(model: try IndexTestModel.model(), label: "concurrent")
+        try await harness.storage.declareIndex(IndexDefinition(name: "byName", entitySet: "Items", properties: ["Name"]))
+        let storage = harness.storage
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            group.addTask {
+                for round in 0..<40 {
+                    try storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+                        for id in Int32(0)..<20 where (Int(id) + round) % 3 != 0 {
+                            try batch.put(IndexTestModel.entity(id, IndexTestModel.Row(name: "r\(round)")), in: "Items")
+                        }
+                        for id in Int32(0)..<20 where (Int(id) + round) % 3 == 0 { _ = try batch.delete(key: [.int32(id)], in: "Items") }
+                    }
+                }
+                return 0
+            }
+            for _ in 0..<2 {
+                group.addTask {
+                    var checks = 0
+                    for _ in 0..<40 {
+                        let reader = try storage.reader()
+                        let entities = try reader.all("Items")
+                        let entries = try reader.indexKeys("byName")
+                        #expect(entries.count == entities.count)
+                        #expect(Set(entries) == Set(try entities.map { try $0.key() }))
+                        // One commit: every entity has the name of one round.
+                        let names = Set(try entities.map { try $0.value(named: "Name") })
+                        #expect(names.count <= 1)
+                        checks += 1
+                    }
+                    return checks
+                }
+            }
+            var total = 0
+            for try await n in group { total += n }
+            #expect(total == 80)
+        }
+    }
+
     @Test("a batch sees its own writes: put twice, put then delete, delete then put")
     func batchSeesItsWrites() async throws {
         let harness = try StorageHarness(model: try IndexTestModel.model(), label: "ownwrites")
