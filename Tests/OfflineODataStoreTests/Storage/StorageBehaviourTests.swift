@@ -118,6 +118,20 @@ import Testing
         harness.engine = try StorageEngine.open(path: harness.dir.path, options: .storageTest)
     }
 
+    @Test("a set that leaves the model keeps its data and indexes for when it comes back")
+    func setLeavesModel() async throws {
+        let model = try IndexTestModel.model()
+        let harness = try StorageHarness(model: model, label: "setleaves")
+        try await harness.storage.declareIndex(IndexDefinition(name: "byQty", entitySet: "Items", properties: ["Qty"]))
+        try harness.storage.apply(entities: Self.items(0..<10), to: "Items")
+        let other = try StorageFixtures.model(IndexTestModel.body, container: #"<EntitySet Name="Others" EntityType="T.Item"/>"#)
+        try harness.reopen(model: other)
+        expectStoreError("unknownEntitySet", 3001) { _ = try harness.storage.reader().count("Items") }
+        expectStoreError("unknownIndex", 3007) { _ = try harness.storage.reader().indexScan("byQty") }
+        try harness.reopen(model: model)
+        #expect(try harness.storage.reader().indexKeys("byQty").count == 10)
+    }
+
     @Test("reopen: entities, ETags, flags, derived types, indexes and links persist")
     func reopen() async throws {
         let model = try IndexTestModel.model()
