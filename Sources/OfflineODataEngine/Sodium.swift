@@ -17,10 +17,12 @@ public enum CipherSuite: UInt8, Sendable, CaseIterable {
     }
 
     var isSupportedHere: Bool {
+        // CPU features are only detected by `sodium_init`: without it AES-GCM reads as missing
+        // (a fresh process that opens an AES-GCM store with a raw key made no other call yet).
+        Sodium.ready
         switch self {
-        case .none, .xchacha20poly1305: true
-        case .aes256gcm:
-            crypto_aead_aes256gcm_is_available() == 1
+        case .none, .xchacha20poly1305: return true
+        case .aes256gcm: return crypto_aead_aes256gcm_is_available() == 1
         }
     }
 }

@@ -99,3 +99,23 @@ import Testing
         #expect((check.stdout + check.stderr).contains(runName))
     }
 }
+
+extension CLITests {
+    /// Regression: a fresh process that opens an AES-256-GCM store with a raw key made no other
+    /// libsodium call before checking the cipher, so CPU detection had not run and the store was
+    /// refused as "not supported on this CPU".
+    @Test func rawKeyStoreOpensInAFreshProcess() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let key = [UInt8](repeating: 0x42, count: 32)
+        var o = EngineOptions(encryption: .key(key))
+        o.cipher = .preferred
+        let db = try StorageEngine.open(path: dir.store, options: o)
+        try db.write { $0.put(bytes("k"), bytes("v"), in: try db.tree("T")) }
+        try db.close()
+        let keyFile = dir.path + "/key.bin"
+        #expect(FileManager.default.createFile(atPath: keyFile, contents: Data(key)))
+        let check = try run(["check", dir.store, "--key-file", keyFile])
+        #expect(check.status == 0, "\(check.stderr)")
+    }
+}

@@ -144,7 +144,7 @@ extension EntityStorage {
             var last: [UInt8]?
             var count = 0
             while count < limit, let entity = try cursor.next() {
-                writer.batch.put(try writer.indexKey(index, try entity.record(), entity.keyBytes, info: info), [], in: index.tree)
+                writer.batch.put(try writer.indexKey(index, stored: entity.bytes, entity.keyBytes, info: info), [], in: index.tree)
                 last = entity.keyBytes
                 count += 1
             }

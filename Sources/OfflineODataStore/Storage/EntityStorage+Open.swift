@@ -70,7 +70,9 @@ extension EntityStorage {
         }
         for value in records {
             let (definition, isReady, isNavigation) = try IndexRecord.decode(value)
-            let info = try catalog.set(definition.entitySet)
+            // An index of a set the model no longer has: its entities cannot change while the
+            // set is absent, so the index stays right; it is simply not loaded.
+            guard let info = catalog.sets[definition.entitySet] else { continue }
             var columns: [IndexColumn] = []
             for path in definition.properties {
                 do {

@@ -64,7 +64,8 @@ public final class EntityStorage: Sendable {
 
     /// Runs `body` and commits everything it wrote (entities, index entries, links, system
     /// records) as one atomic engine commit, with the engine's durability. Nothing is written
-    /// when `body` throws.
+    /// when `body` throws. Writers are serialized: `body` must not call `write`, `apply`,
+    /// `declareIndex` or `dropIndex` of the same storage (it would wait for itself).
     @discardableResult
     public func write<T>(_ body: (inout EntityWriteBatch) throws(ODataError) -> T) throws(ODataError) -> T {
         try serialized { () throws(ODataError) -> T in

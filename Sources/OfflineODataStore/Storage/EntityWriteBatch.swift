@@ -106,6 +106,13 @@ public struct EntityWriteBatch {
         return (try info.codec.decode(value), meta)
     }
 
+    /// The codec bytes of the stored version as this batch sees it (trailer cut off).
+    func storedCodecBytes(_ keyBytes: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8]? {
+        guard var value = try current(keyBytes, in: info.tree) else { return nil }
+        _ = try StoredValue.split(&value, what: "entity of set '\(info.name)'")
+        return value
+    }
+
     mutating func put(record: EntityRecord, info: SetInfo, etag: String?, flags: EntityFlags,
                       typeName: String?) throws(ODataError) -> [UInt8] {
         var key: [ODataValue] = []
@@ -140,12 +147,12 @@ public struct EntityWriteBatch {
         }
         let names = catalog.indexesBySet[info.name] ?? []
         if !names.isEmpty {
-            let old = try stored(keyBytes, info: info)?.record
+            let old = try storedCodecBytes(keyBytes, info: info)
             for name in names {
                 guard let index = catalog.indexes[name] else { continue }
                 let newKey = try indexKey(index, record, keyBytes, info: info)
                 if let old {
-                    let oldKey = try indexKey(index, old, keyBytes, info: info)
+                    let oldKey = try indexKey(index, stored: old, keyBytes, info: info)
                     if oldKey == newKey { continue }
                     batch.delete(oldKey, in: index.tree)
                 }
@@ -185,6 +192,18 @@ public struct EntityWriteBatch {
         var values: [ODataValue] = []
         values.reserveCapacity(index.columns.count)
         for column in index.columns { values.append(column.value(in: record)) }
+        return try indexKey(index, values, primaryKey, info: info)
+    }
+
+    /// The entry of a stored version, reading only the indexed properties from its bytes.
+    func indexKey(_ index: ResolvedIndex, stored bytes: [UInt8], _ primaryKey: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8] {
+        var values: [ODataValue] = []
+        values.reserveCapacity(index.columns.count)
+        for column in index.columns { values.append(try column.value(from: bytes, codec: info.codec)) }
+        return try indexKey(index, values, primaryKey, info: info)
+    }
+
+    private func indexKey(_ index: ResolvedIndex, _ values: [ODataValue], _ primaryKey: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8] {
         var key = try OrderedKeyEncoding.encode(values)
         key += primaryKey
         guard key.count <= StoreFormat.maxTreeKeyBytes else {
@@ -194,10 +213,10 @@ public struct EntityWriteBatch {
     }
 
     mutating func delete(keyBytes: [UInt8], info: SetInfo) throws(ODataError) -> Bool {
-        guard let old = try stored(keyBytes, info: info) else { return false }
+        guard let old = try storedCodecBytes(keyBytes, info: info) else { return false }
         for name in catalog.indexesBySet[info.name] ?? [] {
             guard let index = catalog.indexes[name] else { continue }
-            batch.delete(try indexKey(index, old.record, keyBytes, info: info), in: index.tree)
+            batch.delete(try indexKey(index, stored: old, keyBytes, info: info), in: index.tree)
         }
         erase(keyBytes, in: info.tree)
         try removeLinks(of: keyBytes, info: info)

@@ -13,7 +13,18 @@ struct IndexColumn: Sendable, Hashable {
 
     /// The column's value in a record (absent values index as null), normalized to its kind.
     func value(in record: EntityRecord) -> ODataValue {
-        guard top < record.values.count, var value = record.values[top] else { return .null }
+        guard top < record.values.count, let value = record.values[top] else { return .null }
+        return leaf(of: value)
+    }
+
+    /// The column's value read from stored codec bytes (one property decoded, not the record).
+    func value(from bytes: [UInt8], codec: EntityCodec) throws(ODataError) -> ODataValue {
+        guard let value = try codec.readProperty(at: top, from: bytes) else { return .null }
+        return leaf(of: value)
+    }
+
+    private func leaf(of topValue: ODataValue) -> ODataValue {
+        var value = topValue
         for segment in path.dropFirst() {
             guard case .complex(let complex) = value, let inner = complex[segment] else { return .null }
             value = inner

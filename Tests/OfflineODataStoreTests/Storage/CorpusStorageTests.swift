@@ -134,6 +134,34 @@ struct CorpusStorageTests {
         }
     }
 
+    @Test("GWSAMPLE_BASIC (V2): association constraints give navigation in both directions")
+    func v2Navigation() throws {
+        let model = try StorageCorpora.model("gwsample_basic")
+        let harness = try StorageHarness(model: model, label: "gwsample")
+        let reader = ODataJSONReader(model: model, version: .v2)
+        var products: [ODataEntity] = []
+        for set in ["BusinessPartnerSet", "ProductSet"] {
+            let entities = try reader.readCollection(try StorageCorpora.bytes("gwsample_basic/\(set).json"), entitySet: set).entities
+            if set == "ProductSet" { products = entities }
+            try harness.storage.apply(entities: entities, to: set)
+        }
+        let snapshot = try harness.storage.reader()
+        var checked = 0
+        for partner in try snapshot.all("BusinessPartnerSet") {
+            let id = try #require(try partner.value(named: "BusinessPartnerID"))
+            let expected = products.filter { $0[property: "SupplierID"] == id }.map { [$0[property: "ProductID"] ?? .null] }
+            #expect(Set(try snapshot.targets("BusinessPartnerSet", [id], "ToProducts")) == Set(expected), "\(id)")
+            checked += expected.count
+        }
+        #expect(checked > 0)
+        for product in products.prefix(20) {
+            let key = [product[property: "ProductID"] ?? .null]
+            let supplier = try snapshot.targets("ProductSet", key, "ToSupplier")
+            let exists = try snapshot.entity(in: "BusinessPartnerSet", key: [product[property: "SupplierID"] ?? .null]) != nil
+            #expect(supplier == (exists ? [[product[property: "SupplierID"] ?? .null]] : []))
+        }
+    }
+
     @Test("Northwind: many-to-many links mirror into the partner; constraint navigations use keys and indexes")
     func northwindNavigation() throws {
         let model = try StorageCorpora.model("northwind")

@@ -118,6 +118,20 @@ import Testing
         harness.engine = try StorageEngine.open(path: harness.dir.path, options: .storageTest)
     }
 
+    @Test("a set that leaves the model keeps its data and indexes for when it comes back")
+    func setLeavesModel() async throws {
+        let model = try IndexTestModel.model()
+        let harness = try StorageHarness(model: model, label: "setleaves")
+        try await harness.storage.declareIndex(IndexDefinition(name: "byQty", entitySet: "Items", properties: ["Qty"]))
+        try harness.storage.apply(entities: Self.items(0..<10), to: "Items")
+        let other = try StorageFixtures.model(IndexTestModel.body, container: #"<EntitySet Name="Others" EntityType="T.Item"/>"#)
+        try harness.reopen(model: other)
+        expectStoreError("unknownEntitySet", 3001) { _ = try harness.storage.reader().count("Items") }
+        expectStoreError("unknownIndex", 3007) { _ = try harness.storage.reader().indexScan("byQty") }
+        try harness.reopen(model: model)
+        #expect(try harness.storage.reader().indexKeys("byQty").count == 10)
+    }
+
     @Test("reopen: entities, ETags, flags, derived types, indexes and links persist")
     func reopen() async throws {
         let model = try IndexTestModel.model()
@@ -196,6 +210,46 @@ import Testing
         var reverse = try reader.systemScan(tree: "queue", reverse: true)
         #expect(try reverse.next()?.key == [3])
         #expect(try reader0.systemValue(tree: "queue", key: [1]) == nil)
+    }
+
+    @Test("readers running beside a writer see entities and index entries of one commit")
+    func concurrentReaders() async throws {
+        let harness = try StorageHarness(model: try IndexTestModel.model(), label: "concurrent")
+        try await harness.storage.declareIndex(IndexDefinition(name: "byName", entitySet: "Items", properties: ["Name"]))
+        let storage = harness.storage
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            group.addTask {
+                for round in 0..<40 {
+                    try storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+                        for id in Int32(0)..<20 where (Int(id) + round) % 3 != 0 {
+                            try batch.put(IndexTestModel.entity(id, IndexTestModel.Row(name: "r\(round)")), in: "Items")
+                        }
+                        for id in Int32(0)..<20 where (Int(id) + round) % 3 == 0 { _ = try batch.delete(key: [.int32(id)], in: "Items") }
+                    }
+                }
+                return 0
+            }
+            for _ in 0..<2 {
+                group.addTask {
+                    var checks = 0
+                    for _ in 0..<40 {
+                        let reader = try storage.reader()
+                        let entities = try reader.all("Items")
+                        let entries = try reader.indexKeys("byName")
+                        #expect(entries.count == entities.count)
+                        #expect(Set(entries) == Set(try entities.map { try $0.key() }))
+                        // One commit: every entity has the name of one round.
+                        let names = Set(try entities.map { try $0.value(named: "Name") })
+                        #expect(names.count <= 1)
+                        checks += 1
+                    }
+                    return checks
+                }
+            }
+            var total = 0
+            for try await n in group { total += n }
+            #expect(total == 80)
+        }
     }
 
     @Test("a batch sees its own writes: put twice, put then delete, delete then put")
