@@ -96,7 +96,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "query-bench",
-            dependencies: ["BenchCommon", "QueryBenchKit"]
+            dependencies: [
+                "BenchCommon", "QueryBenchKit",
+                .product(name: "OfflineODataEngine", package: rootPackage),
+                .product(name: "OfflineODataModel", package: rootPackage),
+                .product(name: "OfflineODataQuery", package: rootPackage),
+                .product(name: "OfflineODataStore", package: rootPackage),
+                .product(name: "OfflineODataFixtures", package: rootPackage),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,105 @@
+import BenchCommon
+import Foundation
+import OfflineODataEngine
+import OfflineODataFixtures
+import OfflineODataModel
+import OfflineODataQuery
+import OfflineODataStore
+import QueryBenchKit
+
+/// Our store: the storage engine (encrypted with a raw 256-bit key, so no key derivation is
+/// timed; durability `.relaxed`, the counterpart of WAL + synchronous=NORMAL; 256 MiB cache like
+/// the SQLite peers), entities in `EntityStorage` with the same secondary indexes, queries through
+/// `QueryExecutor` from the OData URL. Every result entity is decoded completely.
+final class ours: QueryPeer {
+    static let name = "ours"
+    static let summary = "our store: encrypted (AES-256-GCM or XChaCha20, raw key), durability .relaxed, 256 MiB cache, `EntityStorage` + secondary indexes, queries from the OData URL through `QueryExecutor`"
+    static let key = [UInt8](repeating: 0x5A, count: 32)
+
+    let engine: StorageEngine
+    let storage: EntityStorage
+    let model: ServiceModel
+    let jsonReader: ODataJSONReader
+
+    init(directory: String, creating: Bool) throws {
+        let generator = SalesServiceGenerator(seed: 1, scale: .tiny)
+        model = try ServiceModel.parse(metadata: Array(generator.metadataXML().utf8))
+        var options = EngineOptions(encryption: .key(Self.key))
+        options.durability = .relaxed
+        options.cacheSize = QueryWorkload.cacheKiB * 1024
+        engine = try StorageEngine.open(path: directory + "/ours", options: options)
+        storage = try EntityStorage(engine: engine, model: model)
+        jsonReader = ODataJSONReader(model: model)
+        if creating {
+            for index in SecondaryIndex.all where !(try storage.indexes(of: index.set.name)).contains(where: { $0.definition.properties == [index.property] }) {
+                try Self.declare(storage, IndexDefinition(name: index.name, entitySet: index.set.name, properties: [index.property]))
+            }
+        }
+    }
+
+    /// Declares an index on the (still empty) store and waits for it.
+    static func declare(_ storage: EntityStorage, _ definition: IndexDefinition) throws {
+        let done = DispatchSemaphoreBox()
+        Task {
+            do { _ = try await storage.declareIndex(definition); done.signal(nil) } catch { done.signal(error) }
+        }
+        if let error = done.wait() { throw error }
+    }
+
+    func load(_ batch: EntityBatch) throws {
+        var entities: [ODataEntity] = []
+        entities.reserveCapacity(batch.entities.count)
+        for json in batch.entities { entities.append(try jsonReader.readEntity(json, entitySet: batch.set.name)) }
+        try storage.apply(entities: entities, to: batch.set.name)
+    }
+
+    func finishLoad() throws {}
+
+    func run(_ workload: QueryWorkload) throws -> QueryOutcome {
+        var sum = ResultChecksum(ordered: workload.ordered)
+        let executor = QueryExecutor(reader: try storage.reader(), model: model)
+        let result = try executor.execute(workload.url)
+        switch result.payload {
+        case .count(let n):
+            return QueryOutcome(rows: n, checksum: UInt64(n))
+        default:
+            for entity in result.entities {
+                sum.add(key: Self.keyText(entity, set: result.entitySet ?? ""))
+                for navigation in entity.navigation {
+                    if case .entities(let children, _, _) = navigation.content {
+                        for child in children { sum.add(key: Self.keyText(child, set: "SalesOrderItems")) }
+                    }
+                }
+            }
+        }
+        return sum.outcome
+    }
+
+    static func keyText(_ entity: ODataEntity, set: String) -> String {
+        let names = SalesEntitySet.allCases.first { $0.name == set }?.keyProperties ?? []
+        return names.map { name in
+            if case .string(let s)? = entity[property: name] { return s }
+            return ""
+        }.joined(separator: ",")
+    }
+
+    func close() throws {
+        try engine.close()
+    }
+}
+
+/// Waits for a task from synchronous code (index declaration happens before any load).
+final class DispatchSemaphoreBox: @unchecked Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private var error: (any Error)?
+
+    func signal(_ error: (any Error)?) {
+        self.error = error
+        semaphore.signal()
+    }
+
+    func wait() -> (any Error)? {
+        semaphore.wait()
+        return error
+    }
+}
