@@ -18,7 +18,7 @@ extension QueryExecutor {
         if steps.count == 1, case .entitySet = steps[0] { return .wholeSet }
         let current = try resolve(Array(steps.dropLast()))
         guard case .navigation(let name, _, _, _)? = steps.last else {
-            throw ODataError(.notSupported, name: "notSupported", code: 3150, message: "this collection path is not supported", location: "path")
+            throw ODataError.queryNotSupported("this collection path is not supported")
         }
         var keys: [[UInt8]] = []
         var seen = Set<[UInt8]>()
@@ -38,8 +38,7 @@ extension QueryExecutor {
         if case .property? = steps.last { steps.removeLast() }
         let found = try resolve(steps)
         guard let entity = found.first else {
-            throw ODataError(.notFound, name: "entityNotFound", code: 3151,
-                             message: "no entity at \(pathText(path))", location: "path")
+            throw ODataError.queryEntityNotFound(pathText(path))
         }
         return entity
     }
@@ -55,8 +54,7 @@ extension QueryExecutor {
             case .entitySet(let name):
                 set = name
             case .singleton(let name):
-                throw ODataError(.notSupported, name: "notSupported", code: 3150,
-                                 message: "singleton \(name) is not stored by the offline store", location: "path")
+                throw ODataError.queryNotSupported("singleton \(name) is not stored by the offline store")
             case .key(let key):
                 if let pending = pendingCollection {
                     // `A(1)/Items(2)`: the key must be among the navigation targets.

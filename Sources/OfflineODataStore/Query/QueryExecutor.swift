@@ -32,9 +32,7 @@ public struct QueryExecutor {
         // 1. Where the path leads.
         switch path.target {
         case .serviceDocument, .metadata, .batch:
-            throw ODataError(.notSupported, name: "notSupported", code: 3150,
-                             message: "the service document, $metadata and $batch are not answered by the query executor",
-                             location: "path")
+            throw ODataError.queryNotSupported("the service document, $metadata and $batch are not answered by the query executor")
         case .property(let name, _):
             let entity = try singleEntity(path)
             let value = try entity.value(named: name) ?? .null
@@ -48,8 +46,7 @@ public struct QueryExecutor {
             return QueryResult(payload: .entity(projected), entitySet: stored.entitySet, entityType: type)
         case .entityCollection(let set, let type):
             guard let set else {
-                throw ODataError(.notSupported, name: "notSupported", code: 3150,
-                                 message: "the collection of \(type) is not bound to an entity set (containment is not stored)", location: "path")
+                throw ODataError.queryNotSupported("the collection of \(type) is not bound to an entity set (containment is not stored)")
             }
             return try collection(request, set: set, type: type)
         }
