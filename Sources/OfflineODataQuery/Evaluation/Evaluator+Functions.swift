@@ -93,7 +93,7 @@ extension Evaluator {
             }
         case .matchesPattern:
             guard case .string(let text) = args[0], case .string(let pattern) = args[1] else { throw mismatch() }
-            return .boolean(try RegexCache.matches(text, pattern, at: exprs[1].position))
+            return .boolean(try patternCache.matches(text, pattern, at: exprs[1].position))
         case .year, .month, .day:
             let date: EdmDate
             switch args[0] {

@@ -9,6 +9,8 @@ public struct Evaluator: Sendable {
     public var now: EdmDateTimeOffset?
     /// Resolves `$root/Set(key)` paths; without one such paths fail with `evaluationNotSupported`.
     public var rootResolver: (any EvaluationRootResolver & Sendable)?
+    /// Compiled `matchesPattern` patterns, shared by copies of this evaluator.
+    let patternCache = PatternCache()
 
     public init(now: EdmDateTimeOffset? = nil, rootResolver: (any EvaluationRootResolver & Sendable)? = nil) {
         self.now = now ?? SystemClock.now()
