@@ -41,6 +41,16 @@ import Testing
         #expect(text == "(lt<Edm.Double> Weight[4]:Edm.Double 1.5:Edm.Double):Edm.Boolean")
     }
 
+    @Test func narrowingIsOnlyDoneWhenItCannotChangeTheResult() throws {
+        // Int32 converts exactly to Double, so comparing as Int32 is the same.
+        #expect(try bound(S.bin(.eq, S.prop("ID"), S.dbl(5))) == "(eq<Edm.Int32> ID[0]:Edm.Int32 5:Edm.Int32):Edm.Boolean")
+        // Decimal and Int64 values do not all convert exactly to Double: stay in Double.
+        #expect(try bound(S.bin(.eq, S.prop("Price"), S.dbl(1))) == "(eq<Edm.Double> Price[2]:Edm.Decimal 1.0:Edm.Double):Edm.Boolean")
+        #expect(try bound(S.bin(.eq, S.prop("Stock"), S.dbl(1))) == "(eq<Edm.Double> Stock[5]:Edm.Int64 1.0:Edm.Double):Edm.Boolean")
+        // Decimal promotion is exact: an Int32 property with an exact decimal literal.
+        #expect(try bound(S.bin(.eq, S.prop("ID"), S.dec("2.0"))) == "(eq<Edm.Int32> ID[0]:Edm.Int32 2:Edm.Int32):Edm.Boolean")
+    }
+
     @Test func arithmeticPromotes() throws {
         let text = try bound(S.bin(.add, S.prop("Rating"), S.prop("Stock")))
         #expect(text == "(add<Edm.Int64> Rating[3]:Edm.Int16 Stock[5]:Edm.Int64):Edm.Int64")
