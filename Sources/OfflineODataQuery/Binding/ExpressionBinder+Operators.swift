@@ -1,7 +1,7 @@
 import OfflineODataModel
 
 /// Operators: logic, comparison with promotion and literal retyping, `in`, `has`, arithmetic
-/// (docs/Query.md §2.4–2.5).
+/// (docs/Query.md §2.3–2.4).
 extension ExpressionBinder {
     func bindUnary(_ op: SyntaxUnaryOperator, _ operand: SyntaxExpr, at position: Int, in scope: Scope) throws(ODataError) -> BoundExpr {
         let bound = try bind(operand, in: scope)

@@ -22,6 +22,17 @@ public struct Evaluator: Sendable {
         try value(expr, Context(it: instance, current: .instance(instance)))
     }
 
+    /// The value of `expr` for `instance` when `$it` is another (outer) instance: expressions
+    /// of a binder made by `ExpressionBinder.expanded(_:)` (nested `$filter` in `$expand`).
+    public func evaluate(_ expr: BoundExpr, on instance: any EvaluationInstance, it outer: any EvaluationInstance) throws(ODataError) -> ODataValue {
+        try value(expr, Context(it: outer, current: .instance(instance)))
+    }
+
+    /// `matches` for a nested filter: true only for `true`, with `$it` the outer instance.
+    public func matches(_ filter: BoundExpr, on instance: any EvaluationInstance, it outer: any EvaluationInstance) throws(ODataError) -> Bool {
+        try evaluate(filter, on: instance, it: outer) == .boolean(true)
+    }
+
     /// True only when the filter evaluates to `true` (false and null drop the instance, URL §5.1.2).
     public func matches(_ filter: BoundExpr, on instance: any EvaluationInstance) throws(ODataError) -> Bool {
         try evaluate(filter, on: instance) == .boolean(true)

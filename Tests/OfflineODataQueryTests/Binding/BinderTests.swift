@@ -219,3 +219,19 @@ import Testing
         #expect(throws: ODataError.self) { try ExpressionBinder(model: TestModel.model, entityType: "Nope") }
     }
 }
+
+@Suite struct BoundAnalysisTests {
+    @Test func conjunctsAndConstants() throws {
+        let binder = try TestModel.binder()
+        let filter = try binder.bindFilter(try ODataURLParser.parseFilter("ID gt 1 and (Name eq 'a' and Rating lt 3) and (ID eq 2 or ID eq 3)"))
+        #expect(filter.conjuncts.map { BoundPrinter.print($0) } == [
+            "(gt<Edm.Int32> ID[0]:Edm.Int32 1:Edm.Int32):Edm.Boolean",
+            "(eq<Edm.String> Name[1]:Edm.String 'a':Edm.String):Edm.Boolean",
+            "(lt<Edm.Int16> Rating[3]:Edm.Int16 3:Edm.Int16):Edm.Boolean",
+            "(or<Edm.Boolean> (eq<Edm.Int32> ID[0]:Edm.Int32 2:Edm.Int32):Edm.Boolean (eq<Edm.Int32> ID[0]:Edm.Int32 3:Edm.Int32):Edm.Boolean):Edm.Boolean",
+        ])
+        #expect(try binder.bind(try ODataURLParser.parseFilter("1 add 2 eq 3")).isConstant)
+        #expect(try !binder.bind(try ODataURLParser.parseFilter("ID add 2 eq 3")).isConstant)
+        #expect(try !binder.bind(try ODataURLParser.parseFilter("now() gt 2020-01-01T00:00:00Z")).isConstant)
+    }
+}

@@ -55,3 +55,20 @@ import Testing
         #expect(try v("$this/ID eq 1") == .boolean(true))
     }
 }
+
+@Suite struct ExpandedFilterTests {
+    @Test func nestedFilterSeesTheTargetTypeAndItIsTheOuterInstance() throws {
+        let binder = try TestModel.binder().expanded(["Orders"])
+        #expect(binder.entityType == "Ns.Order")
+        #expect(binder.entitySet == "Orders")
+        #expect(binder.itEntityType == "Ns.Product")
+        let filter = try binder.bindFilter(try ODataURLParser.parseFilter("Quantity gt $it/Rating"))
+        #expect(BoundPrinter.print(filter) == "(gt<Edm.Int32> Quantity[2]:Edm.Int32 $it/Rating[3]:Edm.Int16):Edm.Boolean")
+        let product = Eval.product([("Rating", .int16(2))])
+        let order = ODataEntity(typeName: "Ns.Order", properties: [ODataProperty("Quantity", .int32(3))])
+        #expect(try Eval.evaluator.matches(filter, on: order, it: product))
+        #expect(try !Eval.evaluator.matches(filter, on: order, it: Eval.product([("Rating", .int16(5))])))
+        #expect(throws: ODataError.self) { try TestModel.binder().expanded(["Name"]) }
+        #expect(throws: ODataError.self) { try TestModel.binder().expanded(["Nope"]) }
+    }
+}
