@@ -1,6 +1,6 @@
 import OfflineODataModel
 
-/// A resolved member path (docs/Query.md §2.3).
+/// A resolved member path (docs/Query.md §2.2).
 public struct BoundPath: Sendable, Hashable {
     public var root: BoundPathRoot
     public var steps: [BoundPathStep]

@@ -1,6 +1,6 @@
 import OfflineODataModel
 
-/// A canonical text form of bound trees for golden tests and diagnostics (docs/Query.md §2.7).
+/// A canonical text form of bound trees for golden tests and diagnostics (docs/Query.md §2.5).
 ///
 /// Every node shows its type after a colon. Literals use the URL literal form; paths show each
 /// step: `Name[3]` (declared property 3 of the entity layout), `City[c1]` (complex member 1),

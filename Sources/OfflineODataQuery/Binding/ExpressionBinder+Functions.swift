@@ -1,6 +1,6 @@
 import OfflineODataModel
 
-/// Canonical function calls, `cast` and `isof` (docs/Query.md §2.5).
+/// Canonical function calls, `cast` and `isof` (docs/Query.md §2.4).
 extension ExpressionBinder {
     func bindCall(_ name: String, _ arguments: [SyntaxExpr], at position: Int, in scope: Scope) throws(ODataError) -> BoundExpr {
         let lower = name.lowercased()

@@ -1,6 +1,6 @@
 import OfflineODataModel
 
-/// Literal typing and exact conversions (docs/Query.md §2.4).
+/// Literal typing and exact conversions (docs/Query.md §2.3).
 extension ExpressionBinder {
     func bindLiteral(_ value: ODataValue, at position: Int) throws(ODataError) -> BoundExpr {
         if case .enumValue(let enumValue) = value {

@@ -1,7 +1,7 @@
 import OfflineODataModel
 
 /// Operators: logic, comparison with promotion and literal retyping, `in`, `has`, arithmetic
-/// (docs/Query.md §2.4–2.5).
+/// (docs/Query.md §2.3–2.4).
 extension ExpressionBinder {
     func bindUnary(_ op: SyntaxUnaryOperator, _ operand: SyntaxExpr, at position: Int, in scope: Scope) throws(ODataError) -> BoundExpr {
         let bound = try bind(operand, in: scope)
@@ -81,6 +81,10 @@ extension ExpressionBinder {
         var promotedToTarget = false
         if let a = expr.type.primitiveKind, let b = target.primitiveKind, let promoted = Self.promotedKind(a, b) {
             promotedToTarget = promoted == b
+            // Narrowing the literal to the other side's type must not change the result: every
+            // value of that type must convert exactly to the promoted type (Int64 or Decimal
+            // values do not all convert exactly to Double, so `DecimalProp eq 1e0` stays Double).
+            if !promotedToTarget && !Self.embedsExactly(b, in: promoted) { return expr }
         }
         guard let converted = try convertLiteral(value, to: target, promoted: promotedToTarget, at: position) else { return expr }
         var result = expr
@@ -90,6 +94,15 @@ extension ExpressionBinder {
         }
         result.type = target
         return result
+    }
+
+    /// True when every value of `kind` converts exactly to `promoted`.
+    static func embedsExactly(_ kind: EdmPrimitiveKind, in promoted: EdmPrimitiveKind) -> Bool {
+        switch promoted {
+        case .double: return [.byte, .sbyte, .int16, .int32, .single, .double].contains(kind)
+        case .single: return [.byte, .sbyte, .int16, .single].contains(kind)
+        default: return true
+        }
     }
 
     func requireComparable(_ op: BoundBinaryOperator, _ type: BoundType, nullOther: Bool, at position: Int) throws(ODataError) {

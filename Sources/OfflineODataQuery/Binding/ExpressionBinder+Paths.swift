@@ -1,6 +1,6 @@
 import OfflineODataModel
 
-/// Member paths, lambdas and `$count` (docs/Query.md §2.3).
+/// Member paths, lambdas and `$count` (docs/Query.md §2.2).
 extension ExpressionBinder {
     func bindPath(_ path: SyntaxPath, at position: Int, in scope: Scope) throws(ODataError) -> BoundExpr {
         var segments = path.segments[...]
@@ -22,8 +22,8 @@ extension ExpressionBinder {
             }
         case .it:
             root = .it
-            type = .entity(entityType)
-            set = entitySet
+            type = .entity(itEntityType)
+            set = itEntitySet
         case .this:
             root = .current
             type = scope.current

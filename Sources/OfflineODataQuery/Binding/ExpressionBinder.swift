@@ -13,6 +13,10 @@ public struct ExpressionBinder: Sendable {
     /// The entity set, when the binder was created from a set name (used to resolve the
     /// target sets of navigation properties).
     public let entitySet: String?
+    /// The type `$it` refers to: `entityType`, except in a binder made by `expanded(_:)`, where
+    /// `$it` stays the outer instance (URL §5.1.1.14, notes §7).
+    public private(set) var itEntityType: String
+    public private(set) var itEntitySet: String?
     public var aliases: [String: SyntaxExpr]
 
     /// `entityType` is an entity set name or a (namespace- or alias-) qualified entity type name.
@@ -28,6 +32,36 @@ public struct ExpressionBinder: Sendable {
         } else {
             throw .bindUnknownEntityType(nameOrSet)
         }
+        itEntityType = entityType
+        itEntitySet = entitySet
+    }
+
+    init(model: ServiceModel, entityType: String, entitySet: String?, it: String, itSet: String?,
+         aliases: [String: SyntaxExpr]) {
+        self.model = model
+        self.entityType = entityType
+        self.entitySet = entitySet
+        self.itEntityType = it
+        self.itEntitySet = itSet
+        self.aliases = aliases
+    }
+
+    /// A binder for the options nested in `$expand=Nav(…)` (or `A/B(…)`): bare names refer to
+    /// the navigation target, `$it` still to this binder's `$it`. Evaluate its expressions with
+    /// `Evaluator.evaluate(_:on:it:)`.
+    public func expanded(_ navigationPath: [String]) throws(ODataError) -> ExpressionBinder {
+        var type = entityType
+        var set = entitySet
+        for name in navigationPath {
+            let step = try bindMember(name, on: .entity(type), set: set, at: 0)
+            guard case .navigation(let navigation) = step.step else {
+                throw .bindInvalidPath("'\(name)' is not a navigation property of \(type)", at: 0)
+            }
+            type = navigation.targetEntityType
+            set = navigation.targetSet
+        }
+        return ExpressionBinder(model: model, entityType: type, entitySet: set, it: itEntityType, itSet: itEntitySet,
+                                aliases: aliases)
     }
 
     /// Binds any expression (a `$filter`, `$orderby` or `$compute` expression).

@@ -1,6 +1,6 @@
 import OfflineODataModel
 
-/// Binding errors, codes 1650–1699 (docs/Query.md §2.6, docs/Errors.md "Query binding").
+/// Binding errors, codes 1650–1699 (docs/Query.md §2.7, docs/Errors.md "Query binding").
 extension ODataError {
     static func at(_ position: Int) -> String { "offset \(position)" }
 

@@ -10,6 +10,16 @@ extension EdmDecimal {
     /// Fraction digits kept by a non-terminating division.
     static let divisionScale = 34
 
+    /// Most digits of a dividend or divisor (after aligning scales) that `div`, `divby` and
+    /// `mod` accept; schoolbook division is quadratic, so hostile operands are refused.
+    static let maxDivisionDigits = 1000
+
+    static func checkDivisionSize(_ a: Magnitude, _ b: Magnitude, at position: Int) throws(ODataError) {
+        guard a.count <= maxDivisionDigits, b.count <= maxDivisionDigits else {
+            throw .evalOverflow("decimal division with operands of more than \(maxDivisionDigits) digits", at: position)
+        }
+    }
+
     typealias Magnitude = [UInt8] // decimal digits, most significant first, no leading zeros
 
     static func make(_ negative: Bool, _ digits: Magnitude, _ scale: Int, at position: Int) throws(ODataError) -> EdmDecimal {
@@ -148,6 +158,7 @@ extension EdmDecimal {
         } else {
             denominator += Magnitude(repeating: 0, count: -shift)
         }
+        try Self.checkDivisionSize(numerator, denominator, at: position)
         var (quotient, _) = Self.divideMagnitudes(numerator, denominator)
         // Round half away from zero at divisionScale.
         let last = quotient.last ?? 0
@@ -161,6 +172,7 @@ extension EdmDecimal {
         if !isFinite || !other.isFinite { return Self.floating(self, other) { $0.truncatingRemainder(dividingBy: $1) } }
         if other.isZero { return nil }
         let (a, b, scale) = Self.aligned(self, other)
+        try Self.checkDivisionSize(a, b, at: position)
         let (_, remainder) = Self.divideMagnitudes(a, b)
         return try Self.make(isNegative, remainder, scale, at: position)
     }

@@ -24,16 +24,10 @@ extension Evaluator {
         }
         switch function {
         case .contains, .startswith, .endswith, .indexof:
-            let haystack: [ODataValue], needle: [ODataValue]
             if case .string(let a) = args[0], case .string(let b) = args[1] {
-                haystack = a.unicodeScalars.map { .int64(Int64($0.value)) }
-                needle = b.unicodeScalars.map { .int64(Int64($0.value)) }
-            } else if case .collection(let a) = args[0], case .collection(let b) = args[1] {
-                haystack = a
-                needle = b
-            } else {
-                throw mismatch()
+                return Self.stringSearch(function, a, b)
             }
+            guard case .collection(let haystack) = args[0], case .collection(let needle) = args[1] else { throw mismatch() }
             switch function {
             case .contains: return .boolean(try firstIndex(of: needle, in: haystack) != nil)
             case .startswith:
@@ -93,7 +87,7 @@ extension Evaluator {
             }
         case .matchesPattern:
             guard case .string(let text) = args[0], case .string(let pattern) = args[1] else { throw mismatch() }
-            return .boolean(try RegexCache.matches(text, pattern, at: exprs[1].position))
+            return .boolean(try patternCache.matches(text, pattern, at: exprs[1].position))
         case .year, .month, .day:
             let date: EdmDate
             switch args[0] {
@@ -139,6 +133,27 @@ extension Evaluator {
             }
         case .now, .mindatetime, .maxdatetime:
             return .null
+        }
+    }
+
+    /// contains/startswith/endswith/indexof on strings, ordinal by Unicode scalar.
+    static func stringSearch(_ function: CanonicalFunction, _ text: String, _ part: String) -> ODataValue {
+        let hay = text.unicodeScalars, needle = part.unicodeScalars
+        switch function {
+        case .startswith: return .boolean(hay.starts(with: needle))
+        case .endswith: return .boolean(hay.reversed().starts(with: needle.reversed()))
+        default:
+            var offset: Int32 = 0
+            var index = hay.startIndex
+            while true {
+                if hay[index...].starts(with: needle) {
+                    return function == .contains ? .boolean(true) : .int32(offset)
+                }
+                guard index < hay.endIndex else { break }
+                hay.formIndex(after: &index)
+                offset &+= 1
+            }
+            return function == .contains ? .boolean(false) : .int32(-1)
         }
     }
 

@@ -14,18 +14,21 @@ extension Evaluator {
     func binary(_ op: BoundBinaryOperator, _ left: BoundExpr, _ right: BoundExpr, operandType: BoundType,
                 resultType: BoundType, _ ctx: Context, at position: Int) throws(ODataError) -> ODataValue {
         switch op {
-        case .and:
-            let l = try boolean(left, ctx)
-            if l == false { return .boolean(false) }
+        case .and, .or:
+            // The side that decides wins: `false and X` is false and `true or X` is true even
+            // when X fails, whichever side fails, so a planner may reorder the operands.
+            let decisive = op == .or
+            let l: Bool?
+            do {
+                l = try boolean(left, ctx)
+            } catch {
+                if try boolean(right, ctx) == decisive { return .boolean(decisive) }
+                throw error
+            }
+            if l == decisive { return .boolean(decisive) }
             let r = try boolean(right, ctx)
-            if r == false { return .boolean(false) }
-            return l == nil || r == nil ? .null : .boolean(true)
-        case .or:
-            let l = try boolean(left, ctx)
-            if l == true { return .boolean(true) }
-            let r = try boolean(right, ctx)
-            if r == true { return .boolean(true) }
-            return l == nil || r == nil ? .null : .boolean(false)
+            if r == decisive { return .boolean(decisive) }
+            return l == nil || r == nil ? .null : .boolean(!decisive)
         case .eq, .ne:
             if case .entity = operandType {
                 // `Nav eq null`: an entity is never null.

@@ -9,6 +9,8 @@ public struct Evaluator: Sendable {
     public var now: EdmDateTimeOffset?
     /// Resolves `$root/Set(key)` paths; without one such paths fail with `evaluationNotSupported`.
     public var rootResolver: (any EvaluationRootResolver & Sendable)?
+    /// Compiled `matchesPattern` patterns, shared by copies of this evaluator.
+    let patternCache = PatternCache()
 
     public init(now: EdmDateTimeOffset? = nil, rootResolver: (any EvaluationRootResolver & Sendable)? = nil) {
         self.now = now ?? SystemClock.now()
@@ -18,6 +20,17 @@ public struct Evaluator: Sendable {
     /// The value of `expr` for `instance` (which is both `$it` and the current instance).
     public func evaluate(_ expr: BoundExpr, on instance: any EvaluationInstance) throws(ODataError) -> ODataValue {
         try value(expr, Context(it: instance, current: .instance(instance)))
+    }
+
+    /// The value of `expr` for `instance` when `$it` is another (outer) instance: expressions
+    /// of a binder made by `ExpressionBinder.expanded(_:)` (nested `$filter` in `$expand`).
+    public func evaluate(_ expr: BoundExpr, on instance: any EvaluationInstance, it outer: any EvaluationInstance) throws(ODataError) -> ODataValue {
+        try value(expr, Context(it: outer, current: .instance(instance)))
+    }
+
+    /// `matches` for a nested filter: true only for `true`, with `$it` the outer instance.
+    public func matches(_ filter: BoundExpr, on instance: any EvaluationInstance, it outer: any EvaluationInstance) throws(ODataError) -> Bool {
+        try evaluate(filter, on: instance, it: outer) == .boolean(true)
     }
 
     /// True only when the filter evaluates to `true` (false and null drop the instance, URL §5.1.2).

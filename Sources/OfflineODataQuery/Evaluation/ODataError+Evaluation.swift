@@ -1,6 +1,6 @@
 import OfflineODataModel
 
-/// Evaluation errors, codes 1700–1749 (docs/Query.md §3.7, docs/Errors.md "Query evaluation").
+/// Evaluation errors, codes 1700–1749 (docs/Query.md §3.8, docs/Errors.md "Query evaluation").
 extension ODataError {
     /// 1700: `div` or `mod` by zero on a type without INF/NaN (integers, fixed-scale Decimal).
     static func evalDivisionByZero(_ op: String, at position: Int) -> ODataError {

@@ -16,7 +16,7 @@ public enum ODataOrdering {
         }
         if let order = ODataValue.comparePromoted(a, b) { return order }
         let nanA = isNaN(a), nanB = isNaN(b)
-        if nanA || nanB { return nanA == nanB ? 0 : (nanA ? 1 : -1) }
+        if (nanA || nanB) && kindRank(a) == kindRank(b) { return nanA == nanB ? 0 : (nanA ? 1 : -1) }
         if let order = ODataValue.compare(a, b) { return order }
         let rankA = kindRank(a), rankB = kindRank(b)
         if rankA != rankB { return rankA < rankB ? -1 : 1 }

@@ -1,6 +1,6 @@
 import OfflineODataModel
 
-/// Evaluates `$search` (docs/Query.md §3.8; URL §5.1.8). Whether an item matches is up to the
+/// Evaluates `$search` (docs/Query.md §3.7; URL §5.1.8). Whether an item matches is up to the
 /// service; here a term or phrase matches when one of the instance's string properties
 /// contains it, ignoring case (both sides lower-cased). `NOT`, `AND` and `OR` combine
 /// matches with two-valued logic.

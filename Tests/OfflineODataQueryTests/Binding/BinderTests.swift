@@ -41,6 +41,16 @@ import Testing
         #expect(text == "(lt<Edm.Double> Weight[4]:Edm.Double 1.5:Edm.Double):Edm.Boolean")
     }
 
+    @Test func narrowingIsOnlyDoneWhenItCannotChangeTheResult() throws {
+        // Int32 converts exactly to Double, so comparing as Int32 is the same.
+        #expect(try bound(S.bin(.eq, S.prop("ID"), S.dbl(5))) == "(eq<Edm.Int32> ID[0]:Edm.Int32 5:Edm.Int32):Edm.Boolean")
+        // Decimal and Int64 values do not all convert exactly to Double: stay in Double.
+        #expect(try bound(S.bin(.eq, S.prop("Price"), S.dbl(1))) == "(eq<Edm.Double> Price[2]:Edm.Decimal 1.0:Edm.Double):Edm.Boolean")
+        #expect(try bound(S.bin(.eq, S.prop("Stock"), S.dbl(1))) == "(eq<Edm.Double> Stock[5]:Edm.Int64 1.0:Edm.Double):Edm.Boolean")
+        // Decimal promotion is exact: an Int32 property with an exact decimal literal.
+        #expect(try bound(S.bin(.eq, S.prop("ID"), S.dec("2.0"))) == "(eq<Edm.Int32> ID[0]:Edm.Int32 2:Edm.Int32):Edm.Boolean")
+    }
+
     @Test func arithmeticPromotes() throws {
         let text = try bound(S.bin(.add, S.prop("Rating"), S.prop("Stock")))
         #expect(text == "(add<Edm.Int64> Rating[3]:Edm.Int16 Stock[5]:Edm.Int64):Edm.Int64")
@@ -207,5 +217,21 @@ import Testing
 
     @Test func unknownEntitySet() {
         #expect(throws: ODataError.self) { try ExpressionBinder(model: TestModel.model, entityType: "Nope") }
+    }
+}
+
+@Suite struct BoundAnalysisTests {
+    @Test func conjunctsAndConstants() throws {
+        let binder = try TestModel.binder()
+        let filter = try binder.bindFilter(try ODataURLParser.parseFilter("ID gt 1 and (Name eq 'a' and Rating lt 3) and (ID eq 2 or ID eq 3)"))
+        #expect(filter.conjuncts.map { BoundPrinter.print($0) } == [
+            "(gt<Edm.Int32> ID[0]:Edm.Int32 1:Edm.Int32):Edm.Boolean",
+            "(eq<Edm.String> Name[1]:Edm.String 'a':Edm.String):Edm.Boolean",
+            "(lt<Edm.Int16> Rating[3]:Edm.Int16 3:Edm.Int16):Edm.Boolean",
+            "(or<Edm.Boolean> (eq<Edm.Int32> ID[0]:Edm.Int32 2:Edm.Int32):Edm.Boolean (eq<Edm.Int32> ID[0]:Edm.Int32 3:Edm.Int32):Edm.Boolean):Edm.Boolean",
+        ])
+        #expect(try binder.bind(try ODataURLParser.parseFilter("1 add 2 eq 3")).isConstant)
+        #expect(try !binder.bind(try ODataURLParser.parseFilter("ID add 2 eq 3")).isConstant)
+        #expect(try !binder.bind(try ODataURLParser.parseFilter("now() gt 2020-01-01T00:00:00Z")).isConstant)
     }
 }

@@ -57,6 +57,15 @@ import Testing
         #expect(try v(S.bin(.eq, S.bin(.add, S.dec("0.1"), S.dec("0.2")), S.dec("0.3"))) == .boolean(true))
     }
 
+    @Test func hugeDecimalDivisionIsRefusedNotSlow() throws {
+        let huge = S.dec(String(repeating: "9", count: 1500))
+        let error = Eval.error(S.bin(.divby, huge, S.dec("7")))
+        #expect(error?.name == "arithmeticOverflow")
+        #expect(Eval.error(S.bin(.mod, huge, S.dec("7")))?.name == "arithmeticOverflow")
+        // Still exact below the limit.
+        #expect(try v(S.bin(.mod, S.dec(String(repeating: "9", count: 40)), S.dec("7"))) == Eval.dec("3"))
+    }
+
     @Test func rounding() throws {
         #expect(try v(S.call("round", S.dbl(2.5))) == .double(3))
         #expect(try v(S.call("round", S.dbl(-0.5))) == .double(-1))

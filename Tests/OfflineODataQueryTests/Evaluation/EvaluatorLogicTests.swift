@@ -39,6 +39,15 @@ import Testing
         #expect(try Eval.evaluator.matches(bound, on: nullRow) == false)
     }
 
+    @Test func theDecidingSideWinsOverAnErrorOnEitherSide() throws {
+        let failing = S.bin(.eq, S.bin(.div, S.int(1), S.int(0)), S.int(1))
+        #expect(try Eval.value(S.bin(.and, S.bool(false), failing)) == .boolean(false))
+        #expect(try Eval.value(S.bin(.and, failing, S.bool(false))) == .boolean(false))
+        #expect(try Eval.value(S.bin(.or, failing, S.bool(true))) == .boolean(true))
+        #expect(Eval.error(S.bin(.and, failing, S.bool(true)))?.name == "divisionByZero")
+        #expect(Eval.error(S.bin(.or, S.bool(false), failing))?.name == "divisionByZero")
+    }
+
     @Test func specialFloatingValues() throws {
         let nan = S.dbl(.nan), inf = S.dbl(.infinity), ninf = S.dbl(-.infinity)
         #expect(try Eval.value(S.bin(.eq, nan, nan)) == .boolean(false))

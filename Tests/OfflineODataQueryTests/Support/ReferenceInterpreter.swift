@@ -12,7 +12,8 @@ import OfflineODataQuery
 /// - `eq ne gt ge lt le` (null eq null is true; ordering with null is false; NaN equals
 ///   nothing; Int32/Int64 compare exactly, anything with a Double compares as Double; strings
 ///   ordinally by Unicode scalar; false < true);
-/// - `and or not` with three-valued logic;
+/// - `and or not` with three-valued logic; a side that decides `and`/`or` (false/true) wins
+///   even when the other side is an error;
 /// - `add sub mul` on Int32/Int64/Double (Int32 op Int32 is Int32, with Int64 it is Int64,
 ///   with Double it is Double; integer overflow is an error; null operands give null);
 /// - `in (list)`;
@@ -71,19 +72,20 @@ public enum ReferenceInterpreter {
             for item in items where try equal(probe, try evaluate(item, row: row)) { return .boolean(true) }
             return .boolean(false)
         }
+        if op == .and || op == .or {
+            // Both sides are evaluated; a side that decides the result (false for and, true
+            // for or) wins even when the other side fails, so operand order never matters.
+            let decisive = op == .or
+            let a: Result<Bool?, Failure> = Result { () throws(Failure) -> Bool? in try truth(try evaluate(left, row: row)) }
+            let b: Result<Bool?, Failure> = Result { () throws(Failure) -> Bool? in try truth(try evaluate(right, row: row)) }
+            if case .success(decisive?) = a { return .boolean(decisive) }
+            if case .success(decisive?) = b { return .boolean(decisive) }
+            let x = try a.get(), y = try b.get()
+            return x == nil || y == nil ? .null : .boolean(!decisive)
+        }
         let l = try evaluate(left, row: row)
         let r = try evaluate(right, row: row)
         switch op {
-        case .and:
-            let a = try truth(l), b = try truth(r)
-            if a == false || b == false { return .boolean(false) }
-            if a == nil || b == nil { return .null }
-            return .boolean(true)
-        case .or:
-            let a = try truth(l), b = try truth(r)
-            if a == true || b == true { return .boolean(true) }
-            if a == nil || b == nil { return .null }
-            return .boolean(false)
         case .eq: return .boolean(try equal(l, r))
         case .ne: return .boolean(!(try equal(l, r)))
         case .gt, .ge, .lt, .le:
