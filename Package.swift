@@ -76,7 +76,7 @@ let package = Package(
                 "OfflineODataFixtures",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
-            exclude: ["Conformance/KnownFailures.txt"]
+            exclude: ["Conformance/KnownFailures.txt", "Evaluation/KnownEvalFailures.txt"]
         ),
         .testTarget(
             name: "OfflineODataStoreTests",
