@@ -84,18 +84,58 @@ public struct EntityCodec: Sendable {
         guard index >= 0, index < layout.properties.count else {
             throw .encodingLayoutMismatch("property index \(index) is outside the layout's \(layout.properties.count)", path: "$")
         }
-        let header = try Self.readHeader(bytes)
-        guard index < header.count else { return nil }
-        let value = try Self.readSlot(index, header, bytes)
-        if let value { try verify(value, at: index, header.slotStart(index)) }
+        guard let (start, end) = try Self.slotBounds(index, bytes) else { return nil }
+        let value = try Self.readSlot(start, end, bytes)
+        if let value { try verify(value, at: index, start) }
         return value
     }
 
     /// Reads one declared property by index without a layout (no shape check).
     public static func readProperty(at index: Int, from bytes: [UInt8]) throws(ODataError) -> ODataValue? {
-        let header = try readHeader(bytes)
-        guard index >= 0, index < header.count else { return nil }
-        return try readSlot(index, header, bytes)
+        guard index >= 0, let (start, end) = try slotBounds(index, bytes) else { return nil }
+        return try readSlot(start, end, bytes)
+    }
+
+    /// The byte range of declared property `index`, read straight from the offset table
+    /// (docs/EntityEncoding.md §2.2) without decoding the whole header: O(1), no allocation.
+    /// Nil when the property is absent (beyond the count the bytes were written with, or an
+    /// empty slot). Both offsets are checked against each other and the data.
+    static func slotBounds(_ index: Int, _ bytes: [UInt8]) throws(ODataError) -> (Int, Int)? {
+        guard let version = bytes.first else { throw .encodingTruncated("entity header", offset: 0) }
+        guard version == formatVersion else { throw .encodingUnsupportedVersion(version, offset: 0) }
+        // LEB128 count of declared slots.
+        var position = 1
+        var count: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard position < bytes.count else { throw .encodingTruncated("entity header", offset: position) }
+            let byte = bytes[position]
+            position += 1
+            guard shift < 63 else { throw .encodingInvalid("entity header: property count too long", offset: position) }
+            count |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { break }
+            shift += 7
+        }
+        guard count <= UInt64(bytes.count / 4) else { throw .encodingTruncated("entity header", offset: position) }
+        let declared = Int(count)
+        guard index < declared else { return nil }
+        let dataStart = position + 4 * (declared + 1)
+        guard dataStart <= bytes.count else { throw .encodingTruncated("entity header", offset: bytes.count) }
+        let first = littleEndian32(bytes, position + 4 * index)
+        let second = littleEndian32(bytes, position + 4 * (index + 1))
+        let last = littleEndian32(bytes, position + 4 * declared)
+        guard first <= second, second <= last else {
+            throw .encodingInvalid("entity: offsets decrease at property \(index)", offset: dataStart)
+        }
+        // The dynamic-property count follows the last slot, so the data must reach past it.
+        guard dataStart + last < bytes.count else { throw .encodingTruncated("entity", offset: bytes.count) }
+        let start = dataStart + first, end = dataStart + second
+        return end > start ? (start, end) : nil
+    }
+
+    @inline(__always)
+    static func littleEndian32(_ bytes: [UInt8], _ at: Int) -> Int {
+        Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
     }
 
     // MARK: internals
@@ -131,7 +171,11 @@ public struct EntityCodec: Sendable {
         let start = header.dataStart + header.offsets[index]
         let end = header.dataStart + header.offsets[index + 1]
         guard end > start else { return nil }
-        var reader = EncodedBytesReader(bytes, from: start, to: end, what: "entity property \(index)")
+        return try readSlot(start, end, bytes)
+    }
+
+    static func readSlot(_ start: Int, _ end: Int, _ bytes: [UInt8]) throws(ODataError) -> ODataValue? {
+        var reader = EncodedBytesReader(bytes, from: start, to: end, what: "entity property")
         let value = try EntityValueEncoding.read(&reader)
         guard reader.atEnd else { throw reader.invalid("value shorter than its slot") }
         return value

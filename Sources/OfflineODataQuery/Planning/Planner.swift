@@ -152,7 +152,8 @@ public enum Planner {
                                  description: candidate.description)
             }
         }
-        if var chosen = best, !(exactAtoms && atoms.count == 1 && chosen.exact) { chosen.exact = false; best = chosen }
+        // Exact only when the index consumed every atom and nothing else constrains the rows.
+        if var chosen = best, !(exactAtoms && others.isEmpty && chosen.exact) { chosen.exact = false; best = chosen }
         return best
     }
 
@@ -162,15 +163,18 @@ public enum Planner {
         var ranges = [IndexRange()]
         var fraction = 1.0
         var used: [String] = []
-        var exact = false
+        // Exact: the ranges hold exactly the rows for which every atom they consumed is true.
+        var exact = true
+        var consumed = 0
         for (column, property) in index.properties.enumerated() {
             let here = atoms.filter { $0.property == property }
             if let eq = here.first(where: { $0.op == .eq }), let value = eq.values.first {
                 ranges = ranges.map { var r = $0; r.equal.append(value); return r }
                 fraction *= equalitySelectivity
+                consumed += 1
                 used.append("\(property) eq \(ODataValue.describe(value))")
                 if column == index.properties.count - 1, index.kind == .primaryKey, index.properties.count == keyCount {
-                    fraction = 0; exact = atoms.count == index.properties.count
+                    fraction = 0
                 }
                 continue
             }
@@ -180,6 +184,7 @@ public enum Planner {
                 guard members.count * ranges.count <= maxRanges else { break }
                 ranges = ranges.flatMap { range in members.map { var r = range; r.equal.append($0); return r } }
                 fraction *= min(1, equalitySelectivity * Double(members.count))
+                consumed += 1
                 used.append("\(property) in (\(members.count) values)")
                 continue
             }
@@ -193,11 +198,17 @@ public enum Planner {
                 case .gt, .ge:
                     let bound = RangeBound(value, inclusive: atom.op == .ge)
                     if lower.map({ tighterLower(bound, than: $0) }) ?? true { lower = bound }
+                    consumed += 1
+                    // NaN sorts among the numbers of the index but compares false: not exact.
+                    if value.kind == .double || value.kind == .single { exact = false }
                 case .lt, .le:
                     let bound = RangeBound(value, inclusive: atom.op == .le)
                     if upper.map({ tighterUpper(bound, than: $0) }) ?? true { upper = bound }
+                    consumed += 1
+                    if value.kind == .double || value.kind == .single { exact = false }
                 case .startsWith:
                     if case .string(let text) = value, prefix.map({ text.count > $0.count }) ?? true { prefix = text }
+                    consumed += 1
                 default: break
                 }
             }
@@ -208,6 +219,10 @@ public enum Planner {
             if prefix != nil {
                 fraction *= prefixSelectivity
                 used.append("startswith(\(property))")
+                // A prefix range and bounds on the same column: the bounds are only re-checked.
+                if lower != nil || upper != nil { exact = false }
+                lower = nil
+                upper = nil
             } else if lower != nil && upper != nil {
                 fraction *= rangeSelectivity
                 used.append("\(property) between")
@@ -215,6 +230,8 @@ public enum Planner {
                 fraction *= halfRangeSelectivity
                 used.append("\(property) \(lower != nil ? ">" : "<")")
             }
+            // Nulls sort first in an index and compare false with lt/le: start after them.
+            if upper != nil, lower == nil { lower = RangeBound(.null, inclusive: false) }
             if lower != nil || upper != nil || prefix != nil {
                 ranges = ranges.map { var r = $0; r.lower = lower; r.upper = upper; r.prefix = prefix; return r }
             }
@@ -222,7 +239,7 @@ public enum Planner {
         }
         guard !used.isEmpty else { return nil }
         let what = index.kind == .primaryKey ? "primary key" : "index \(index.name)"
-        return Candidate(access: .index(index, ranges), fraction: fraction, exact: exact,
+        return Candidate(access: .index(index, ranges), fraction: fraction, exact: exact && consumed == atoms.count,
                          description: "\(what) [\(used.joined(separator: ", "))]")
     }
 

@@ -93,6 +93,12 @@ public struct QueryExecutor {
         }
         // 3. Filter, order, page.
         let needsFilter = plan?.needsFilter ?? true
+        if request.path.suffix == .count, !needsFilter {
+            // The access path answers the filter exactly: count index entries, read no entity.
+            var count = 0
+            while try stream.nextKey() != nil { count += 1 }
+            return QueryResult(payload: .count(count), entitySet: set, entityType: type, plan: plan)
+        }
         let streamsInOrder: Bool
         switch plan?.order {
         case .accessOrder?: streamsInOrder = true
@@ -105,9 +111,18 @@ public struct QueryExecutor {
         var collector = ResultCollector(orderBy: options.orderBy, evaluator: evaluator, context: context,
                                         limit: page.limit.map { $0 + 1 }, streams: streamsInOrder, after: page.position,
                                         countAll: options.count)
+        var reusable: StoredInstance?
         while let candidate = try stream.next() {
             if needsFilter {
-                let instance = StoredInstance(candidate, context: context)
+                // One instance for the whole scan: the evaluator keeps no reference after a call.
+                let instance: StoredInstance
+                if let existing = reusable {
+                    existing.reset(candidate)
+                    instance = existing
+                } else {
+                    instance = StoredInstance(candidate, context: context)
+                    reusable = instance
+                }
                 if let filter = options.filter, try !evaluator.matches(filter, on: instance) { continue }
                 if let search = options.search, let searcher, try !searcher.matches(search, on: instance) { continue }
             }

@@ -2,9 +2,16 @@ import OfflineODataModel
 import OfflineODataQuery
 
 /// What the evaluator needs to follow navigation from stored entities: the snapshot and the model.
-struct EvaluationContext: EvaluationRootResolver, @unchecked Sendable {
+/// A class so that instances and the evaluator share it by reference (one retain, no copies of
+/// the reader's catalog and snapshot per row).
+final class EvaluationContext: EvaluationRootResolver, @unchecked Sendable {
     let reader: EntityReader
     let model: ServiceModel
+
+    init(reader: EntityReader, model: ServiceModel) {
+        self.reader = reader
+        self.model = model
+    }
 
     func entity(set: String, entityType: String, key: [ODataValue]) throws(ODataError) -> (any EvaluationInstance)? {
         guard let stored = try reader.entity(in: set, key: key) else { return nil }
@@ -15,13 +22,22 @@ struct EvaluationContext: EvaluationRootResolver, @unchecked Sendable {
 /// A stored entity as the evaluator sees it: single properties are read straight out of the
 /// encoded bytes by their declared index (no full decode), navigation goes through the
 /// store's navigation indexes and links.
-struct StoredInstance: EvaluationInstance {
-    let entity: StoredEntity
+///
+/// A class: an existential of a struct this size would be boxed on the heap at every use; a
+/// class reference fits the existential inline, and one instance can be reused for the next
+/// candidate (`reset`).
+final class StoredInstance: EvaluationInstance {
+    private(set) var entity: StoredEntity
     let context: EvaluationContext
 
     init(_ entity: StoredEntity, context: EvaluationContext) {
         self.entity = entity
         self.context = context
+    }
+
+    /// Points the instance at the next candidate (the scan loop reuses one instance).
+    func reset(_ entity: StoredEntity) {
+        self.entity = entity
     }
 
     var typeName: String { entity.typeName }
