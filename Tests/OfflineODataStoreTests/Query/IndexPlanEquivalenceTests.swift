@@ -136,6 +136,13 @@ import Testing
         let ids = { (result: QueryResult) in result.entities.map { $0[property: "ID"] ?? .null } }
         let plan = try QueryExecutor(reader: harness.storage.reader(), model: model).explain(url)
         #expect(ids(indexed) == ids(scanned), "\(url): index plan vs full scan\n\(plan)")
+        // `/$count` (index-only when the plan is exact) agrees with the reference too.
+        let counted = try QueryExecutor(reader: harness.storage.reader(), model: model).execute("Rows/$count?$filter=\(filter)")
+        if case .count(let n) = counted.payload {
+            #expect(n == expected.count, "\(filter): /$count \(n) vs reference \(expected.count)")
+        } else {
+            Issue.record("/$count did not return a count")
+        }
         if orderText.isEmpty || orderText == "A" || orderText == "A desc" || orderText == "S" || orderText == "B" || orderText == "D desc" {
             let sorted = sortLikeStore(expected, orderText)
             let wanted = Array(sorted.prefix(top ?? sorted.count)).map { $0["ID"] ?? .null }
