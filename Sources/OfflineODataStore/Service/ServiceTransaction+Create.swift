@@ -86,7 +86,7 @@ extension ServiceTransaction {
 
     /// The child of a deep insert gets the parent's values for the foreign key that points back
     /// (the key prefix or the navigation index columns) when its payload left them out.
-    private func prefillForeignKey(_ child: inout ODataEntity, parentSet: String, parentKey: [UInt8],
+    func prefillForeignKey(_ child: inout ODataEntity, parentSet: String, parentKey: [UInt8],
                                    plan: NavigationPlan) throws(ODataError) {
         guard let (parent, _) = try batch.storedRecord(parentSet, keyBytes: parentKey) else { return }
         var pairs: [(String, IndexColumn)] = []
