@@ -216,3 +216,29 @@ import Testing
         #expect(response.status == 200 && response.bodyText == "{\"count\":\(count)}")
     }
 }
+
+@Suite struct LocalServiceStateTests {
+    @Test("AffectedEntity of queue and archive rows; local-state instance annotations in JSON")
+    func affectedAndAnnotations() throws {
+        let h = try ServiceHarness()
+        let order = try h.first("SalesOrders")
+        let key = try order.key()
+        try h.run(.patch, "SalesOrders" + (try keyText(key)), #"{"Note":"x"}"#)
+        let reader = try h.reader()
+        let row = try #require(try reader.all("RequestQueue").first)
+        let affected = try #require(try reader.affectedEntity(of: row))
+        #expect(try affected.key() == key && affected.entitySet == "SalesOrders")
+        #expect(try reader.affectedEntity(of: order) == nil)
+        try h.service.markFailed(requestID: 1, httpStatus: 412)
+        let archived = try #require(try h.reader().all("ErrorArchive").first)
+        #expect(try h.reader().affectedEntity(of: archived)?.key() == key)
+        let stored = try #require(try h.entity("SalesOrders", key))
+        let annotated = try stored.toODataEntity().annotatingLocalState(h.service.localState(of: stored), all: true)
+        let text = String(decoding: try ODataJSONWriter(model: h.model).writeEntity(annotated, entitySet: "SalesOrders"), as: UTF8.self)
+        #expect(text.contains(#""@com.sap.vocabularies.Offline.v1.islocal":true"#))
+        #expect(text.contains(#""@com.sap.vocabularies.Offline.v1.inerrorstate":true"#))
+        #expect(text.contains(#""@com.sap.vocabularies.Offline.v1.haspendingchanges":false"#))
+        let untouched = try #require(try h.all("SalesOrders").last)
+        #expect(untouched.localState == LocalEntityState(isLocal: false, hasPendingChanges: false, inErrorState: false))
+    }
+}
