@@ -4,13 +4,25 @@ import OfflineODataQuery
 /// `execute(_:)`: OData requests given as method + URL + headers + JSON body
 /// (docs/LocalService.md §2.1).
 extension LocalService {
+    /// Which entity a `$ref` request names.
+    enum RefTarget {
+        /// A key segment after the navigation.
+        case key([ODataValue])
+        /// `$id=Set(key)`.
+        case reference(String)
+        /// The body's `@odata.id`.
+        case body
+        /// The current target of a single-valued navigation.
+        case current
+    }
+
     enum Route {
         case read
         case batch
         case create(set: String, from: (set: String, key: [ODataValue], navigation: String)?)
         case change(set: String, key: [ODataValue], replace: Bool)
         case delete(set: String, key: [ODataValue])
-        case ref(set: String, key: [ODataValue], navigation: String, target: [ODataValue]?, remove: Bool)
+        case ref(set: String, key: [ODataValue], navigation: String, target: RefTarget, remove: Bool)
         case deleteArchiveEntry(Int64)
     }
 
@@ -71,25 +83,19 @@ extension LocalService {
             if request.method == .put, isCollection { break }
             if steps.count == 4 {
                 guard case .key(let target) = steps[3] else { break }
-                return .ref(set: set, key: key, navigation: name, target: target, remove: true)
+                return .ref(set: set, key: key, navigation: name, target: .key(target), remove: true)
             }
             if request.method == .delete {
                 if let id = url.options.otherSystemOptions["$id"] ?? url.options.otherSystemOptions["id"] {
-                    return .ref(set: set, key: key, navigation: name, target: try referenceKey(id, set: set, navigation: name), remove: true)
+                    return .ref(set: set, key: key, navigation: name, target: .reference(id), remove: true)
                 }
                 if isCollection { throw .serviceMalformedRequest("DELETE of a collection's $ref needs $id or a key segment", request.url) }
-                return .ref(set: set, key: key, navigation: name, target: nil, remove: true)
+                return .ref(set: set, key: key, navigation: name, target: .current, remove: true)
             }
-            return .ref(set: set, key: key, navigation: name, target: nil, remove: false)
+            return .ref(set: set, key: key, navigation: name, target: .body, remove: false)
         default: break
         }
         throw .serviceMethodNotAllowed(request.method.rawValue, request.url)
-    }
-
-    private func referenceKey(_ reference: String, set: String, navigation: String) throws(ODataError) -> [ODataValue] {
-        try perform { (tx: inout ServiceTransaction) throws(ODataError) -> [ODataValue] in
-            try OrderedKeyEncoding.decode(try tx.resolveReference(reference, navigationFrom: set, navigation).keyBytes)
-        }
     }
 
     /// Applies a change route inside a transaction (shared by `execute` and `$batch` change sets).
@@ -129,15 +135,18 @@ extension LocalService {
                               options: request.options, tx: &tx)
         case .ref(let set, let key, let navigation, let targetKey, let remove):
             let target: EntityRef
-            if let targetKey {
+            switch targetKey {
+            case .key(let values):
                 let plan = try tx.batch.navigationPlan(set, navigation)
-                target = EntityRef(set: plan.target, keyBytes: try tx.keyBytes(plan.target, targetKey))
-            } else if remove {
+                target = EntityRef(set: plan.target, keyBytes: try tx.keyBytes(plan.target, values))
+            case .reference(let reference):
+                target = try tx.resolveReference(reference, navigationFrom: set, navigation)
+            case .current:
                 guard let current = try tx.currentTarget(set, keyBytes: try tx.keyBytes(set, key), navigation: navigation) else {
                     throw .serviceEntityNotFound(set, (try tx.keyText(set, try tx.keyBytes(set, key))) + "/" + navigation)
                 }
                 target = current
-            } else {
+            case .body:
                 target = try tx.resolveReference(try referenceInBody(request), navigationFrom: set, navigation)
             }
             return try relate(set, key: key, navigation: navigation, target: target, remove: remove, headers: request.headers,

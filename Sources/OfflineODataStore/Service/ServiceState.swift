@@ -62,31 +62,70 @@ func readLE(_ bytes: [UInt8], _ offset: Int) -> UInt64 {
 
 /// docs/LocalService.md §5.2: what the back end knows of a locally changed entity.
 struct ServerImage: Equatable {
+    struct Link: Equatable {
+        var navigation: String
+        var targetKey: [UInt8]
+    }
+
     /// `kindServer`: the entity came from the back end; `stored` is its stored value as it was
-    /// then (docs/StoreFormat.md §4: record bytes and trailer with the server's ETag and flags).
-    /// `kindCreated`: created locally; the back end does not know it.
+    /// then (docs/StoreFormat.md §4: record bytes and trailer with the server's ETag and flags)
+    /// and `links` its recorded links. `kindCreated`: created locally; the back end does not know it.
     var kind: UInt8
     /// The request that first changed (or created) the entity locally.
     var firstRequestID: Int64
     /// A temporary local key was generated for it (the upload replaces it).
     var keyGenerated: Bool
     var stored: [UInt8]
+    var links: [Link] = []
 
     func encode() -> [UInt8] {
-        [ServiceFormat.imageVersion, kind] + ServiceCounters.le(UInt64(bitPattern: firstRequestID))
-            + [keyGenerated ? 1 : 0] + stored
+        var out: [UInt8] = [ServiceFormat.imageVersion, kind] + ServiceCounters.le(UInt64(bitPattern: firstRequestID))
+        out.append(keyGenerated ? 1 : 0)
+        guard kind == ServiceFormat.kindServer else { return out }
+        out += Self.u32(stored.count)
+        out += stored
+        out += Self.u32(links.count)
+        for link in links {
+            let name = Array(link.navigation.utf8)
+            out += Self.u32(name.count) + name + Self.u32(link.targetKey.count) + link.targetKey
+        }
+        return out
     }
+
+    static func u32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
 
     static func decode(_ bytes: [UInt8], what: String) throws(ODataError) -> ServerImage {
         guard bytes.count >= 11, bytes[0] == ServiceFormat.imageVersion,
               bytes[1] == ServiceFormat.kindServer || bytes[1] == ServiceFormat.kindCreated, bytes[10] <= 1 else {
             throw .queueCorrupted(what, "server image header is malformed")
         }
-        let image = ServerImage(kind: bytes[1], firstRequestID: Int64(bitPattern: readLE(bytes, 2)), keyGenerated: bytes[10] == 1,
-                                stored: Array(bytes[11...]))
-        if image.kind == ServiceFormat.kindServer, image.stored.count < StoredValue.trailerSize {
-            throw .queueCorrupted(what, "server image without the stored entity")
+        var image = ServerImage(kind: bytes[1], firstRequestID: Int64(bitPattern: readLE(bytes, 2)), keyGenerated: bytes[10] == 1,
+                                stored: [])
+        guard image.kind == ServiceFormat.kindServer else {
+            guard bytes.count == 11 else { throw .queueCorrupted(what, "bytes after a local-creation image") }
+            return image
         }
+        var p = 11
+        func u32() throws(ODataError) -> Int {
+            guard p + 4 <= bytes.count else { throw .queueCorrupted(what, "server image truncated at byte \(p)") }
+            defer { p += 4 }
+            return (0..<4).reduce(0) { $0 | Int(bytes[p + $1]) << (8 * $1) }
+        }
+        func take(_ n: Int) throws(ODataError) -> [UInt8] {
+            guard n >= 0, p + n <= bytes.count else { throw .queueCorrupted(what, "server image truncated at byte \(p)") }
+            defer { p += n }
+            return Array(bytes[p..<p + n])
+        }
+        image.stored = try take(try u32())
+        guard image.stored.count >= StoredValue.trailerSize else { throw .queueCorrupted(what, "server image without the stored entity") }
+        let count = try u32()
+        for _ in 0..<count {
+            guard let name = String(validating: try take(try u32()), as: UTF8.self) else {
+                throw .queueCorrupted(what, "navigation name is not UTF-8")
+            }
+            image.links.append(Link(navigation: name, targetKey: try take(try u32())))
+        }
+        guard p == bytes.count else { throw .queueCorrupted(what, "\(bytes.count - p) bytes after the server image") }
         return image
     }
 }

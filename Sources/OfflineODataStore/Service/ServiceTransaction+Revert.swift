@@ -57,6 +57,20 @@ extension ServiceTransaction {
             }
             try dropImage(ref.set, ref.keyBytes)
         }
+        // Recorded links back as they were (after every entity is back).
+        for ref in ordered {
+            guard let image = images[ref], image.kind == ServiceFormat.kindServer else { continue }
+            for (navigation, plan) in batch.navigationPlans(of: ref.set) {
+                guard case .link(_, let forward, _, _, _) = plan else { continue }
+                for target in try batch.suffixes(in: forward, prefix: ref.keyBytes) {
+                    try batch.unlinkRecorded(ref.set, navigation, ref.keyBytes, target)
+                }
+            }
+            let key = try OrderedKeyEncoding.decode(ref.keyBytes)
+            for link in image.links {
+                try batch.link(from: ref.set, key: key, navigation: link.navigation, to: try OrderedKeyEncoding.decode(link.targetKey))
+            }
+        }
         let ids = requests.sorted()
         for id in ids {
             _ = try batch.delete(key: [.int64(id)], in: OfflineSystemSets.requestQueue)

@@ -92,7 +92,13 @@ struct ServiceTransaction {
     mutating func ensureImage(_ set: String, _ keyBytes: [UInt8], requestID: Int64) throws(ODataError) -> ServerImage? {
         if let existing = try image(set, keyBytes) { return existing }
         guard let stored = try batch.storedValue(set, keyBytes: keyBytes) else { return nil }
-        let image = ServerImage(kind: ServiceFormat.kindServer, firstRequestID: requestID, keyGenerated: false, stored: stored)
+        var image = ServerImage(kind: ServiceFormat.kindServer, firstRequestID: requestID, keyGenerated: false, stored: stored)
+        for (navigation, plan) in batch.navigationPlans(of: set).sorted(by: { $0.key < $1.key }) {
+            guard case .link(_, let forward, _, _, _) = plan else { continue }
+            for target in try batch.suffixes(in: forward, prefix: keyBytes) {
+                image.links.append(ServerImage.Link(navigation: navigation, targetKey: target))
+            }
+        }
         try putImage(set, keyBytes, image)
         return image
     }
