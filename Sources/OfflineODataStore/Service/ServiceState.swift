@@ -28,6 +28,9 @@ enum ServiceFormat {
 
 /// docs/LocalService.md §5.1: the monotonic counters, in one record.
 struct ServiceCounters: Equatable {
+    /// Counters stay below 2^62 (a record claiming more is corrupt; no increment can overflow).
+    static let maxCounter: Int64 = 1 << 62
+    var maxCounter: Int64 { Self.maxCounter }
     var nextRequestID: Int64 = 1
     var nextETag: Int64 = 1
     var nextLocalKey: Int64 = 1
@@ -45,8 +48,8 @@ struct ServiceCounters: Equatable {
         }
         func at(_ i: Int) -> Int64 { Int64(bitPattern: readLE(bytes, 1 + 8 * i)) }
         let c = ServiceCounters(nextRequestID: at(0), nextETag: at(1), nextLocalKey: at(2), nextEventID: at(3))
-        guard c.nextRequestID >= 1, c.nextETag >= 1, c.nextLocalKey >= 1, c.nextEventID >= 1 else {
-            throw .queueCorrupted("odata.s.service/counters", "a counter is below 1")
+        for value in [c.nextRequestID, c.nextETag, c.nextLocalKey, c.nextEventID] where value < 1 || value >= maxCounter {
+            throw .queueCorrupted("odata.s.service/counters", "counter \(value) is outside 1…2^62")
         }
         return c
     }

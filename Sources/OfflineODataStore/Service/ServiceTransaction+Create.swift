@@ -120,6 +120,13 @@ extension ServiceTransaction {
         }
     }
 
+    /// The back end fills a property left out of a create: computed, or with a default value.
+    func backEndFills(typeName: String, property: String) -> Bool {
+        if isComputed(typeName: typeName, property: property) { return true }
+        guard let type = model.entityType(qualifiedName: typeName) else { return false }
+        return model.allProperties(of: type).first { $0.name == property }?.defaultValue != nil
+    }
+
     /// A unique temporary key value of the key's kind (docs/LocalService.md §2.3).
     private mutating func generateKey(_ set: String, _ property: String, _ kind: EdmPrimitiveKind?) throws(ODataError) -> ODataValue {
         let n = nextLocalKey()
@@ -153,7 +160,7 @@ extension ServiceTransaction {
         guard let (record, _) = try batch.storedRecord(set, keyBytes: keyBytes) else { return }
         for (i, property) in info.layout.properties.enumerated() where !property.isNullable {
             let value = i < record.values.count ? record.values[i] : nil
-            if value == nil || value == .null {
+            if value == nil || value == .null, !backEndFills(typeName: info.typeName, property: property.name) {
                 throw .serviceConstraintViolation(set, "non-nullable property '\(property.name)' has no value", "\(set)/\(property.name)")
             }
         }

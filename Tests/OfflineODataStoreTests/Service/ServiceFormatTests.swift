@@ -12,7 +12,9 @@ import Testing
         let bytes = c.encode()
         #expect(bytes == [1, 2, 0, 0, 0, 0, 0, 0, 0, 2, 1, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0])
         #expect(try ServiceCounters.decode(bytes) == c)
-        for bad in [Array(bytes.dropLast()), [2] + bytes.dropFirst(), [1] + [UInt8](repeating: 0, count: 32), bytes + [0]] {
+        let huge: [UInt8] = [1] + [UInt8](repeating: 0xFF, count: 7) + [0x7F] + Array(bytes[9...])
+        let bads: [[UInt8]] = [Array(bytes.dropLast()), [2] + Array(bytes.dropFirst()), [1] + [UInt8](repeating: 0, count: 32), bytes + [0], huge]
+        for bad in bads {
             expectStoreError("queueCorrupted", 3202) { _ = try ServiceCounters.decode(bad) }
         }
     }
