@@ -16,6 +16,8 @@ import Testing
         let (key, url, original) = try order(h)
         try h.run(.patch, url, #"{"Note":"one"}"#)
         try h.run(.patch, url, #"{"Note":"two","LifecycleStatus":"C"}"#)
+        let change = try #require(try h.service.localChanges().first)
+        #expect(change.key == key && !change.createdLocally && change.firstRequestID == 1 && change.serverETag == original.etag)
         try h.run(.post, "BusinessPartners", newPartner("9900000001"))
         #expect(try h.queue().count == 3)
         #expect(try h.service.undoPendingChanges(set: "SalesOrders", key: key))
@@ -23,6 +25,7 @@ import Testing
         expectSameEntity(try restored.toODataEntity(), try original.toODataEntity(), "restored")
         #expect(restored.flags == [] && restored.etag == original.etag)
         #expect(try h.queue().map(\.method) == ["POST"])
+        #expect(try h.service.localChanges().map(\.entitySet) == ["BusinessPartners"])
         #expect(try h.service.undoPendingChanges(set: "SalesOrders", key: key) == false)
         // Indexes follow: the order is found over the customer again.
         guard case .string(let customer)? = try original.value(named: "CustomerID") else { return }
@@ -159,6 +162,11 @@ import Testing
         #expect(try h.run(.post, "Notes", #"{"ID":7,"Text":"c"}"#).headers["Location"] == "Notes(7)")
         expectServiceError("missingKeyValue", 3104, h) { try h.run(.post, "Plains", "{}") }
         #expect(try h.queue().map(\.affectedEntityKey) == ["(-1)", "(-2)", "(4c4f4341-4c00-0000-0000-000000000003)", "(7)"])
+        let changes = try h.service.localChanges()
+        #expect(changes.map(\.entitySet) == ["Notes", "Notes", "Notes", "Tags"])
+        #expect(changes.map(\.key) == [[.int64(-2)], [.int64(-1)], [.int64(7)], [.guid(EdmGuid(high: 0x4C4F_4341_4C00_0000, low: 3))]])
+        #expect(changes.map(\.keyGenerated) == [true, true, false, true])
+        #expect(changes.allSatisfy { $0.createdLocally && $0.serverETag == nil })
     }
 
     @Test("the queue and counters are durable: after reopening, IDs and ETags continue")
