@@ -250,3 +250,28 @@ import Testing
         #expect(untouched.localState == LocalEntityState(isLocal: false, hasPendingChanges: false, inErrorState: false))
     }
 }
+
+@Suite struct LocalServiceConcurrencyTests {
+    @Test("concurrent changes get unique, gap-free RequestIDs and ETags; queue and data agree")
+    func concurrent() async throws {
+        let h = try ServiceHarness(load: false)
+        let service = h.service
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    for n in 0..<10 {
+                        let id = String(format: "98%02d%06d", worker, n)
+                        try service.execute(ODataRequest(.post, "BusinessPartners", body: Array(newPartner(id).utf8)))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let queue = try h.queue()
+        #expect(queue.map(\.requestID) == Array(1...40))
+        let partners = try h.all("BusinessPartners")
+        #expect(partners.count == 40)
+        #expect(Set(partners.compactMap(\.etag)).count == 40)
+        #expect(Set(queue.map(\.affectedEntityKey)) == Set(try partners.map { "('\(try $0.key().first.flatMap { if case .string(let s) = $0 { s } else { nil } } ?? "")')" }))
+    }
+}
