@@ -28,6 +28,7 @@ extension LocalService {
 
     /// Executes one request. Changes are applied and queued atomically; errors are thrown
     /// (`ODataResponse.error(_:)` turns one into an OData error response) and change nothing.
+    @discardableResult
     public func execute(_ request: ODataRequest) throws(ODataError) -> ODataResponse {
         try request.options.validate()
         let route = try self.route(request)
