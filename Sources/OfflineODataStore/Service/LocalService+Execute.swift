@@ -1,0 +1,188 @@
+import OfflineODataModel
+import OfflineODataQuery
+
+/// `execute(_:)`: OData requests given as method + URL + headers + JSON body
+/// (docs/LocalService.md §2.1).
+extension LocalService {
+    /// Which entity a `$ref` request names.
+    enum RefTarget {
+        /// A key segment after the navigation.
+        case key([ODataValue])
+        /// `$id=Set(key)`.
+        case reference(String)
+        /// The body's `@odata.id`.
+        case body
+        /// The current target of a single-valued navigation.
+        case current
+    }
+
+    enum Route {
+        case read
+        case batch
+        case create(set: String, from: (set: String, key: [ODataValue], navigation: String)?)
+        case change(set: String, key: [ODataValue], replace: Bool)
+        case delete(set: String, key: [ODataValue])
+        case ref(set: String, key: [ODataValue], navigation: String, target: RefTarget, remove: Bool)
+        case deleteArchiveEntry(Int64)
+    }
+
+    /// Executes one request. Changes are applied and queued atomically; errors are thrown
+    /// (`ODataResponse.error(_:)` turns one into an OData error response) and change nothing.
+    @discardableResult
+    public func execute(_ request: ODataRequest) throws(ODataError) -> ODataResponse {
+        try request.options.validate()
+        let route = try self.route(request)
+        switch route {
+        case .read:
+            guard let readHandler else { throw .serviceNoReadHandler(request.url) }
+            return try readHandler.read(request, reader: try storage.reader())
+        case .batch:
+            return try executeBatch(request)
+        case .deleteArchiveEntry(let id):
+            try deleteErrorArchiveEntry(requestID: id)
+            return ODataResponse(status: 204)
+        default:
+            return try perform { (tx: inout ServiceTransaction) throws(ODataError) -> ODataResponse in
+                try self.apply(route, request, tx: &tx)
+            }
+        }
+    }
+
+    /// Resolves method and URL to what the request does.
+    func route(_ request: ODataRequest) throws(ODataError) -> Route {
+        let url: SyntaxURL
+        let path: BoundResourcePath
+        do {
+            url = try ODataURLParser.parse(request.url)
+            path = try ResourcePathBinder(model: model, aliases: url.options.aliases).bind(url.path)
+        }
+        if request.method == .get { return .read }
+        if case .batch = path.target {
+            guard request.method == .post else { throw .serviceMethodNotAllowed(request.method.rawValue, request.url) }
+            return .batch
+        }
+        let steps = path.steps.filter { if case .typeCast = $0 { return false } else { return true } }
+        switch (request.method, steps.count, path.suffix) {
+        case (.post, 1, .none):
+            guard case .entitySet(let set) = steps[0] else { break }
+            return .create(set: set, from: nil)
+        case (.post, 3, .none):
+            guard case .entitySet(let set) = steps[0], case .key(let key) = steps[1],
+                  case .navigation(let name, _, let target?, true) = steps[2] else { break }
+            return .create(set: target, from: (set, key, name))
+        case (.put, 2, .none), (.patch, 2, .none), (.merge, 2, .none):
+            guard let (set, key) = path.directKey else { break }
+            return .change(set: set, key: key, replace: request.method == .put)
+        case (.delete, 2, .none):
+            guard let (set, key) = path.directKey else { break }
+            if set == OfflineSystemSets.errorArchive, key.count == 1, case .int64(let id) = key[0] { return .deleteArchiveEntry(id) }
+            return .delete(set: set, key: key)
+        case (.post, 3, .ref), (.put, 3, .ref), (.delete, 3, .ref), (.delete, 4, .ref):
+            guard case .entitySet(let set) = steps[0], case .key(let key) = steps[1],
+                  case .navigation(let name, _, _, let isCollection) = steps[2] else { break }
+            if request.method == .post, !isCollection { break }
+            if request.method == .put, isCollection { break }
+            if steps.count == 4 {
+                guard case .key(let target) = steps[3] else { break }
+                return .ref(set: set, key: key, navigation: name, target: .key(target), remove: true)
+            }
+            if request.method == .delete {
+                if let id = url.options.otherSystemOptions["$id"] ?? url.options.otherSystemOptions["id"] {
+                    return .ref(set: set, key: key, navigation: name, target: .reference(id), remove: true)
+                }
+                if isCollection { throw .serviceMalformedRequest("DELETE of a collection's $ref needs $id or a key segment", request.url) }
+                return .ref(set: set, key: key, navigation: name, target: .current, remove: true)
+            }
+            return .ref(set: set, key: key, navigation: name, target: .body, remove: false)
+        default: break
+        }
+        throw .serviceMethodNotAllowed(request.method.rawValue, request.url)
+    }
+
+    /// Applies a change route inside a transaction (shared by `execute` and `$batch` change sets).
+    func apply(_ route: Route, _ request: ODataRequest, tx: inout ServiceTransaction) throws(ODataError) -> ODataResponse {
+        let ifMatch = request.header("If-Match")
+        let prefer = request.header("Prefer")
+        let bodyText = request.body.map { String(decoding: $0, as: UTF8.self) }
+        switch route {
+        case .create(let set, let from):
+            try ServiceTransaction.checkWritable(set, "POST")
+            var entity = try readBody(request, set: set)
+            var plan: NavigationPlan?
+            if let from {
+                let parentKey = try tx.keyBytes(from.set, from.key)
+                guard try tx.batch.storedValue(from.set, keyBytes: parentKey) != nil else {
+                    throw .serviceEntityNotFound(from.set, try tx.keyText(from.set, parentKey))
+                }
+                let navigationPlan = try tx.batch.navigationPlan(from.set, from.navigation)
+                try tx.prefillForeignKey(&entity, parentSet: from.set, parentKey: parentKey, plan: navigationPlan)
+                plan = navigationPlan
+            }
+            let response = try create(entity, in: set, url: pathPart(request.url), body: bodyText, headers: request.headers,
+                                      options: request.options, prefer: prefer, tx: &tx)
+            if let from, case .link? = plan, let created = response.entity {
+                let info = try tx.batch.setInfo(set)
+                try tx.batch.link(from: from.set, key: from.key, navigation: from.navigation,
+                                  to: info.keyNames.map { created[property: $0] ?? .null })
+            }
+            return response
+        case .change(let set, let key, let replace):
+            try ServiceTransaction.checkWritable(set, request.method.rawValue)
+            let entity = try readBody(request, set: set)
+            return try change(entity, in: set, key: key, replace: replace, ifMatch: ifMatch, url: pathPart(request.url),
+                              body: bodyText, headers: request.headers, options: request.options, prefer: prefer, tx: &tx)
+        case .delete(let set, let key):
+            return try delete(set: set, key: key, ifMatch: ifMatch, url: pathPart(request.url), headers: request.headers,
+                              options: request.options, tx: &tx)
+        case .ref(let set, let key, let navigation, let targetKey, let remove):
+            let target: EntityRef
+            switch targetKey {
+            case .key(let values):
+                let plan = try tx.batch.navigationPlan(set, navigation)
+                target = EntityRef(set: plan.target, keyBytes: try tx.keyBytes(plan.target, values))
+            case .reference(let reference):
+                target = try tx.resolveReference(reference, navigationFrom: set, navigation)
+            case .current:
+                guard let current = try tx.currentTarget(set, keyBytes: try tx.keyBytes(set, key), navigation: navigation) else {
+                    throw .serviceEntityNotFound(set, (try tx.keyText(set, try tx.keyBytes(set, key))) + "/" + navigation)
+                }
+                target = current
+            case .body:
+                target = try tx.resolveReference(try referenceInBody(request), navigationFrom: set, navigation)
+            }
+            return try relate(set, key: key, navigation: navigation, target: target, remove: remove, headers: request.headers,
+                              options: request.options, tx: &tx)
+        case .read, .batch, .deleteArchiveEntry:
+            throw .serviceMethodNotAllowed(request.method.rawValue, request.url)
+        }
+    }
+
+    /// The entity in a POST/PUT/PATCH body, read with the model (keys may be absent).
+    func readBody(_ request: ODataRequest, set: String) throws(ODataError) -> ODataEntity {
+        guard let body = request.body, !body.isEmpty else {
+            throw .serviceInvalidBody("\(request.method.rawValue) '\(request.url)' needs a JSON body", request.url)
+        }
+        let reader = ODataJSONReader(model: model, version: version,
+                                     options: ODataJSONReaderOptions(requireKeyProperties: false))
+        return try reader.readEntity(body, entitySet: set)
+    }
+
+    /// `{"@odata.id": "Products('X')"}` (V2: `{"uri": …}`).
+    func referenceInBody(_ request: ODataRequest) throws(ODataError) -> String {
+        guard let body = request.body, !body.isEmpty else {
+            throw .serviceInvalidBody("a $ref request needs a body with @odata.id", request.url)
+        }
+        let json = try JSONReader.parse(body)
+        guard case .object(let object) = json,
+              let id = (object["@odata.id"] ?? object["@id"] ?? object["uri"])?.stringValue else {
+            throw .serviceInvalidBody("the $ref body has no \"@odata.id\" string", "$")
+        }
+        return id
+    }
+
+    func pathPart(_ url: String) -> String {
+        var path = url.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? url
+        if path.hasPrefix("/") { path.removeFirst() }
+        return path
+    }
+}

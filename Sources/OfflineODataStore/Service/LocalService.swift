@@ -1,0 +1,240 @@
+import OfflineODataModel
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The write side of the local OData service (docs/LocalService.md) over an `EntityStorage`
+/// whose model has the built-in sets (`ServiceModel.withOfflineSystemSets()`).
+///
+/// Every change — the entity writes, its RequestQueue row, the server image of the changed
+/// entity and the counters — is one atomic storage commit. GET requests go to the plugged-in
+/// `ReadHandler`.
+public final class LocalService: Sendable {
+    public let storage: EntityStorage
+    public let model: ServiceModel
+    public let readHandler: (any ReadHandler)?
+    /// SAP's "individual ErrorArchive deletion": deleting an entry reverts that request and the
+    /// ones depending on it; off (default) deleting any entry reverts every failed request.
+    public let individualErrorArchiveDeletion: Bool
+    let now: @Sendable () -> Int64
+
+    /// - Parameters:
+    ///   - now: seconds since 1970 (UTC) for EventLog times; the system clock by default.
+    public init(storage: EntityStorage, readHandler: (any ReadHandler)? = nil, individualErrorArchiveDeletion: Bool = false,
+                now: (@Sendable () -> Int64)? = nil) throws(ODataError) {
+        for set in OfflineSystemSets.all where storage.model.entitySet(named: set) == nil {
+            throw .queueSystemSetsMissing(set)
+        }
+        self.storage = storage
+        self.model = storage.model
+        self.readHandler = readHandler
+        self.individualErrorArchiveDeletion = individualErrorArchiveDeletion
+        self.now = now ?? { Int64(time(nil)) }
+    }
+
+    /// Runs `body` as one atomic commit.
+    func perform<T>(_ body: (inout ServiceTransaction) throws(ODataError) -> T) throws(ODataError) -> T {
+        let model = self.model
+        let now = self.now
+        return try storage.write { (batch: inout EntityWriteBatch) throws(ODataError) -> T in
+            var tx = try ServiceTransaction(batch: batch, model: model, now: now)
+            let result = try body(&tx)
+            try tx.finish()
+            batch = tx.batch
+            return result
+        }
+    }
+
+    var version: ODataVersion { model.version == .v2 ? .v2 : .v4 }
+
+    // MARK: typed calls
+
+    /// Creates an entity (deep insert over expanded navigation, `@odata.bind` links,
+    /// temporary keys where the back end computes them). 201 with the stored entity.
+    @discardableResult
+    public func create(_ entity: ODataEntity, in set: String, options: RequestOptions = RequestOptions(),
+                       headers: [String: String] = [:]) throws(ODataError) -> ODataResponse {
+        try options.validate()
+        let body = try writeBody(entity, set: set)
+        return try perform { (tx: inout ServiceTransaction) throws(ODataError) -> ODataResponse in
+            try self.create(entity, in: set, url: set, body: body, headers: headers, options: options, tx: &tx)
+        }
+    }
+
+    /// PATCH/MERGE: the given properties change, the others stay.
+    @discardableResult
+    public func update(_ changes: ODataEntity, in set: String, key: [ODataValue], ifMatch: String? = nil,
+                       options: RequestOptions = RequestOptions(), headers: [String: String] = [:]) throws(ODataError) -> ODataResponse {
+        try change(changes, in: set, key: key, replace: false, ifMatch: ifMatch, options: options, headers: headers)
+    }
+
+    /// PUT: the entity is replaced (properties not given become null; keys stay).
+    @discardableResult
+    public func replace(_ entity: ODataEntity, in set: String, key: [ODataValue], ifMatch: String? = nil,
+                        options: RequestOptions = RequestOptions(), headers: [String: String] = [:]) throws(ODataError) -> ODataResponse {
+        try change(entity, in: set, key: key, replace: true, ifMatch: ifMatch, options: options, headers: headers)
+    }
+
+    private func change(_ changes: ODataEntity, in set: String, key: [ODataValue], replace: Bool, ifMatch: String?,
+                        options: RequestOptions, headers: [String: String]) throws(ODataError) -> ODataResponse {
+        try options.validate()
+        var typed = changes
+        if typed.typeName.isEmpty { typed.typeName = model.entityType(ofSet: set)?.qualifiedName ?? "" }
+        let body = try writeBody(typed, set: set)
+        return try perform { (tx: inout ServiceTransaction) throws(ODataError) -> ODataResponse in
+            let url = set + (try tx.keyText(set, try tx.keyBytes(set, key)))
+            return try self.change(typed, in: set, key: key, replace: replace, ifMatch: ifMatch, url: url, body: body,
+                                   headers: headers, options: options, prefer: nil, tx: &tx)
+        }
+    }
+
+    /// DELETE. 204.
+    @discardableResult
+    public func delete(set: String, key: [ODataValue], ifMatch: String? = nil, options: RequestOptions = RequestOptions(),
+                       headers: [String: String] = [:]) throws(ODataError) -> ODataResponse {
+        try options.validate()
+        return try perform { (tx: inout ServiceTransaction) throws(ODataError) -> ODataResponse in
+            let url = set + (try tx.keyText(set, try tx.keyBytes(set, key)))
+            return try self.delete(set: set, key: key, ifMatch: ifMatch, url: url, headers: headers, options: options, tx: &tx)
+        }
+    }
+
+    /// Adds a relationship (`POST/PUT …/navigation/$ref`). 204.
+    @discardableResult
+    public func link(from set: String, key: [ODataValue], navigation: String, to targetKey: [ODataValue],
+                     options: RequestOptions = RequestOptions()) throws(ODataError) -> ODataResponse {
+        try relate(from: set, key: key, navigation: navigation, to: targetKey, remove: false, options: options)
+    }
+
+    /// Removes a relationship (`DELETE …/navigation/$ref`). 204.
+    @discardableResult
+    public func unlink(from set: String, key: [ODataValue], navigation: String, to targetKey: [ODataValue],
+                       options: RequestOptions = RequestOptions()) throws(ODataError) -> ODataResponse {
+        try relate(from: set, key: key, navigation: navigation, to: targetKey, remove: true, options: options)
+    }
+
+    private func relate(from set: String, key: [ODataValue], navigation: String, to targetKey: [ODataValue], remove: Bool,
+                        options: RequestOptions) throws(ODataError) -> ODataResponse {
+        try options.validate()
+        return try perform { (tx: inout ServiceTransaction) throws(ODataError) -> ODataResponse in
+            let plan = try tx.batch.navigationPlan(set, navigation)
+            let target = EntityRef(set: plan.target, keyBytes: try tx.keyBytes(plan.target, targetKey))
+            return try self.relate(set, key: key, navigation: navigation, target: target, remove: remove,
+                                   headers: [:], options: options, tx: &tx)
+        }
+    }
+
+    // MARK: queue, undo, errors, events
+
+    /// The RequestQueue in RequestID order.
+    public func requestQueue() throws(ODataError) -> [QueuedRequest] {
+        let reader = try storage.reader()
+        var cursor = try reader.scan(OfflineSystemSets.requestQueue)
+        var out: [QueuedRequest] = []
+        while let stored = try cursor.next() { out.append(try QueuedRequest(stored: stored)) }
+        return out
+    }
+
+    /// The ErrorArchive in RequestID order.
+    public func errorArchive() throws(ODataError) -> [ErrorArchiveEntry] {
+        let reader = try storage.reader()
+        var cursor = try reader.scan(OfflineSystemSets.errorArchive)
+        var out: [ErrorArchiveEntry] = []
+        while let stored = try cursor.next() { out.append(try ErrorArchiveEntry(stored: stored)) }
+        return out
+    }
+
+    /// The EventLog in ID order.
+    public func eventLog() throws(ODataError) -> [EventLogEntry] {
+        let reader = try storage.reader()
+        var cursor = try reader.scan(OfflineSystemSets.eventLog)
+        var out: [EventLogEntry] = []
+        while let stored = try cursor.next() { out.append(try EventLogEntry(stored: stored)) }
+        return out
+    }
+
+    /// Appends an EventLog row (for the sync layer: downloads, uploads). Returns its ID.
+    @discardableResult
+    public func logEvent(type: String, details: String? = nil) throws(ODataError) -> Int64 {
+        guard !type.isEmpty else { throw .queueInvalidFailure("an event needs a type") }
+        return try perform { (tx: inout ServiceTransaction) throws(ODataError) -> Int64 in try tx.logEvent(type: type, details: details) }
+    }
+
+    /// Reverts the entity to its server image: an update returns to the back end's version, a
+    /// local creation disappears, a deletion comes back; its queued (and archived) requests
+    /// are removed, with those of entities changed by the same requests. False when the entity
+    /// has no local changes.
+    @discardableResult
+    public func undoPendingChanges(set: String, key: [ODataValue]) throws(ODataError) -> Bool {
+        try perform { (tx: inout ServiceTransaction) throws(ODataError) -> Bool in
+            let ref = EntityRef(set: set, keyBytes: try tx.keyBytes(set, key))
+            let result = try tx.revert(entities: [ref], requests: [])
+            return !result.requests.isEmpty || !result.entities.isEmpty
+        }
+    }
+
+    /// The back end failed the request (at upload): it moves from the RequestQueue to the
+    /// ErrorArchive and its entity is in error state.
+    @discardableResult
+    public func markFailed(requestID: Int64, httpStatus: Int, code: String? = nil, message: String? = nil,
+                           innerError: String? = nil, domain: String? = nil) throws(ODataError) -> ErrorArchiveEntry {
+        try perform { (tx: inout ServiceTransaction) throws(ODataError) -> ErrorArchiveEntry in
+            try tx.markFailed(requestID: requestID, httpStatus: httpStatus, code: code, message: message,
+                              innerError: innerError, domain: domain)
+        }
+    }
+
+    /// Deletes an ErrorArchive entry (SAP semantics, docs/LocalService.md §2.7): individual mode
+    /// reverts that request and the requests depending on it; default mode reverts every failed
+    /// request and empties the archive. Returns the RequestIDs removed.
+    @discardableResult
+    public func deleteErrorArchiveEntry(requestID: Int64) throws(ODataError) -> [Int64] {
+        let individual = individualErrorArchiveDeletion
+        return try perform { (tx: inout ServiceTransaction) throws(ODataError) -> [Int64] in
+            let entries = try tx.archiveEntries()
+            guard let entry = entries.first(where: { $0.requestID == requestID }) else {
+                throw .queueRequestNotFound(OfflineSystemSets.errorArchive, requestID)
+            }
+            let chosen = individual ? [entry] : entries
+            var refs: [EntityRef] = []
+            for e in chosen { refs.append(EntityRef(set: e.affectedEntitySet, keyBytes: try tx.keyBytes(e.affectedEntitySet, predicate: e.affectedEntityKey))) }
+            return try tx.revert(entities: refs, requests: Set(chosen.map(\.requestID))).requests
+        }
+    }
+
+    /// The local state of an entity: `sap.islocal()`, `sap.haspendingchanges()`, `sap.inerrorstate()`.
+    public func localState(of entity: StoredEntity) -> LocalEntityState { entity.localState }
+
+    // MARK: helpers
+
+    func writeBody(_ entity: ODataEntity, set: String) throws(ODataError) -> String {
+        var typed = entity
+        if typed.typeName.isEmpty { typed.typeName = model.entityType(ofSet: set)?.qualifiedName ?? "" }
+        do {
+            return String(decoding: try ODataJSONWriter(model: model).writeEntity(typed, entitySet: set), as: UTF8.self)
+        } catch {
+            throw .serviceInvalidBody("the entity cannot be written as OData JSON: \(error.message)", error.location)
+        }
+    }
+
+    /// The entity as stored now, for responses.
+    func entityResponse(_ set: String, _ keyBytes: [UInt8], status: Int, tx: ServiceTransaction,
+                        requestID: Int64, location: Bool, minimal: Bool) throws(ODataError) -> ODataResponse {
+        guard let stored = try tx.batch.storedEntity(set, keyBytes: keyBytes) else {
+            throw .queueCorrupted(set, "the entity just written is missing")
+        }
+        let entity = try stored.toODataEntity()
+        var headers: [String: String] = [:]
+        if let etag = stored.etag { headers["ETag"] = etag }
+        if location { headers["Location"] = set + (try tx.keyText(set, keyBytes)) }
+        if minimal {
+            headers["Preference-Applied"] = "return=minimal"
+            return ODataResponse(status: 204, headers: headers, body: nil, entity: entity, requestID: requestID)
+        }
+        headers["Content-Type"] = "application/json"
+        let body = try ODataJSONWriter(model: model).writeEntity(entity, entitySet: set)
+        return ODataResponse(status: status, headers: headers, body: body, entity: entity, requestID: requestID)
+    }
+}

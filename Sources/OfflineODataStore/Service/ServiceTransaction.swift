@@ -1,0 +1,141 @@
+import OfflineODataEngine
+import OfflineODataModel
+
+/// One atomic unit of local-service work: the entity writes, the queue rows, the server images
+/// and the counters all go into the same `EntityWriteBatch`, so they commit together or not at all.
+struct ServiceTransaction {
+    var batch: EntityWriteBatch
+    let model: ServiceModel
+    let version: ODataVersion
+    let now: @Sendable () -> Int64
+    var counters: ServiceCounters
+    let initialCounters: ServiceCounters
+
+    init(batch: EntityWriteBatch, model: ServiceModel, now: @escaping @Sendable () -> Int64) throws(ODataError) {
+        self.batch = batch
+        self.model = model
+        self.version = model.version == .v2 ? .v2 : .v4
+        self.now = now
+        if let bytes = try batch.systemValue(tree: ServiceFormat.serviceTree, key: ServiceFormat.countersKey) {
+            counters = try ServiceCounters.decode(bytes)
+        } else {
+            counters = ServiceCounters()
+        }
+        initialCounters = counters
+    }
+
+    mutating func finish() throws(ODataError) {
+        if counters != initialCounters {
+            try batch.stageSystem(tree: ServiceFormat.serviceTree, key: ServiceFormat.countersKey, value: counters.encode())
+        }
+    }
+
+    // MARK: counters
+
+    mutating func nextRequestID() -> Int64 {
+        defer { counters.nextRequestID += 1 }
+        return counters.nextRequestID
+    }
+
+    /// A new local ETag, `W/"local-<n>"`.
+    mutating func newETag() -> String {
+        defer { counters.nextETag += 1 }
+        return "W/\"local-\(counters.nextETag)\""
+    }
+
+    mutating func nextLocalKey() -> Int64 {
+        defer { counters.nextLocalKey += 1 }
+        return counters.nextLocalKey
+    }
+
+    // MARK: keys
+
+    /// The canonical key predicate of an encoded key, `('1')` or `(A='x',B=2)`.
+    func keyText(_ set: String, _ keyBytes: [UInt8]) throws(ODataError) -> String {
+        let info = try batch.setInfo(set)
+        let values = try OrderedKeyEncoding.decode(keyBytes)
+        let keys = zip(info.keyNames, info.keyKinds).map { KeyProperty($0, $1 ?? .string) }
+        return try KeyPredicate.format(values, keys: keys, version: version)
+    }
+
+    func keyBytes(_ set: String, _ key: [ODataValue]) throws(ODataError) -> [UInt8] {
+        try EntityStorage.encodeKey(key, info: try batch.setInfo(set))
+    }
+
+    /// Parses a key predicate text back into encoded key bytes.
+    func keyBytes(_ set: String, predicate: String) throws(ODataError) -> [UInt8] {
+        let info = try batch.setInfo(set)
+        let keys = zip(info.keyNames, info.keyKinds).map { KeyProperty($0, $1 ?? .string) }
+        return try EntityStorage.encodeKey(try KeyPredicate.parse(predicate, keys: keys, version: version), info: info)
+    }
+
+    // MARK: server images
+
+    func image(_ set: String, _ keyBytes: [UInt8]) throws(ODataError) -> ServerImage? {
+        guard let bytes = try batch.systemValue(tree: ServiceFormat.imageTree, key: ServiceFormat.imageKey(set, keyBytes)) else {
+            return nil
+        }
+        return try ServerImage.decode(bytes, what: "server image of \(set)")
+    }
+
+    mutating func putImage(_ set: String, _ keyBytes: [UInt8], _ image: ServerImage) throws(ODataError) {
+        try batch.stageSystem(tree: ServiceFormat.imageTree, key: ServiceFormat.imageKey(set, keyBytes), value: image.encode())
+    }
+
+    mutating func dropImage(_ set: String, _ keyBytes: [UInt8]) throws(ODataError) {
+        try batch.eraseSystem(tree: ServiceFormat.imageTree, key: ServiceFormat.imageKey(set, keyBytes))
+    }
+
+    /// Keeps the back end's version of an entity before its first local change. Returns the
+    /// image (existing or new).
+    @discardableResult
+    mutating func ensureImage(_ set: String, _ keyBytes: [UInt8], requestID: Int64) throws(ODataError) -> ServerImage? {
+        if let existing = try image(set, keyBytes) { return existing }
+        guard let stored = try batch.storedValue(set, keyBytes: keyBytes) else { return nil }
+        var image = ServerImage(kind: ServiceFormat.kindServer, firstRequestID: requestID, keyGenerated: false, stored: stored)
+        for (navigation, plan) in batch.navigationPlans(of: set).sorted(by: { $0.key < $1.key }) {
+            guard case .link(_, let forward, _, _, _) = plan else { continue }
+            for target in try batch.suffixes(in: forward, prefix: keyBytes) {
+                image.links.append(ServerImage.Link(navigation: navigation, targetKey: target))
+            }
+        }
+        try putImage(set, keyBytes, image)
+        return image
+    }
+
+    /// The ETag the back end knows for an entity (from its server image, else the stored one).
+    func serverETag(_ set: String, _ keyBytes: [UInt8]) throws(ODataError) -> String? {
+        if let image = try image(set, keyBytes) {
+            guard image.kind == ServiceFormat.kindServer else { return nil }
+            var bytes = image.stored
+            return try StoredValue.split(&bytes, what: "server image of \(set)").etag
+        }
+        return try batch.storedEntity(set, keyBytes: keyBytes)?.etag
+    }
+
+    // MARK: queue
+
+    mutating func enqueue(_ request: QueuedRequest) throws(ODataError) {
+        try batch.put(request.entity(), in: OfflineSystemSets.requestQueue)
+    }
+
+    func queuedRequests() throws(ODataError) -> [QueuedRequest] {
+        var out: [QueuedRequest] = []
+        for stored in try batch.allEntities(of: OfflineSystemSets.requestQueue) { out.append(try QueuedRequest(stored: stored)) }
+        return out
+    }
+
+    func archiveEntries() throws(ODataError) -> [ErrorArchiveEntry] {
+        var out: [ErrorArchiveEntry] = []
+        for stored in try batch.allEntities(of: OfflineSystemSets.errorArchive) { out.append(try ErrorArchiveEntry(stored: stored)) }
+        return out
+    }
+
+    mutating func logEvent(type: String, details: String?) throws(ODataError) -> Int64 {
+        let id = counters.nextEventID
+        counters.nextEventID += 1
+        let time = try EdmDateTimeOffset(utcSeconds: now())
+        try batch.put(EventLogEntry(id: id, type: type, time: time, details: details).entity(), in: OfflineSystemSets.eventLog)
+        return id
+    }
+}
