@@ -111,6 +111,7 @@ public struct QueryExecutor {
         var collector = ResultCollector(orderBy: options.orderBy, evaluator: evaluator, context: context,
                                         limit: page.limit.map { $0 + 1 }, streams: streamsInOrder, after: page.position,
                                         countAll: options.count)
+        let compiled = options.filter.map { CompiledFilter($0, evaluator: evaluator) }
         var reusable: StoredInstance?
         while let candidate = try stream.next() {
             if needsFilter {
@@ -123,7 +124,7 @@ public struct QueryExecutor {
                     instance = StoredInstance(candidate, context: context)
                     reusable = instance
                 }
-                if let filter = options.filter, try !evaluator.matches(filter, on: instance) { continue }
+                if let compiled, try !compiled.matches(instance) { continue }
                 if let search = options.search, let searcher, try !searcher.matches(search, on: instance) { continue }
             }
             if try collector.offer(candidate) == .stop { break }

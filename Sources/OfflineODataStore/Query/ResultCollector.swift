@@ -25,6 +25,9 @@ struct ResultCollector {
     let after: (values: [ODataValue], key: [UInt8])?
     let countAll: Bool
 
+    /// `$orderby` expressions compiled once (`CompiledFilter.value`).
+    let sortKeys: [CompiledFilter.Value]
+    private var instance: StoredInstance?
     private(set) var matched = 0
     private var rows: [ResultRow] = []
     private var heap: TopKHeap<ResultRow>?
@@ -38,6 +41,7 @@ struct ResultCollector {
         self.streams = streams
         self.after = after
         self.countAll = countAll
+        self.sortKeys = orderBy.map { CompiledFilter.value($0.expression, evaluator) }
         if !streams, let limit {
             let descending = orderBy.first?.descending ?? false
             let items = orderBy
@@ -48,10 +52,17 @@ struct ResultCollector {
     mutating func offer(_ entity: StoredEntity) throws(ODataError) -> Decision {
         matched += 1
         var values: [ODataValue] = []
-        if !orderBy.isEmpty {
-            let instance = StoredInstance(entity, context: context)
-            values.reserveCapacity(orderBy.count)
-            for item in orderBy { values.append(try evaluator.evaluate(item.expression, on: instance)) }
+        if !sortKeys.isEmpty {
+            let current: StoredInstance
+            if let instance {
+                instance.reset(entity)
+                current = instance
+            } else {
+                current = StoredInstance(entity, context: context)
+                instance = current
+            }
+            values.reserveCapacity(sortKeys.count)
+            for key in sortKeys { values.append(try key(current)) }
         }
         if let after, compare(values, entity.keyBytes, after.values, after.key) <= 0 {
             // Before the page start: counted, not returned.

@@ -129,6 +129,27 @@ import Testing
                 return try expectRejected(harness, model, url, because: "\(error)")
             }
         }
+        // The compiled filter decides every row exactly as the evaluator does.
+        let reader = try harness.storage.reader()
+        let bound = try RequestBinder(model: model).bind(try ODataURLParser.parse(url)).options.filter
+        if let bound {
+            let evaluator = Evaluator()
+            let compiled = CompiledFilter(bound, evaluator: evaluator)
+            let context = EvaluationContext(reader: reader, model: model)
+            var cursor = try reader.scan("Rows")
+            while let stored = try cursor.next() {
+                let instance = StoredInstance(stored, context: context)
+                let viaTree: Result<Bool, ODataError>
+                do { viaTree = .success(try evaluator.matches(bound, on: instance)) } catch { viaTree = .failure(error) }
+                let viaClosures: Result<Bool, ODataError>
+                do { viaClosures = .success(try compiled.matches(instance)) } catch { viaClosures = .failure(error) }
+                switch (viaTree, viaClosures) {
+                case let (.success(a), .success(b)): #expect(a == b, "\(filter): compiled \(b) vs evaluated \(a)")
+                case (.failure, .failure): break
+                default: Issue.record("\(filter): compiled \(viaClosures) vs evaluated \(viaTree)")
+                }
+            }
+        }
         let indexed = try QueryExecutor(reader: harness.storage.reader(), model: model).execute(url)
         var scanner = QueryExecutor(reader: try harness.storage.reader(), model: model)
         scanner.forceFullScan = true
