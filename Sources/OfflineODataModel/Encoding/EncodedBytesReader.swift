@@ -84,10 +84,13 @@ struct EncodedBytesReader {
     mutating func utf8String() throws(ODataError) -> String {
         let length = try count()
         let start = position
-        let raw = try take(length)
-        guard let text = String(validating: raw, as: UTF8.self) else {
-            throw .encodingInvalid("\(what): string is not valid UTF-8", offset: start)
+        guard length >= 0, length <= remaining else { throw truncated() }
+        position += length
+        // Validated in place: no intermediate array.
+        let text = bytes.withUnsafeBufferPointer { buffer in
+            String(validating: UnsafeBufferPointer(rebasing: buffer[start..<start + length]), as: UTF8.self)
         }
+        guard let text else { throw .encodingInvalid("\(what): string is not valid UTF-8", offset: start) }
         return text
     }
 }

@@ -12,12 +12,13 @@ public struct EdmTimeOfDay: Sendable, Hashable, Comparable, CustomStringConverti
     public let picoseconds: Int64
 
     public init(hour: Int, minute: Int, second: Int = 0, picoseconds: Int64 = 0) throws(ODataError) {
-        let text = "\(hour):\(minute):\(second)+\(picoseconds)ps"
-        guard (0...23).contains(hour) else { throw .valueInvalidDateTime(text, "hour \(hour) is not 0...23") }
-        guard (0...59).contains(minute) else { throw .valueInvalidDateTime(text, "minute \(minute) is not 0...59") }
-        guard (0...60).contains(second) else { throw .valueInvalidDateTime(text, "second \(second) is not 0...60") }
+        // The text for messages is only built on the error path (this runs for every decoded value).
+        func text() -> String { "\(hour):\(minute):\(second)+\(picoseconds)ps" }
+        guard (0...23).contains(hour) else { throw .valueInvalidDateTime(text(), "hour \(hour) is not 0...23") }
+        guard (0...59).contains(minute) else { throw .valueInvalidDateTime(text(), "minute \(minute) is not 0...59") }
+        guard (0...60).contains(second) else { throw .valueInvalidDateTime(text(), "second \(second) is not 0...60") }
         guard picoseconds >= 0, picoseconds < Self.picosecondsPerSecond else {
-            throw .valueInvalidDateTime(text, "fraction is not 0..<10^12 picoseconds")
+            throw .valueInvalidDateTime(text(), "fraction is not 0..<10^12 picoseconds")
         }
         self.hour = hour
         self.minute = minute
