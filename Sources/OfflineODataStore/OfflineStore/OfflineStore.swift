@@ -52,7 +52,7 @@ public final class OfflineStore: Sendable {
         do {
             appModel = try ServiceModel.parse(metadata: metadata)
         } catch let error as ODataError {
-            throw error
+            throw .offlineInvalidMetadata("\(error.name) (\(error.code)) at \(error.location ?? "?"): \(error.message)")
         } catch {
             throw .offlineInvalidMetadata("\(error)")
         }
