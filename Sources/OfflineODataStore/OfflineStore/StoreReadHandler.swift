@@ -22,12 +22,21 @@ struct StoreReadHandler: ReadHandler {
     func read(_ request: ODataRequest, reader: EntityReader) throws(ODataError) -> ODataResponse {
         let prefer = Preferences(request.header("Prefer") ?? "")
         let executor = QueryExecutor(reader: reader, model: model, pageSize: prefer.maxPageSize ?? pageSize)
+        let (url, expandAffected) = Self.takeAffectedEntityExpand(request.url)
         let result: QueryResult
         do {
-            result = try executor.execute(request.url)
+            result = try executor.execute(url)
         } catch where error.category == .notFound {
             return .error(error)
         }
+        var response = try respond(result, prefer: prefer, reader: reader)
+        if expandAffected, response.status == 200, let body = response.body, let set = result.entitySet {
+            response.body = try addAffectedEntities(body, set: set, reader: reader)
+        }
+        return response
+    }
+
+    private func respond(_ result: QueryResult, prefer: Preferences, reader: EntityReader) throws(ODataError) -> ODataResponse {
         let writer = ODataJSONWriter(model: model)
         let set = result.entitySet ?? ""
         var headers = ["Content-Type": "application/json", "OData-Version": "4.0"]

@@ -59,6 +59,18 @@ import Testing
                                                      queuedRequests: 3, failedRequests: 0))
         let queue = try store.execute(.get, "RequestQueue?$select=Method,AffectedEntitySet")
         #expect(try queue.json()?["value"]?.arrayValue?.compactMap { $0["Method"]?.stringValue } == ["PATCH", "POST", "DELETE"])
+        // $expand=AffectedEntity: the changed entity inline, null after a local deletion; paging keeps the option.
+        let expanded = try #require(try store.execute(.get, "RequestQueue?$expand=AffectedEntity").json()?["value"]?.arrayValue)
+        #expect(expanded.count == 3)
+        #expect(expanded[0]["AffectedEntity"]?["Note"]?.stringValue == "changed locally")
+        #expect(expanded[1]["AffectedEntity"]?["CompanyName"]?.stringValue == "New")
+        #expect(expanded[2]["AffectedEntity"] == .null)
+        let firstPage = try #require(try store.execute(.get, "RequestQueue?$expand=AffectedEntity",
+                                                       headers: ["Prefer": "odata.maxpagesize=2"]).json())
+        let nextLink = try #require(firstPage["@odata.nextLink"]?.stringValue)
+        let secondPage = try #require(try store.execute(.get, nextLink).json()?["value"]?.arrayValue)
+        #expect(secondPage.count == 1 && secondPage[0]["AffectedEntity"] == .null && secondPage[0]["Method"]?.stringValue == "DELETE")
+        #expect(try store.execute(.get, "RequestQueue(1)?$expand=AffectedEntity").json()?["AffectedEntity"]?["SalesOrderID"]?.stringValue == Self.order0)
     }
 
     @Test("server-driven paging: following @odata.nextLink through execute returns every entity once")
