@@ -51,6 +51,40 @@ struct OfflineStoreCorpusTests {
         #expect(try again.definingQueries().map(\.name) == expected.map(\.set).sorted())
     }
 
+    @Test("V2 (GWSAMPLE_BASIC): d.results pages with __metadata.etag; a MERGE survives a re-download")
+    func v2Download() async throws {
+        let metadata = try StorageCorpora.bytes("gwsample_basic/metadata.xml")
+        let text = String(decoding: try StorageCorpora.bytes("gwsample_basic/ProductSet.json"), as: UTF8.self)
+        let lines = text.split(separator: "\n").filter { $0.hasPrefix("{\"ProductID\"") }.prefix(3)
+        #expect(lines.count == 3)
+        func page(_ tag: String) -> [UInt8] {
+            let entities = lines.map { line -> String in
+                let object = line.hasSuffix(",") ? String(line.dropLast()) : String(line)
+                return #"{"__metadata":{"etag":"W/\"\#(tag)\""},"# + object.dropFirst()
+            }
+            return Array(#"{"d":{"results":["#.utf8) + Array(entities.joined(separator: ",").utf8) + Array("]}}".utf8)
+        }
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineStore.open(metadata: metadata, parameters: OfflineFixtures.parameters(
+            dir, definingQueries: [DefiningQuery(name: "Products", url: "ProductSet"), DefiningQuery(name: "Partners", url: "BusinessPartnerSet")]))
+        defer { try? store.close() }
+        try await store.applyDownload(definingQuery: "Partners", pages: [try StorageCorpora.bytes("gwsample_basic/BusinessPartnerSet.json")])
+        #expect(try await store.applyDownload(definingQuery: "Products", pages: [page("one")]).entitiesApplied == 3)
+        let products = try store.storage.reader().all("ProductSet")
+        #expect(products.map(\.etag) == Array(repeating: #"W/"one""#, count: 3))
+        let id = try #require(try products.first?.key().first)
+        guard case .string(let productID) = id else { return }
+        #expect(try store.execute(.merge, "ProductSet('\(productID)')", body: #"{"Name":"Local name"}"#).status == 204)
+        let summary = try await store.applyDownload(definingQuery: "Products", pages: [page("two")])
+        #expect(summary.pendingChangesKept == 1 && summary.entitiesRemoved == 0)
+        let after = try store.storage.reader().all("ProductSet")
+        #expect(after.filter { $0.etag == #"W/"two""# }.count == 2)
+        let local = try #require(after.first { (try? $0.key()) == [id] })
+        #expect(try local.value(named: "Name") == .string("Local name"))
+        #expect(try store.service.requestQueue().map(\.method) == ["MERGE"])
+    }
+
     func keyOf(_ entity: ODataEntity, _ set: String, _ store: OfflineStore) throws -> [ODataValue] {
         try store.storage.keyProperties(of: set).map { entity[property: $0] ?? .null }
     }
