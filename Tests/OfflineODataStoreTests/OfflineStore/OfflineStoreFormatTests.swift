@@ -1,0 +1,65 @@
+import Foundation
+import OfflineODataFixtures
+import OfflineODataModel
+import Testing
+@testable import OfflineODataStore
+
+@Suite struct OfflineStoreFormatTests {
+    @Test("registry records round-trip; bad versions, flags and UTF-8 are storeRecordCorrupted (3265)")
+    func registryRecords() throws {
+        let query = DefiningQuery(name: "Orders é", url: "SalesOrders?$filter=Note eq 'ü'", automaticallyRetrievesStreams: true)
+        let bytes = OfflineStoreFormat.encode(query)
+        #expect(bytes.prefix(2) == [1, 1])
+        #expect(try OfflineStoreFormat.decodeQuery(name: Array(query.name.utf8), value: bytes) == query)
+        for bad: [UInt8] in [[], [1], [2, 0], [1, 2], [1, 0, 0xFF]] {
+            expectStoreError("storeRecordCorrupted", 3265) { _ = try OfflineStoreFormat.decodeQuery(name: Array("q".utf8), value: bad) }
+        }
+        expectStoreError("storeRecordCorrupted", 3265) { _ = try OfflineStoreFormat.decodeQuery(name: [0xC3], value: [1, 0]) }
+    }
+
+    @Test("membership keys: prefix, split, and the end of a prefix range")
+    func membershipKeys() throws {
+        let key = OfflineStoreFormat.membershipKey("Q", set: "Set", keyBytes: [0, 1, 0xFF])
+        #expect(key == Array("Q".utf8) + [0] + Array("Set".utf8) + [0, 0, 1, 0xFF])
+        let member = try OfflineStoreFormat.splitMember(key, prefixLength: 2)
+        #expect(member == EntityMember(set: "Set", keyBytes: [0, 1, 0xFF]))
+        expectStoreError("storeRecordCorrupted", 3265) { _ = try OfflineStoreFormat.splitMember(Array("Q".utf8) + [0, 65], prefixLength: 2) }
+        #expect(OfflineStoreFormat.end(of: [0x51, 0]) == [0x51, 1])
+        #expect(OfflineStoreFormat.end(of: [0x51, 0xFF]) == [0x52])
+        #expect(OfflineStoreFormat.end(of: [0xFF]) == [0xFF])
+        // Another query's keys sort outside the range.
+        let prefix = OfflineStoreFormat.membershipPrefix("Q")
+        let other = OfflineStoreFormat.membershipKey("Q2", set: "Set", keyBytes: [1])
+        #expect(!(other.lexicographicallyPrecedes(OfflineStoreFormat.end(of: prefix)) && !other.lexicographicallyPrecedes(prefix)))
+    }
+
+    @Test("indexes from the parameters are built on open and used; declareIndex reports progress")
+    func indexes() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineFixtures.loaded(dir)
+        let progress = IndexProgressLog()
+        try await store.declareIndex(IndexDefinition(name: "byNote", entitySet: "SalesOrders", properties: ["Note"]),
+                                     progress: { progress.append($0) })
+        #expect(progress.values.last?.entitiesIndexed == 500)
+        try store.close()
+        var parameters = OfflineFixtures.parameters(dir)
+        parameters.indexes = [IndexDefinition(name: "byCurrency", entitySet: "SalesOrders", properties: ["CurrencyCode"])]
+        let again = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: parameters)
+        defer { try? again.close() }
+        let all = try again.query("SalesOrders").entities
+        let currency = try #require(all.first?[property: "CurrencyCode"])
+        guard case .string(let code) = currency else { return }
+        #expect(try again.explain("SalesOrders?$filter=CurrencyCode eq '\(code)'").contains("index byCurrency"))
+        let viaIndex = try again.count("SalesOrders/$count?$filter=CurrencyCode eq '\(code)'")
+        #expect(viaIndex == all.filter { $0[property: "CurrencyCode"] == currency }.count && viaIndex > 0)
+        #expect(try again.storage.reader().indexes(of: "SalesOrders").map(\.definition.name).contains("byNote"))
+    }
+}
+
+final class IndexProgressLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: [IndexBuildProgress] = []
+    func append(_ value: IndexBuildProgress) { lock.withLock { seen.append(value) } }
+    var values: [IndexBuildProgress] { lock.withLock { seen } }
+}

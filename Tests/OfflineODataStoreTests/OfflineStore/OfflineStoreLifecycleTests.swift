@@ -1,0 +1,184 @@
+import Foundation
+import OfflineODataEngine
+import OfflineODataFixtures
+import OfflineODataModel
+import Testing
+@testable import OfflineODataStore
+
+@Suite struct OfflineStoreLifecycleTests {
+    @Test("open, write, close, reopen keeps the data; clear removes the folder; a cleared store reopens empty")
+    func openCloseReopenClear() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let parameters = OfflineFixtures.parameters(dir)
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: parameters)
+        #expect(store.folder.hasSuffix("/localstore.oostore"))
+        #expect(FileManager.default.fileExists(atPath: store.folder))
+        let created = try store.execute(.post, "BusinessPartners", body: #"{"BusinessPartnerID":"BP1","CompanyName":"Acme","EmailAddress":"a@b.c","CurrencyCode":"EUR","BusinessPartnerRole":"01","Address":{"City":"X","PostalCode":"1","Street":"S","Building":"1","Country":"DE","AddressType":"02"},"CreatedAt":"2024-01-01T00:00:00Z"}"#)
+        #expect(created.status == 201)
+        try store.close()
+        expectStoreError("storeClosed", 3252) { _ = try store.query("BusinessPartners") }
+        expectStoreError("storeClosed", 3252) { try store.close() }
+
+        let again = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: parameters)
+        #expect(try again.count("BusinessPartners/$count") == 1)
+        #expect(try again.stats().entityCounts["BusinessPartners"] == 1)
+        #expect(try again.stats().queuedRequests == 1)
+        expectStoreError("storeIsOpen", 3251) { try OfflineStore.clear(storePath: dir.path) }
+        try again.close()
+        try OfflineStore.clear(storePath: dir.path)
+        #expect(!FileManager.default.fileExists(atPath: again.folder))
+        try OfflineStore.clear(storePath: dir.path)  // nothing left: not an error
+
+        let fresh = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: parameters)
+        #expect(try fresh.count("BusinessPartners/$count") == 0)
+        try fresh.close()
+    }
+
+    @Test("two stores in one process are isolated; the same store twice is refused; bad names are refused")
+    func isolationAndRegistry() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let a = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(dir, name: "a"))
+        let b = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(dir, name: "b"))
+        try a.addDefiningQuery(DefiningQuery(name: "Orders", url: "SalesOrders"))
+        try await a.applyDownload(definingQuery: "Orders", pages: try OfflineFixtures.pages(.salesOrders, range: 0..<1))
+        #expect(try a.count("SalesOrders/$count") == 100)
+        #expect(try b.count("SalesOrders/$count") == 0)
+        #expect(try b.definingQueries().isEmpty)
+        // The same folder, spelled differently, is the same store.
+        await expectStoreErrorAsync("storeAlreadyOpen", 3250) {
+            _ = try await OfflineStore.open(metadata: OfflineFixtures.metadata,
+                                            parameters: OfflineFixtures.parameters(OfflineTempDir(path: dir.path + "/./"), name: "a"))
+        }
+        await expectStoreErrorAsync("invalidStoreParameter", 3253) {
+            _ = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(dir, name: "../x"))
+        }
+        await expectStoreErrorAsync("invalidStoreParameter", 3253) {
+            _ = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(dir, pageSize: 0))
+        }
+        try a.close()
+        try b.close()
+        // After close, the folder can be opened again.
+        let reopened = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(dir, name: "a"))
+        #expect(try reopened.count("SalesOrders/$count") == 100)
+        try reopened.close()
+    }
+
+    @Test("wrong passphrase, wrong key and a short key are typed errors")
+    func wrongKeys() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata,
+                                                parameters: OfflineFixtures.parameters(dir, name: "p", encryption: .passphrase("right")))
+        try store.close()
+        await expectStoreErrorAsync("wrongEncryptionKey", 3254) {
+            _ = try await OfflineStore.open(metadata: OfflineFixtures.metadata,
+                                            parameters: OfflineFixtures.parameters(dir, name: "p", encryption: .passphrase("wrong")))
+        }
+        let reopened = try await OfflineStore.open(metadata: OfflineFixtures.metadata,
+                                                   parameters: OfflineFixtures.parameters(dir, name: "p", encryption: .passphrase("right")))
+        try reopened.close()
+
+        let key = [UInt8](repeating: 7, count: 32)
+        let keyed = try await OfflineStore.open(metadata: OfflineFixtures.metadata,
+                                                parameters: OfflineFixtures.parameters(dir, name: "k", encryption: .key(key)))
+        try keyed.close()
+        await expectStoreErrorAsync("wrongEncryptionKey", 3254) {
+            _ = try await OfflineStore.open(metadata: OfflineFixtures.metadata,
+                                            parameters: OfflineFixtures.parameters(dir, name: "k", encryption: .key([UInt8](repeating: 8, count: 32))))
+        }
+        await expectStoreErrorAsync("invalidStoreParameter", 3253) {
+            _ = try await OfflineStore.open(metadata: OfflineFixtures.metadata,
+                                            parameters: OfflineFixtures.parameters(dir, name: "k", encryption: .key([1, 2, 3])))
+        }
+        // A failed open leaves the folder free.
+        let ok = try await OfflineStore.open(metadata: OfflineFixtures.metadata,
+                                             parameters: OfflineFixtures.parameters(dir, name: "k", encryption: .key(key)))
+        try ok.close()
+    }
+
+    @Test("the key store's default key is generated once (32 bytes), reused, and a lost key does not open the store")
+    func keyStore() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let keys = InMemoryStoreKeyStore()
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata,
+                                                parameters: OfflineFixtures.parameters(dir, encryption: .keyStore(keys)))
+        #expect(keys.storeNames == [store.folder])
+        let key = try #require(try keys.key(forStore: store.folder))
+        #expect(key.count == 32 && Set(key).count > 1)
+        try store.close()
+        let again = try await OfflineStore.open(metadata: OfflineFixtures.metadata,
+                                                parameters: OfflineFixtures.parameters(dir, encryption: .keyStore(keys)))
+        #expect(try keys.key(forStore: again.folder) == key)
+        try again.close()
+        await expectStoreErrorAsync("wrongEncryptionKey", 3254) {
+            _ = try await OfflineStore.open(metadata: OfflineFixtures.metadata,
+                                            parameters: OfflineFixtures.parameters(dir, encryption: .keyStore(InMemoryStoreKeyStore())))
+        }
+        // The raw key works too, and the files are not readable without it.
+        let raw = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(dir, encryption: .key(key)))
+        try raw.close()
+        await expectStoreErrorAsync("wrongEncryptionKey", 3254) {
+            _ = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(dir, encryption: .unencrypted))
+        }
+    }
+
+    @Test("states: the current state first, downloading around applyDownload, closed ends the stream")
+    func states() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(
+            dir, definingQueries: [DefiningQuery(name: "Orders", url: "SalesOrders")]))
+        let stream = store.states
+        let collector = Task { () -> [OfflineStoreState] in
+            var seen: [OfflineStoreState] = []
+            for await state in stream { seen.append(state) }
+            return seen
+        }
+        try await store.applyDownload(definingQuery: "Orders", pages: try OfflineFixtures.pages(.salesOrders, range: 0..<1))
+        try store.close()
+        #expect(await collector.value == [.open, .downloading, .open, .closed])
+        // A stream asked for after close yields closed and ends.
+        var late: [OfflineStoreState] = []
+        for await state in store.states { late.append(state) }
+        #expect(late == [.closed])
+    }
+
+    @Test("metadata: an additive change reopens, a retyped property or a removed set with data is refused")
+    func metadataChanges() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineFixtures.loaded(dir)
+        try store.close()
+        let xml = OfflineFixtures.sales.metadataXML()
+        let additive = xml.replacingOccurrences(of: #"<Property Name="Note""#,
+                                                with: #"<Property Name="Extra" Type="Edm.String" Nullable="true"/><Property Name="Note""#)
+        #expect(additive != xml)
+        let more = try await OfflineStore.open(metadata: Array(additive.utf8), parameters: OfflineFixtures.parameters(dir))
+        #expect(try more.count("SalesOrders/$count?$filter=Extra eq null") == 500)
+        try more.close()
+        let retyped = additive.replacingOccurrences(of: #"<Property Name="Note" Type="Edm.String""#,
+                                                    with: #"<Property Name="Note" Type="Edm.Int32""#)
+        #expect(retyped != additive)
+        await expectStoreErrorAsync("incompatibleStoreMetadata", 3258) {
+            _ = try await OfflineStore.open(metadata: Array(retyped.utf8), parameters: OfflineFixtures.parameters(dir))
+        }
+        let removed = additive.replacingOccurrences(of: #"<EntitySet Name="SalesOrders""#, with: #"<EntitySet Name="OtherOrders""#)
+            .replacingOccurrences(of: #"Target="SalesOrders""#, with: #"Target="OtherOrders""#)
+        #expect(removed != additive)
+        await expectStoreErrorAsync("incompatibleStoreMetadata", 3258) {
+            _ = try await OfflineStore.open(metadata: Array(removed.utf8), parameters: OfflineFixtures.parameters(dir))
+        }
+        await expectStoreErrorAsync("invalidMetadata", 3257) {
+            _ = try await OfflineStore.open(metadata: Array("<nope".utf8), parameters: OfflineFixtures.parameters(dir))
+        }
+        let back = try await OfflineStore.open(metadata: Array(additive.utf8), parameters: OfflineFixtures.parameters(dir))
+        try back.close()
+    }
+}
+
+extension OfflineTempDir {
+    init(path: String) { self.path = path }
+}
