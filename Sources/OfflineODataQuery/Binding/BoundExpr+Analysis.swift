@@ -15,7 +15,7 @@ extension BoundExpr {
     public var isConstant: Bool {
         switch kind {
         case .literal, .null, .aliasLiteral: return true
-        case .path, .any, .all: return false
+        case .path, .any, .all, .localState: return false
         case .unary(_, let operand): return operand.isConstant
         case .binary(_, let left, let right, _): return left.isConstant && right.isConstant
         case .inList(let left, let items): return left.isConstant && items.allSatisfy(\.isConstant)

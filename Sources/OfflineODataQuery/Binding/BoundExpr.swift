@@ -61,6 +61,9 @@ public indirect enum BoundExprKind: Sendable, Hashable {
     case all(collection: BoundPath, variable: String, predicate: BoundExpr)
     /// `case(c1: v1, …)`: the value of the first true condition, else null.
     case caseOf([BoundCaseBranch])
+    /// `sap.islocal()`, `sap.haspendingchanges()`, `sap.inerrorstate()` of the current
+    /// instance (docs/OfflineStore.md §6); false for instances without a local state.
+    case localState(LocalStateFunction)
 }
 
 public struct BoundCaseBranch: Sendable, Hashable {

@@ -40,6 +40,7 @@ public enum BoundPrinter {
             return "\(path(collection))/all(\(variable): \(print(predicate)))"
         case .caseOf(let branches):
             return "case(" + branches.map { "\(print($0.condition)): \(print($0.value))" }.joined(separator: ", ") + ")"
+        case .localState(let function): return "\(function.rawValue)()"
         }
     }
 

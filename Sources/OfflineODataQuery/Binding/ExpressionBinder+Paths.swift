@@ -84,7 +84,17 @@ extension ExpressionBinder {
                 }
                 let bound = try bindLambda(variable, predicate, element: element, set: set, at: at, in: scope)
                 return BoundExpr(.all(collection: collection, variable: variable, predicate: bound), type: .boolean, at: position)
-            case .function(let name, _, let at):
+            case .function(let name, let parameters, let at):
+                // `sap.islocal()` and its siblings on the current entity (docs/OfflineStore.md §6).
+                if let function = LocalStateFunction(name: name), case .current = root, steps.isEmpty, segments.isEmpty {
+                    guard parameters.isEmpty else {
+                        throw .bindArgumentCount(function.rawValue, got: parameters.count, expected: 0...0, at: at)
+                    }
+                    guard case .entity = type else {
+                        throw .bindTypeMismatch("\(function.rawValue)() needs an entity, not \(type)", at: at)
+                    }
+                    return BoundExpr(.localState(function), type: .boolean, at: position)
+                }
                 throw .bindNotSupported("bound function '\(name)' in a path", at: at)
             case .annotation(let term, let at):
                 throw .bindNotSupported("annotation value '@\(term)'", at: at)

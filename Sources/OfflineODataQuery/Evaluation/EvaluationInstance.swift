@@ -21,10 +21,15 @@ public protocol EvaluationInstance {
     /// The number of related instances, when it is cheaper than `navigate` (an index count);
     /// nil lets the evaluator navigate and count. Only asked for `Nav/$count` without filter.
     func navigationCount(_ navigation: BoundNavigationStep) throws(ODataError) -> Int?
+
+    /// The local state for `sap.islocal()` & co. (docs/OfflineStore.md §6); nil (the default)
+    /// for instances that have none (in-memory entities, complex values): the functions are false.
+    func localState() throws(ODataError) -> LocalStateFlags?
 }
 
 extension EvaluationInstance {
     public func navigationCount(_ navigation: BoundNavigationStep) throws(ODataError) -> Int? { nil }
+    public func localState() throws(ODataError) -> LocalStateFlags? { nil }
 }
 
 /// The result of following a navigation property.

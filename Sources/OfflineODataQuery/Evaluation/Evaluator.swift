@@ -151,6 +151,9 @@ public struct Evaluator: Sendable {
                 return result
             }
             return .null
+        case .localState(let function):
+            guard case .instance(let instance) = ctx.current else { return .null }
+            return .boolean(try instance.localState()?.value(of: function) ?? false)
         }
     }
 

@@ -76,3 +76,11 @@ final class StoredInstance: EvaluationInstance {
         return count
     }
 }
+
+extension StoredInstance {
+    /// `sap.islocal()` & co. from the stored flags (docs/LocalService.md §6).
+    func localState() throws(ODataError) -> LocalStateFlags? {
+        let state = entity.localState
+        return LocalStateFlags(isLocal: state.isLocal, hasPendingChanges: state.hasPendingChanges, inErrorState: state.inErrorState)
+    }
+}

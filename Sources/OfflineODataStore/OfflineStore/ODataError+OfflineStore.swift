@@ -1,0 +1,100 @@
+import OfflineODataEngine
+import OfflineODataModel
+
+/// Errors of the `OfflineStore` facade: codes 3250–3299 (docs/OfflineStore.md §9,
+/// docs/Errors.md "Offline store"). Every message names the store, defining query or parameter.
+extension ODataError {
+    static func offlineStoreAlreadyOpen(_ path: String) -> ODataError {
+        ODataError(.preconditionFailed, name: "storeAlreadyOpen", code: 3250,
+                   message: "the store at '\(path)' is already open in this process", location: path)
+    }
+
+    static func offlineStoreIsOpen(_ path: String) -> ODataError {
+        ODataError(.preconditionFailed, name: "storeIsOpen", code: 3251,
+                   message: "the store at '\(path)' is open in this process: close it before clearing", location: path)
+    }
+
+    static func offlineStoreClosed(_ path: String) -> ODataError {
+        ODataError(.preconditionFailed, name: "storeClosed", code: 3252,
+                   message: "the store at '\(path)' is closed", location: path)
+    }
+
+    static func offlineInvalidParameter(_ name: String, _ reason: String) -> ODataError {
+        ODataError(.invalidInput, name: "invalidStoreParameter", code: 3253,
+                   message: "store parameter '\(name)' \(reason)", location: name)
+    }
+
+    static func offlineWrongKey(_ path: String, _ detail: String) -> ODataError {
+        ODataError(.invalidInput, name: "wrongEncryptionKey", code: 3254,
+                   message: "the passphrase or key does not open the store at '\(path)': \(detail)", location: path)
+    }
+
+    static func offlineFileError(_ path: String, _ detail: String) -> ODataError {
+        ODataError(.clientInternalError, name: "storeFileError", code: 3255,
+                   message: "file operation on '\(path)' failed: \(detail)", location: path)
+    }
+
+    static func offlineKeyStoreFailed(_ store: String, _ detail: String) -> ODataError {
+        ODataError(.clientInternalError, name: "keyStoreFailed", code: 3256,
+                   message: "the key store failed for store '\(store)': \(detail)", location: store)
+    }
+
+    static func offlineInvalidMetadata(_ detail: String) -> ODataError {
+        ODataError(.invalidInput, name: "invalidMetadata", code: 3257,
+                   message: "the service metadata cannot be read: \(detail)", location: "$metadata")
+    }
+
+    static func offlineIncompatibleMetadata(_ detail: String) -> ODataError {
+        ODataError(.preconditionFailed, name: "incompatibleStoreMetadata", code: 3258,
+                   message: "the metadata is not compatible with the store's data: \(detail)", location: "$metadata")
+    }
+
+    static func offlineInvalidDefiningQuery(_ name: String, _ reason: String) -> ODataError {
+        ODataError(.invalidInput, name: "invalidDefiningQuery", code: 3259,
+                   message: "defining query '\(name)' \(reason)", location: name)
+    }
+
+    static func offlineDefiningQueryExists(_ name: String) -> ODataError {
+        ODataError(.invalidInput, name: "definingQueryExists", code: 3260,
+                   message: "a defining query named '\(name)' already exists", location: name)
+    }
+
+    static func offlineDefiningQueryNotFound(_ name: String) -> ODataError {
+        ODataError(.notFound, name: "definingQueryNotFound", code: 3261,
+                   message: "no defining query named '\(name)'", location: name)
+    }
+
+    static func offlineDefiningQueryInUse(_ name: String, _ detail: String) -> ODataError {
+        ODataError(.preconditionFailed, name: "definingQueryHasPendingChanges", code: 3262,
+                   message: "defining query '\(name)' cannot be removed: \(detail)", location: name)
+    }
+
+    static func offlineInvalidDownload(_ query: String, page: Int, _ detail: String) -> ODataError {
+        ODataError(.invalidInput, name: "invalidDownload", code: 3263,
+                   message: "download of defining query '\(query)', page \(page): \(detail)", location: "\(query)#page\(page)")
+    }
+
+    static func offlineCancelled(_ what: String) -> ODataError {
+        ODataError(.clientInternalError, name: "operationCancelled", code: 3264,
+                   message: "\(what) was cancelled; nothing was changed", location: nil)
+    }
+
+    static func offlineCorrupted(_ what: String, _ detail: String) -> ODataError {
+        ODataError(.clientInternalError, name: "storeRecordCorrupted", code: 3265,
+                   message: "\(what) does not decode: \(detail)", location: what)
+    }
+
+    static func offlineStoreLocked(_ path: String) -> ODataError {
+        ODataError(.preconditionFailed, name: "storeLockedByOtherProcess", code: 3266,
+                   message: "the store at '\(path)' is open in another process", location: path)
+    }
+
+    /// An engine failure at open, with the cases a caller handles apart typed.
+    static func offlineOpen(_ error: EngineError, path: String) -> ODataError {
+        switch error.kind {
+        case .wrongPassphrase: return .offlineWrongKey(path, error.message)
+        case .storeLocked: return .offlineStoreLocked(path)
+        default: return .storageEngine(error, "opening the store at '\(path)'")
+        }
+    }
+}

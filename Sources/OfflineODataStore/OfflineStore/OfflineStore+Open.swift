@@ -1,0 +1,124 @@
+import OfflineODataEngine
+import OfflineODataModel
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension OfflineStore {
+    /// `<storePath>/<storeName>.oostore`.
+    static func folder(storePath: String, storeName: String) -> String {
+        let base = storePath.count > 1 && storePath.hasSuffix("/") ? String(storePath.dropLast()) : storePath
+        return base + "/" + storeName + ".oostore"
+    }
+
+    /// Store names: 1…200 bytes of letters, digits, `_`, `-`, `.`, not starting with `.`.
+    static func validateName(_ name: String) throws(ODataError) {
+        guard !name.isEmpty, name.utf8.count <= 200 else {
+            throw .offlineInvalidParameter("storeName", "must have 1 to 200 bytes, got \(name.utf8.count)")
+        }
+        guard !name.hasPrefix("."), name.unicodeScalars.allSatisfy({
+            ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" || $0 == ".") && $0.value < 0x80
+        }) else {
+            throw .offlineInvalidParameter("storeName", "'\(name)' may only use ASCII letters, digits, '_', '-', '.' (not first)")
+        }
+    }
+
+    /// The store folder with `storePath` made absolute (and created when `create`), so two
+    /// spellings of one path name the same store in the registry.
+    static func resolvedFolder(_ parameters: OfflineStoreParameters, create: Bool) throws(ODataError) -> String {
+        let fs = PosixFileSystem()
+        if create, fs.kind(of: parameters.storePath) == nil {
+            do { try fs.makeDirectory(parameters.storePath) } catch {
+                throw .offlineFileError(parameters.storePath, "creating the directory: \(error.message)")
+            }
+        }
+        guard let resolved = realpath(parameters.storePath, nil) else {
+            return folder(storePath: parameters.storePath, storeName: parameters.storeName)
+        }
+        defer { free(resolved) }
+        return folder(storePath: String(cString: resolved), storeName: parameters.storeName)
+    }
+
+    /// The metadata stored by an earlier open (nil for a new store), and its model.
+    static func storedMetadata(engine: StorageEngine) throws(ODataError) -> (bytes: [UInt8], model: ServiceModel)? {
+        let value: [UInt8]?
+        do {
+            guard let tree = try engine.existingTree(StoreFormat.systemTree(OfflineStoreFormat.storeTree)) else { return nil }
+            value = try engine.get(OfflineStoreFormat.metadataKey, in: tree)
+        } catch {
+            throw .storageEngine(error, "reading the stored metadata")
+        }
+        guard let value else { return nil }
+        guard value.first == OfflineStoreFormat.metadataVersion else {
+            throw .offlineCorrupted("stored metadata", "version \(value.first.map(String.init) ?? "none")")
+        }
+        let bytes = Array(value.dropFirst())
+        do {
+            return (bytes, try ServiceModel.parse(metadata: bytes))
+        } catch {
+            throw .offlineCorrupted("stored metadata", "\(error)")
+        }
+    }
+
+    /// An entity set that held data and is gone from the new metadata, or whose key changed,
+    /// makes the change incompatible (new sets, new properties are additive: allowed).
+    static func checkRemovedSets(stored: (bytes: [UInt8], model: ServiceModel), now: ServiceModel,
+                                 engine: StorageEngine) throws(ODataError) {
+        for set in stored.model.entitySets {
+            let hasData: Bool
+            do {
+                if let tree = try engine.existingTree(StoreFormat.entityTree(set.name)) {
+                    hasData = try engine.snapshot().count(in: tree) > 0
+                } else {
+                    hasData = false
+                }
+            } catch {
+                throw .storageEngine(error, "counting '\(set.name)'")
+            }
+            guard hasData else { continue }
+            guard now.entitySet(named: set.name) != nil, let newType = now.entityType(ofSet: set.name) else {
+                throw .offlineIncompatibleMetadata("entity set '\(set.name)' holds data and is no longer in the metadata")
+            }
+            guard let oldType = stored.model.entityType(ofSet: set.name) else { continue }
+            let oldKey = stored.model.keyProperties(of: oldType).map(\.name)
+            let newKey = now.keyProperties(of: newType).map(\.name)
+            guard oldKey == newKey else {
+                throw .offlineIncompatibleMetadata("the key of '\(set.name)' changed from (\(oldKey.joined(separator: ","))) to (\(newKey.joined(separator: ",")))")
+            }
+        }
+    }
+}
+
+/// Recursive removal of a store folder.
+enum FileRemoval {
+    static func removeTree(_ path: String) throws(ODataError) {
+        let fs = PosixFileSystem()
+        switch fs.kind(of: path) {
+        case nil:
+            return
+        case .file, .other:
+            throw .offlineFileError(path, "is not a store folder")
+        case .directory:
+            break
+        }
+        do {
+            for name in try fs.list(path) {
+                let child = path + "/" + name
+                if fs.kind(of: child) == .directory {
+                    try removeTree(child)
+                } else {
+                    try fs.remove(child)
+                }
+            }
+        } catch let error as EngineError {
+            throw .offlineFileError(path, error.message)
+        } catch let error as ODataError {
+            throw error
+        } catch {
+            throw .offlineFileError(path, "\(error)")
+        }
+        guard rmdir(path) == 0 else { throw .offlineFileError(path, "rmdir failed (errno \(errno))") }
+    }
+}

@@ -1,0 +1,204 @@
+import OfflineODataEngine
+import OfflineODataModel
+import OfflineODataQuery
+import Synchronization
+
+/// An offline OData store (docs/OfflineStore.md): one storage engine folder
+/// (`<storePath>/<storeName>.oostore`) holding the entities of a service, the request queue
+/// and the defining queries; a local OData service over it (`execute`), typed reads (`query`),
+/// and the apply of downloaded data (`applyDownload`).
+///
+/// Several stores can be open in one process, each isolated; opening the same folder twice in
+/// one process throws `storeAlreadyOpen` (3250), in another process `storeLockedByOtherProcess`
+/// (3266). Every method after `close()` throws `storeClosed` (3252).
+public final class OfflineStore: Sendable {
+    /// The application's model with the offline system sets (`RequestQueue`, `ErrorArchive`, `EventLog`).
+    public let model: ServiceModel
+    /// The local service: typed writes, undo, `markFailed`, the queue.
+    public let service: LocalService
+    /// The entity storage underneath (indexes, raw reads).
+    public let storage: EntityStorage
+    /// `<storePath>/<storeName>.oostore`, with `storePath` resolved to an absolute path.
+    public let folder: String
+    /// The page size of GET results.
+    public let pageSize: Int?
+    let engine: StorageEngine
+    let broadcaster: StateBroadcaster
+    let isOpen = Mutex<Bool>(true)
+    /// Serializes `applyDownload` and defining-query changes (membership must not race).
+    let downloadLock = Mutex<Int>(0)
+
+    /// Folders of the stores open in this process.
+    static let openFolders = Mutex<Set<String>>([])
+
+    init(model: ServiceModel, service: LocalService, storage: EntityStorage, folder: String, pageSize: Int?,
+         engine: StorageEngine, broadcaster: StateBroadcaster) {
+        self.model = model
+        self.service = service
+        self.storage = storage
+        self.folder = folder
+        self.pageSize = pageSize
+        self.engine = engine
+        self.broadcaster = broadcaster
+    }
+
+    // MARK: lifecycle
+
+    /// Opens (creating when missing) the store for the service described by `metadata`
+    /// (CSDL XML V4 or EDMX V2), declares the parameters' defining queries and indexes.
+    public static func open(metadata: [UInt8], parameters: OfflineStoreParameters) async throws(ODataError) -> OfflineStore {
+        try parameters.validate()
+        let appModel: ServiceModel
+        do {
+            appModel = try ServiceModel.parse(metadata: metadata)
+        } catch let error as ODataError {
+            throw error
+        } catch {
+            throw .offlineInvalidMetadata("\(error)")
+        }
+        let model = try appModel.withOfflineSystemSets()
+        let folder = try resolvedFolder(parameters, create: true)
+        try openFolders.withLock { (open: inout Set<String>) throws(ODataError) in
+            guard open.insert(folder).inserted else { throw .offlineStoreAlreadyOpen(folder) }
+        }
+        var engine: StorageEngine?
+        do throws(ODataError) {
+            var options = EngineOptions(encryption: try parameters.encryption.engineEncryption(storeFolder: folder))
+            options.durability = parameters.durability
+            options.cacheSize = parameters.cacheSize
+            options.keyDerivation = parameters.keyDerivation
+            let opened: StorageEngine
+            do throws(EngineError) {
+                opened = try StorageEngine.open(path: folder, options: options)
+            } catch {
+                throw ODataError.offlineOpen(error, path: folder)
+            }
+            engine = opened
+            let store = try await finishOpen(engine: opened, model: model, metadata: metadata, folder: folder, parameters: parameters)
+            return store
+        } catch {
+            try? engine?.close()
+            _ = openFolders.withLock { $0.remove(folder) }
+            throw error
+        }
+    }
+
+    private static func finishOpen(engine: StorageEngine, model: ServiceModel, metadata: [UInt8], folder: String,
+                                   parameters: OfflineStoreParameters) async throws(ODataError) -> OfflineStore {
+        let stored = try storedMetadata(engine: engine)
+        if let stored { try checkRemovedSets(stored: stored, now: model, engine: engine) }
+        let storage: EntityStorage
+        do {
+            storage = try EntityStorage(engine: engine, model: model)
+        } catch where error.name == "incompatibleMetadata" {
+            throw .offlineIncompatibleMetadata(error.message)
+        }
+        if stored?.bytes != metadata {
+            try storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+                try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.metadataKey,
+                                    value: [OfflineStoreFormat.metadataVersion] + metadata)
+            }
+        }
+        let handler = StoreReadHandler(model: model, pageSize: parameters.pageSize)
+        let service = try LocalService(storage: storage, readHandler: handler,
+                                       individualErrorArchiveDeletion: parameters.individualErrorArchiveDeletion)
+        let store = OfflineStore(model: model, service: service, storage: storage, folder: folder, pageSize: parameters.pageSize,
+                                 engine: engine, broadcaster: StateBroadcaster(.opening))
+        for query in parameters.definingQueries {
+            if let existing = try store.definingQuery(named: query.name) {
+                guard existing == query else { throw .offlineDefiningQueryExists(query.name) }
+                continue
+            }
+            try store.addDefiningQuery(query)
+        }
+        for index in parameters.indexes { try await storage.declareIndex(index) }
+        store.broadcaster.set(.open)
+        return store
+    }
+
+    /// Closes the store: the engine is closed, the folder may be opened again (or cleared).
+    public func close() throws(ODataError) {
+        try isOpen.withLock { (open: inout Bool) throws(ODataError) in
+            guard open else { throw .offlineStoreClosed(folder) }
+            open = false
+        }
+        defer {
+            _ = Self.openFolders.withLock { $0.remove(folder) }
+            broadcaster.set(.closed)
+        }
+        do {
+            try engine.close()
+        } catch {
+            throw .storageEngine(error, "closing the store at '\(folder)'")
+        }
+    }
+
+    /// Removes the store's folder and every file in it. Throws `storeIsOpen` (3251) while this
+    /// process has it open; a store open in another process is not detected (its lock file
+    /// disappears with the folder). Nothing to remove is not an error. The key store's key is
+    /// not removed (the app owns it).
+    public static func clear(storePath: String, storeName: String = "localstore") throws(ODataError) {
+        try validateName(storeName)
+        let parameters = OfflineStoreParameters(storeName: storeName, storePath: storePath, encryption: .unencrypted)
+        let folder = try resolvedFolder(parameters, create: false)
+        try openFolders.withLock { (open: inout Set<String>) throws(ODataError) in
+            guard !open.contains(folder) else { throw .offlineStoreIsOpen(folder) }
+            try FileRemoval.removeTree(folder)
+        }
+    }
+
+    /// The store's states: the current one first, then every change; finishes after `closed`.
+    public var states: AsyncStream<OfflineStoreState> { broadcaster.stream() }
+
+    /// The current state.
+    public var state: OfflineStoreState { broadcaster.current }
+
+    func ensureOpen() throws(ODataError) {
+        guard isOpen.withLock({ $0 }) else { throw .offlineStoreClosed(folder) }
+    }
+
+    // MARK: the local OData service
+
+    /// Runs an OData request: GET through the query executor (OData JSON, paging with
+    /// `@odata.nextLink`), changes through the local service (queued).
+    public func execute(_ request: ODataRequest) throws(ODataError) -> ODataResponse {
+        try ensureOpen()
+        return try service.execute(request)
+    }
+
+    public func execute(_ method: ODataMethod, _ url: String, body: String? = nil, headers: [String: String] = [:],
+                        options: RequestOptions = RequestOptions()) throws(ODataError) -> ODataResponse {
+        try execute(ODataRequest(method, url, headers: headers, body: body.map { Array($0.utf8) }, options: options))
+    }
+
+    /// A typed GET.
+    public func query(_ url: String) throws(ODataError) -> QueryResult {
+        try ensureOpen()
+        return try QueryExecutor(reader: try storage.reader(), model: model, pageSize: pageSize).execute(url)
+    }
+
+    /// The plan a GET would run with.
+    public func explain(_ url: String) throws(ODataError) -> String {
+        try ensureOpen()
+        return try QueryExecutor(reader: try storage.reader(), model: model, pageSize: pageSize).explain(url)
+    }
+
+    /// Declares (and builds for existing data) a secondary index.
+    public func declareIndex(_ definition: IndexDefinition,
+                             progress: (@Sendable (IndexBuildProgress) -> Void)? = nil) async throws(ODataError) {
+        try ensureOpen()
+        try await storage.declareIndex(definition, progress: progress)
+    }
+
+    /// Entity counts per application set, queue length, failed requests.
+    public func stats() throws(ODataError) -> StoreStatistics {
+        try ensureOpen()
+        let reader = try storage.reader()
+        var counts: [String: Int] = [:]
+        for set in model.entitySets where !OfflineSystemSets.all.contains(set.name) {
+            counts[set.name] = try reader.count(set.name)
+        }
+        return StoreStatistics(entityCounts: counts, queuedRequests: try reader.count(OfflineSystemSets.requestQueue),
+                               failedRequests: try reader.count(OfflineSystemSets.errorArchive))
+    }
+}

@@ -1,0 +1,68 @@
+import OfflineODataModel
+
+/// The facade's system trees (docs/OfflineStore.md §8, byte by byte). All live in the engine
+/// as `odata.s.<tree>` and are written in the same commits as the entities they describe.
+enum OfflineStoreFormat {
+    /// `odata.s.store`: store-wide records.
+    static let storeTree = "store"
+    /// Key of the metadata record: version byte 1, then the `$metadata` bytes as given.
+    static let metadataKey = Array("metadata".utf8)
+    static let metadataVersion: UInt8 = 1
+
+    /// `odata.s.dq`: the defining-query registry; key = the name's UTF-8 bytes.
+    static let registryTree = "dq"
+    static let registryVersion: UInt8 = 1
+
+    /// `odata.s.dqm`: membership; key = name | 0x00 | set | 0x00 | encoded entity key, value [1].
+    static let membershipTree = "dqm"
+
+    static func encode(_ query: DefiningQuery) -> [UInt8] {
+        [registryVersion, query.automaticallyRetrievesStreams ? 1 : 0] + Array(query.url.utf8)
+    }
+
+    static func decodeQuery(name: [UInt8], value: [UInt8]) throws(ODataError) -> DefiningQuery {
+        guard let text = String(validating: name, as: UTF8.self) else {
+            throw .offlineCorrupted("defining query registry", "a name is not UTF-8")
+        }
+        guard value.count >= 2, value[0] == registryVersion, value[1] <= 1,
+              let url = String(validating: value[2...], as: UTF8.self) else {
+            throw .offlineCorrupted("defining query '\(text)'", "bad version, flags or URL bytes")
+        }
+        return DefiningQuery(name: text, url: url, automaticallyRetrievesStreams: value[1] == 1)
+    }
+
+    /// The prefix of every membership key of one defining query.
+    static func membershipPrefix(_ name: String) -> [UInt8] { Array(name.utf8) + [0] }
+
+    static func membershipKey(_ name: String, set: String, keyBytes: [UInt8]) -> [UInt8] {
+        membershipPrefix(name) + Array(set.utf8) + [0] + keyBytes
+    }
+
+    /// Splits a membership key (after the query's prefix) into set and entity key.
+    static func splitMember(_ key: [UInt8], prefixLength: Int) throws(ODataError) -> EntityMember {
+        guard prefixLength <= key.count, let zero = key[prefixLength...].firstIndex(of: 0),
+              let set = String(validating: key[prefixLength..<zero], as: UTF8.self) else {
+            throw .offlineCorrupted("defining query membership", "a key has no set name")
+        }
+        return EntityMember(set: set, keyBytes: Array(key[(zero + 1)...]))
+    }
+
+    /// The first key after every key starting with `prefix` (for range scans).
+    static func end(of prefix: [UInt8]) -> [UInt8] {
+        var end = prefix
+        while let last = end.last {
+            if last < 0xFF {
+                end[end.count - 1] = last + 1
+                return end
+            }
+            end.removeLast()
+        }
+        return [0xFF]
+    }
+}
+
+/// One stored entity named by set and encoded key.
+struct EntityMember: Hashable, Sendable {
+    var set: String
+    var keyBytes: [UInt8]
+}

@@ -1,0 +1,141 @@
+import OfflineODataModel
+import OfflineODataQuery
+
+/// The store's GET side for `LocalService` (docs/OfflineStore.md §4): runs the URL with a
+/// `QueryExecutor` on the request's snapshot and writes OData JSON.
+///
+/// - collections: `{"@odata.context":"$metadata#Set","@odata.count":n,"value":[…],"@odata.nextLink":…}`
+/// - one entity: the entity with `"@odata.context":"$metadata#Set/$entity"`, `ETag` header
+/// - `/$count`: `text/plain`
+/// - a property: `{"@odata.context":…,"value":…}`; a null property 204
+/// - `/$ref`: `{"value":[{"@odata.id":…}]}`
+/// - not found (`entityNotFound` and other notFound errors): a 404 error response.
+///
+/// `Prefer: odata.maxpagesize=n` overrides the store's page size for the request;
+/// `Prefer: odata.include-annotations="sap.*"` (or `*`, or one naming
+/// `com.sap.vocabularies.Offline.v1`) adds the local-state instance annotations to every
+/// top-level entity.
+struct StoreReadHandler: ReadHandler {
+    let model: ServiceModel
+    let pageSize: Int?
+
+    func read(_ request: ODataRequest, reader: EntityReader) throws(ODataError) -> ODataResponse {
+        let prefer = Preferences(request.header("Prefer") ?? "")
+        let executor = QueryExecutor(reader: reader, model: model, pageSize: prefer.maxPageSize ?? pageSize)
+        let result: QueryResult
+        do {
+            result = try executor.execute(request.url)
+        } catch where error.category == .notFound {
+            return .error(error)
+        }
+        let writer = ODataJSONWriter(model: model)
+        let set = result.entitySet ?? ""
+        var headers = ["Content-Type": "application/json", "OData-Version": "4.0"]
+        if prefer.includeLocalState || prefer.maxPageSize != nil {
+            headers["Preference-Applied"] = prefer.applied
+        }
+        switch result.payload {
+        case .collection(let entities, let count, let nextLink):
+            let annotated = try annotate(entities, set: set, reader: reader, when: prefer.includeLocalState)
+            let collection = ODataEntityCollection(entities: annotated, count: count.map(Int64.init), nextLink: nextLink,
+                                                   context: "$metadata#" + set)
+            let body = try writer.writeCollection(collection, entityType: try typeName(result))
+            return ODataResponse(status: 200, headers: headers, body: body)
+        case .entity(let entity):
+            let annotated = try annotate([entity], set: set, reader: reader, when: prefer.includeLocalState)
+            let one = annotated.first ?? entity
+            let body = try writer.writeEntity(one, entityType: try typeName(result), context: "$metadata#\(set)/$entity")
+            if let etag = entity.control.etag { headers["ETag"] = etag }
+            return ODataResponse(status: 200, headers: headers, body: body, entity: one)
+        case .count(let count):
+            return ODataResponse(status: 200, headers: ["Content-Type": "text/plain", "OData-Version": "4.0"],
+                                 body: Array(String(count).utf8))
+        case .property(let name, let value):
+            if value == .null { return ODataResponse(status: 204, headers: ["OData-Version": "4.0"]) }
+            let holder = ODataEntity(typeName: try typeName(result), properties: [ODataProperty(name, value)])
+            let json = try JSONReader.parse(try writer.writeEntity(holder, entityType: try typeName(result)))
+            let member = json[name] ?? .null
+            let body = JSONValue.object(try JSONObject(members: [
+                ("@odata.context", .string("$metadata#\(set)/\(name)")), ("value", member),
+            ]))
+            return ODataResponse(status: 200, headers: headers, body: body.serialized())
+        case .references(let ids, let count, let nextLink):
+            var members: [(String, JSONValue)] = [("@odata.context", .string("$metadata#Collection($ref)"))]
+            if let count { members.append(("@odata.count", .number(JSONNumber(count)))) }
+            var values: [JSONValue] = []
+            for id in ids { values.append(.object(try JSONObject(members: [("@odata.id", .string(id))]))) }
+            members.append(("value", .array(values)))
+            if let nextLink { members.append(("@odata.nextLink", .string(nextLink))) }
+            return ODataResponse(status: 200, headers: headers, body: JSONValue.object(try JSONObject(members: members)).serialized())
+        }
+    }
+
+    private func typeName(_ result: QueryResult) throws(ODataError) -> String {
+        if let type = result.entityType { return type }
+        if let set = result.entitySet, let type = model.entityType(ofSet: set) { return type.qualifiedName }
+        throw .queryNotSupported("the result has no entity type")
+    }
+
+    /// The entities with the local-state annotations, looked up by key in `set`.
+    private func annotate(_ entities: [ODataEntity], set: String, reader: EntityReader, when enabled: Bool) throws(ODataError) -> [ODataEntity] {
+        guard enabled, !set.isEmpty else { return entities }
+        let keys = try reader.keyProperties(of: set)
+        var out: [ODataEntity] = []
+        out.reserveCapacity(entities.count)
+        for entity in entities {
+            let key = keys.compactMap { entity[property: $0] }
+            guard key.count == keys.count, let stored = try reader.entity(in: set, key: key) else {
+                out.append(entity)
+                continue
+            }
+            out.append(entity.annotatingLocalState(stored.localState, all: true))
+        }
+        return out
+    }
+}
+
+/// The `Prefer` header preferences the read side honours.
+struct Preferences {
+    var maxPageSize: Int?
+    var includeLocalState = false
+    var applied = ""
+
+    init(_ header: String) {
+        var applied: [String] = []
+        for part in header.split(separator: ",") {
+            let item = part.trimmingSpaces
+            let pieces = item.split(separator: "=", maxSplits: 1).map { String($0).trimmingSpaces }
+            guard let name = pieces.first?.lowercased() else { continue }
+            let value = pieces.count > 1 ? pieces[1].trimmingCharacters("\"") : ""
+            switch name {
+            case "odata.maxpagesize", "maxpagesize":
+                if let n = Int(value), n > 0 {
+                    maxPageSize = n
+                    applied.append("odata.maxpagesize=\(n)")
+                }
+            case "odata.include-annotations":
+                let patterns = value.split(separator: ",").map { $0.trimmingSpaces.lowercased() }
+                if patterns.contains(where: { $0 == "*" || $0 == "sap.*" || $0.hasPrefix("com.sap.vocabularies.offline.v1") }) {
+                    includeLocalState = true
+                    applied.append("odata.include-annotations=\"\(value)\"")
+                }
+            default:
+                continue
+            }
+        }
+        self.applied = applied.joined(separator: ",")
+    }
+}
+
+fileprivate extension StringProtocol {
+    var trimmingSpaces: String {
+        String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
+    }
+
+    func trimmingCharacters(_ c: Character) -> String {
+        var s = String(self)
+        if s.first == c { s.removeFirst() }
+        if s.last == c { s.removeLast() }
+        return s
+    }
+}
