@@ -25,8 +25,8 @@ func failAndExit(_ error: any Error) -> Never {
         code = 2
         text = "\(e)"
     case let e as ODataError:
-        // Engine failures reach the store as ODataErrors that name the engine error.
-        code = e.message.contains("wrongPassphrase") || e.name == "wrongPassphrase" ? 2 : 1
+        // Storage failures (wrong key, damaged or locked store) reach the facade as ODataErrors.
+        code = CLIFailure.storageErrorNames.contains(e.name) || e.message.contains("wrongPassphrase") ? 2 : 1
         text = "\(e)"
     default:
         code = 1
@@ -35,6 +35,15 @@ func failAndExit(_ error: any Error) -> Never {
     let oneLine = text.split(whereSeparator: \.isNewline).joined(separator: " ")
     FileHandle.standardError.write(Data(("error: \(oneLine)\n").utf8))
     Foundation.exit(code)
+}
+
+private let storageErrorNamesList: Set<String> = [
+    "wrongEncryptionKey", "wrongPassphrase", "storeFileError", "storeRecordCorrupted", "storeLockedByOtherProcess",
+    "storeAlreadyOpen", "keyStoreFailed", "storageEngine",
+]
+
+extension CLIFailure {
+    static var storageErrorNames: Set<String> { storageErrorNamesList }
 }
 
 /// Reads a whole file as bytes, with a one-line error naming it.

@@ -45,7 +45,7 @@ import Testing
         expectOneLineError(try R.run(["query", store, "SalesOrders?$filter=GrossAmount gt"]), status: 1, mentioning: "$filter")
         expectOneLineError(try R.run(["query", store, "NoSuchSet"]), status: 1, mentioning: "NoSuchSet")
         expectOneLineError(try R.run(["query", store, "SalesOrders/$count", "--passphrase", "wrong"], passphrase: nil),
-                           status: 2, mentioning: "wrongPassphrase")
+                           status: 2, mentioning: "passphrase")
         expectOneLineError(try R.run(["query", store, "SalesOrders/$count"], passphrase: nil), status: 1, mentioning: "--passphrase")
         expectOneLineError(try R.run(["import", scratch.path + "/corpus", store]), status: 1, mentioning: "--replace")
 
