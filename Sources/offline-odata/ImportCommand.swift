@@ -58,6 +58,9 @@ struct ImportCommand: AsyncParsableCommand {
         let indexes = try index.map(Self.parseIndex)
 
         let location = store.location
+        if fm.fileExists(atPath: location.storePath, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw CLIFailure(message: "not a directory: \(location.storePath)")
+        }
         try fm.createDirectory(atPath: location.storePath, withIntermediateDirectories: true)
         if location.folderExists {
             guard replace else {
