@@ -12,7 +12,7 @@ struct CheckCommand: ParsableCommand {
             let db = try store.open()
             let report = try db.check()
             try db.close()
-            print(report)
+            print("\(store.location.engineDirectory): \(report)")
             if !report.isClean { throw ExitCode(3) }
         } catch let e as ExitCode {
             throw e
@@ -22,18 +22,32 @@ struct CheckCommand: ParsableCommand {
     }
 }
 
-struct StatsCommand: ParsableCommand {
+struct StatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "stats", abstract: "Live and garbage bytes, runs, tree heights and entry counts.")
+        commandName: "stats",
+        abstract: "Live and garbage bytes, runs, tree heights and entry counts; entities per set and queue length of an OfflineStore.")
     @OptionGroup var store: StoreOptions
+    @Option(help: "The service metadata file of an OfflineStore (default: <store-path>/<name>.metadata.xml).")
+    var metadata: String?
 
-    func run() throws {
+    func run() async throws {
         do {
             let db = try store.open()
             print(try db.stats())
             try db.close()
+            let location = store.location
+            guard location.isOfflineStore, metadata != nil || FileManager.default.fileExists(atPath: location.metadataFile) else { return }
+            let offline = try await store.openOfflineStore(metadata: metadata)
+            defer { try? offline.close() }
+            let stats = try offline.stats()
+            print("OfflineStore \(location.storeName): \(stats.entityCounts.values.reduce(0, +)) entities")
+            let width = (stats.entityCounts.keys.map(\.count).max() ?? 0) + 2
+            for (set, count) in stats.entityCounts.sorted(by: { $0.key < $1.key }) {
+                print("  " + set + String(repeating: " ", count: max(1, width - set.count)) + "\(count)")
+            }
+            print("request queue: \(stats.queuedRequests) request(s); ErrorArchive: \(stats.failedRequests) entr(ies)")
         } catch {
-            reportAndExit(error)
+            failAndExit(error)
         }
     }
 }
@@ -123,14 +137,14 @@ struct DumpCommand: ParsableCommand {
 /// A one-line progress bar on a terminal; silent when stdout is not a terminal.
 final class ProgressBar: @unchecked Sendable {
     private let label: String
-    private let enabled = isatty(STDOUT_FILENO) == 1
+    let isEnabled = isatty(STDOUT_FILENO) == 1
     private let lock = NSLock()
     private var last = -1
 
     init(label: String) { self.label = label }
 
     func update(_ fraction: Double) {
-        guard enabled else { return }
+        guard isEnabled else { return }
         let pct = Int(fraction * 100)
         lock.lock()
         defer { lock.unlock() }
@@ -143,7 +157,7 @@ final class ProgressBar: @unchecked Sendable {
     }
 
     func done() {
-        guard enabled else { return }
+        guard isEnabled else { return }
         print("")
     }
 }

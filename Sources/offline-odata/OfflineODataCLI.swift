@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct OfflineODataCLI: AsyncParsableCommand {
@@ -6,8 +7,29 @@ struct OfflineODataCLI: AsyncParsableCommand {
         commandName: "offline-odata",
         abstract: "An embeddable, encrypted offline OData store: tools for its stores.",
         subcommands: [
-            DemoCommand.self, CheckCommand.self, StatsCommand.self, CompactCommand.self, RekeyCommand.self,
-            DumpCommand.self, CrashWorkerCommand.self, EngineProbeCommand.self,
+            DemoCommand.self, ShellCommand.self, ImportCommand.self, QueryCommand.self, CheckCommand.self,
+            StatsCommand.self, CompactCommand.self, RekeyCommand.self, DumpCommand.self, EngineDemoCommand.self,
+            CrashWorkerCommand.self, EngineProbeCommand.self,
         ]
     )
+
+    /// Like the default, but a usage error is one line (`error: …`) instead of the usage text.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success || error is ExitCode || error is CleanExit {
+                exit(withError: error)
+            }
+            let message = self.message(for: error).split(whereSeparator: \.isNewline).first.map(String.init) ?? "\(error)"
+            FileHandle.standardError.write(Data("error: \(message) (see offline-odata --help)\n".utf8))
+            Foundation.exit(code.rawValue)
+        }
+    }
 }

@@ -4,8 +4,11 @@ import OfflineODataEngine
 
 /// How the CLI finds and unlocks a store.
 struct StoreOptions: ParsableArguments {
-    @Argument(help: "The store directory.")
+    @Argument(help: "The store: a directory holding <name>.oostore (an OfflineStore), or an engine store directory.")
     var path: String
+
+    @Option(help: "The OfflineStore name inside the directory (default: the only *.oostore folder there).")
+    var storeName: String?
 
     @Option(help: "The passphrase (or set OFFLINE_ODATA_PASSPHRASE).")
     var passphrase: String?
@@ -34,8 +37,11 @@ struct StoreOptions: ParsableArguments {
     func open(create: Bool = false) throws -> StorageEngine {
         var options = EngineOptions(encryption: try encryption())
         options.createIfMissing = create
-        return try StorageEngine.open(path: path, options: options)
+        return try StorageEngine.open(path: location.engineDirectory, options: options)
     }
+
+    /// Where the store's files are: an OfflineStore folder or a bare engine directory.
+    var location: StoreLocation { StoreLocation(path: path, storeName: storeName) }
 
     static func hexBytes(_ text: String) -> [UInt8]? {
         var out: [UInt8] = []

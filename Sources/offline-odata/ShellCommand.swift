@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import OfflineODataModel
+import OfflineODataStore
+
+/// An interactive OData console on a store (like SAP's ILOData).
+struct ShellCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shell",
+        abstract: "Interactive OData console on a store: GET/POST/PATCH/PUT/DELETE lines, explain, help, quit.",
+        discussion: ShellLine.helpText)
+
+    @OptionGroup var store: StoreOptions
+
+    @Option(name: [.customShort("c"), .customLong("command")],
+            help: "Run this line and exit (repeatable); exits non-zero when a line fails.")
+    var commands: [String] = []
+
+    @Option(help: "The service metadata file (default: <store-path>/<name>.metadata.xml, written by import).")
+    var metadata: String?
+
+    @Option(help: "Server-driven page size for GET results.")
+    var pageSize: Int?
+
+    func run() async throws {
+        do {
+            let offline = try await store.openOfflineStore(metadata: metadata, pageSize: pageSize)
+            defer { try? offline.close() }
+            var failures = 0
+            if !commands.isEmpty {
+                for line in commands {
+                    print("> \(line)")
+                    switch perform(line, on: offline) {
+                    case .failed: failures += 1
+                    case .quit: break
+                    case .ok: continue
+                    }
+                }
+            } else {
+                let interactive = isatty(STDIN_FILENO) == 1
+                if interactive { print("offline-odata shell on \(store.location.engineDirectory) — type help, quit to leave") }
+                while true {
+                    if interactive {
+                        print("oodata> ", terminator: "")
+                        fflush(nil)
+                    }
+                    guard let line = readLine() else { break }
+                    let outcome = perform(line, on: offline)
+                    if outcome == .quit { break }
+                    if outcome == .failed { failures += 1 }
+                }
+            }
+            try offline.close()
+            if failures > 0 && !commands.isEmpty { throw CLIFailure(message: "\(failures) line(s) failed", exitCode: 4) }
+        } catch {
+            failAndExit(error)
+        }
+    }
+
+    enum Outcome { case ok, failed, quit }
+
+    /// Runs one line and prints what happened. Errors are printed on one line (stderr) and the
+    /// console goes on.
+    func perform(_ line: String, on offline: OfflineStore) -> Outcome {
+        do {
+            switch try ShellLine.parse(line) {
+            case .empty: return .ok
+            case .quit: return .quit
+            case .help:
+                print(ShellLine.helpText)
+                return .ok
+            case .explain(let url):
+                print(try offline.explain(url))
+                return .ok
+            case .request(let method, let url, let headers, let body):
+                let start = Date()
+                let response: ODataResponse
+                do {
+                    response = try offline.execute(method, url, body: body, headers: headers)
+                } catch {
+                    response = ODataResponse.error(error)   // shown like a server's error response
+                }
+                print(ResponsePrinter.statusLine(response) + "  (\(milliseconds(since: start)))")
+                if let text = ResponsePrinter.body(response) { print(text) }
+                return response.status >= 400 ? .failed : .ok
+            }
+        } catch {
+            let text = (error as? CLIFailure)?.message ?? "\(error)"
+            FileHandle.standardError.write(Data("error: \(text.split(whereSeparator: \.isNewline).joined(separator: " "))\n".utf8))
+            fflush(nil)
+            return .failed
+        }
+    }
+}

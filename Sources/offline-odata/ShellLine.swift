@@ -1,0 +1,93 @@
+import Foundation
+import OfflineODataModel
+import OfflineODataStore
+
+/// One line of the `shell` console (modelled on SAP's ILOData):
+///
+///     GET /SalesOrders?$top=3
+///     POST /SalesOrders {"SalesOrderID":"X1", …}
+///     PATCH /SalesOrders('1') If-Match:W/"abc" {"Note":"rush"}
+///     DELETE /SalesOrders('1')
+///     explain /SalesOrders?$filter=CustomerID eq '0100000000'
+///     help | quit
+enum ShellLine: Equatable {
+    case request(method: ODataMethod, url: String, headers: [String: String], body: String?)
+    case explain(String)
+    case help
+    case quit
+    case empty
+
+    static let helpText = """
+        GET <url>                          read (e.g. GET /SalesOrders?$top=3&$orderby=GrossAmount desc)
+        POST <url> <json>                  create
+        PATCH <url> [If-Match:<etag>] <json>   update the given properties (PUT replaces)
+        DELETE <url> [If-Match:<etag>]     delete
+        explain <url>                      the query plan of a GET
+        help                               this text
+        quit                               leave (also exit, Ctrl-D)
+        URLs are relative to the service root; a leading / is optional. System sets:
+        RequestQueue, ErrorArchive, EventLog.
+        """
+
+    /// Parses a line; throws a one-line `CLIFailure` for anything it does not understand.
+    static func parse(_ line: String) throws(CLIFailure) -> ShellLine {
+        let text = line.trimmingCharacters(in: .whitespaces)
+        if text.isEmpty || text.hasPrefix("#") { return .empty }
+        let (word, rest) = split(text)
+        switch word.lowercased() {
+        case "help", "?": return .help
+        case "quit", "exit", "q": return .quit
+        case "explain":
+            guard !rest.isEmpty else { throw CLIFailure(message: "explain needs a URL, e.g. explain /SalesOrders?$top=3") }
+            return .explain(normalize(rest))
+        default: break
+        }
+        guard let method = ODataMethod(name: word.uppercased()) else {
+            throw CLIFailure(message: "unknown command '\(word)' (try help)")
+        }
+        var (url, remainder) = split(rest)
+        guard !url.isEmpty else { throw CLIFailure(message: "\(method.rawValue) needs a URL") }
+        // URLs may contain spaces inside $filter: everything up to the body (`{` or `[`) or an
+        // `If-Match:` word is the URL.
+        var headers: [String: String] = [:]
+        var body: String?
+        while !remainder.isEmpty {
+            if remainder.hasPrefix("{") || remainder.hasPrefix("[") {
+                body = remainder
+                break
+            }
+            let (next, after) = split(remainder)
+            if next.lowercased().hasPrefix("if-match:") {
+                let value = String(next.dropFirst("if-match:".count))
+                guard !value.isEmpty else { throw CLIFailure(message: "If-Match: needs an ETag, e.g. If-Match:W/\"1\"") }
+                headers["If-Match"] = value
+            } else {
+                url += " " + next
+            }
+            remainder = after
+        }
+        if let body {
+            do { _ = try JSONReader.parse(body) } catch {
+                throw CLIFailure(message: "bad JSON body: \(error.message)\(error.location.map { " at \($0)" } ?? "")")
+            }
+        }
+        switch method {
+        case .post, .put, .patch, .merge:
+            guard body != nil else { throw CLIFailure(message: "\(method.rawValue) needs a JSON body, e.g. \(method.rawValue) \(url) {\"Note\":\"x\"}") }
+        default:
+            guard body == nil else { throw CLIFailure(message: "\(method.rawValue) takes no body") }
+        }
+        return .request(method: method, url: normalize(url), headers: headers, body: body)
+    }
+
+    private static func split(_ text: String) -> (String, String) {
+        guard let space = text.firstIndex(where: { $0 == " " || $0 == "\t" }) else { return (text, "") }
+        return (String(text[..<space]), text[space...].trimmingCharacters(in: .whitespaces))
+    }
+
+    private static func normalize(_ url: String) -> String {
+        var url = url
+        while url.hasPrefix("/") { url.removeFirst() }
+        return url
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import OfflineODataFixtures
+import Testing
+
+/// The `offline-odata` store commands end to end: the binary is started as a user would.
+@Suite struct StoreCLITests {
+    typealias R = CLIRunner
+
+    /// Imports a generated corpus (20 orders) into `scratch/store` and returns the generator.
+    func importGenerated(_ scratch: R.Scratch) throws -> SalesServiceGenerator {
+        let generator = try R.writeGeneratedCorpus(to: scratch.path + "/corpus")
+        let result = try R.run(["import", scratch.path + "/corpus", scratch.path + "/store"])
+        try #require(result.status == 0, "import failed: \(result.stderr)")
+        return generator
+    }
+
+    @Test func demoAtATinyScaleRunsTheWholeTour() throws {
+        let result = try R.run(["demo", "--orders", "20", "--page-size", "10"], passphrase: nil)
+        #expect(result.status == 0, "\(result.stderr)")
+        let out = result.stdout
+        for section in ["Open an encrypted store", "Apply the download", "Declare indexes", "explain", "$expand",
+                        "$orderby + $top", "Server-driven paging", "$count", "Local create, update and delete",
+                        "request queue", "ETag conflict", "ErrorArchive", "Undo", "Close, reopen, verify"] {
+            #expect(out.contains(section), "missing section \(section)")
+        }
+        #expect(out.contains("nextLink"))                                   // paging followed a next link
+        #expect(out.contains("80 rows in 8 pages"))                         // 20 orders → 80 items, pages of 10
+        #expect(out.contains("→ 412 Precondition Failed"))                  // the stale If-Match
+        #expect(out.contains("HTTPStatusCode=412"))                         // the ErrorArchive row
+        #expect(out.contains("undoPendingChanges(SalesOrders('0500000001')) → true"))
+        #expect(out.contains("identical to before closing"))
+        #expect(out.contains("the offline creation survived"))
+        #expect(result.stderr.isEmpty)
+    }
+
+    @Test func importThenQueryGivesTheGeneratedCounts() throws {
+        let scratch = R.Scratch()
+        defer { scratch.cleanup() }
+        let generator = try importGenerated(scratch)
+        let store = scratch.path + "/store"
+        for set in SalesEntitySet.allCases {
+            let count = try R.run(["query", store, "\(set.name)/$count"])
+            #expect(count.status == 0, "\(count.stderr)")
+            #expect(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == String(generator.count(of: set)), "\(set)")
+        }
+        let firstOrder = try JSONSerialization.jsonObject(with: Data(try generator.entityJSON(set: .salesOrders, index: 0))) as? [String: Any]
+        let customer = try #require(firstOrder?["CustomerID"] as? String)
+        let filtered = try R.run(["query", store, "/SalesOrders?$filter=CustomerID eq '\(customer)'&$select=SalesOrderID,CustomerID"])
+        #expect(filtered.status == 0, "\(filtered.stderr)")
+        #expect(filtered.stdout.contains("\"CustomerID\": \"\(customer)\""))   // pretty JSON
+        #expect(!filtered.stdout.contains("\"CustomerName\""))                  // $select applied
+        let plan = try R.run(["query", store, "SalesOrders?$filter=GrossAmount gt 10", "--explain"])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains("access:"))
+        let stats = try R.run(["stats", store])
+        #expect(stats.status == 0, "\(stats.stderr)")
+        #expect(stats.stdout.contains("SalesOrderItems"))
+        #expect(stats.stdout.contains("request queue: 0 request(s)"))
+        let check = try R.run(["check", store])
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout.contains(": clean"))
+    }
+
+    @Test func shellCommandsCreateUpdateDeleteAndQueue() throws {
+        let scratch = R.Scratch()
+        defer { scratch.cleanup() }
+        let generator = try importGenerated(scratch)
+        let store = scratch.path + "/store"
+        let customer = generator.businessPartnerID(0)
+        let order = """
+            {"SalesOrderID":"NEW1","CustomerID":"\(customer)","CustomerName":"X","CurrencyCode":"EUR","GrossAmount":1,\
+            "NetAmount":1,"TaxAmount":0,"LifecycleStatus":"N","BillingStatus":"","DeliveryStatus":"",\
+            "CreatedAt":"2026-01-01T00:00:00Z","ChangedAt":"2026-01-01T00:00:00Z","DeliveryDate":"2026-01-02"}
+            """
+        let result = try R.run(["shell", store,
+                                "-c", "GET /SalesOrders?$top=2&$select=SalesOrderID",
+                                "-c", "POST /SalesOrders \(order)",
+                                "-c", #"PATCH /SalesOrders('NEW1') {"Note":"changed offline"}"#,
+                                "-c", "GET /SalesOrders('NEW1')?$select=Note",
+                                "-c", "DELETE /SalesOrders('\(generator.salesOrderID(3))')",
+                                "-c", "GET /RequestQueue?$orderby=RequestID&$select=RequestID,Method"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let out = result.stdout
+        #expect(out.contains("201 Created"))
+        #expect(out.contains("204 No Content  ETag:"))         // the PATCH answers with the new ETag
+        #expect(out.contains("\"Note\": \"changed offline\""))
+        #expect(out.contains("\"Method\": \"DELETE\""))
+        #expect(out.components(separatedBy: "\"RequestID\":").count - 1 == 3)   // POST, PATCH, DELETE queued
+        // The changes are in the store for the next process.
+        let count = try R.run(["query", store, "SalesOrders/$count"])
+        #expect(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == String(generator.count(of: .salesOrders)))
+    }
+
+    @Test func shellReadsLinesFromStandardInput() throws {
+        let scratch = R.Scratch()
+        defer { scratch.cleanup() }
+        _ = try importGenerated(scratch)
+        let result = try R.run(["shell", scratch.path + "/store"], stdin: "help\nGET /Products/$count\nexplain /Products?$top=1\nquit\nGET /never\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("explain <url>"))
+        #expect(result.stdout.contains("200 OK"))
+        #expect(result.stdout.contains("access:"))
+        #expect(!result.stdout.contains("never"))   // nothing runs after quit
+    }
+
+    @Test func staleETagIsA412AndMakesTheShellFail() throws {
+        let scratch = R.Scratch()
+        defer { scratch.cleanup() }
+        let generator = try importGenerated(scratch)
+        let key = "SalesOrders('\(generator.salesOrderID(0))')"
+        let result = try R.run(["shell", scratch.path + "/store",
+                                "-c", #"PATCH /\#(key) If-Match:W/"stale" {"Note":"x"}"#])
+        #expect(result.status == 4)
+        #expect(result.stdout.contains("412 Precondition Failed"))
+        #expect(result.stderr.contains("1 line(s) failed"))
+    }
+}
