@@ -87,7 +87,7 @@ public func now() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
-/// Sum of the sizes of the regular files in a directory (not recursive).
+/// Sum of the sizes of the regular files in a directory and its subdirectories.
 public func directorySize(_ path: String) -> UInt64 {
     guard let dir = opendir(path) else { return 0 }
     defer { closedir(dir) }
@@ -98,7 +98,10 @@ public func directorySize(_ path: String) -> UInt64 {
         }
         if name == "." || name == ".." { continue }
         var st = stat()
-        if stat(path + "/" + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG { total += UInt64(st.st_size) }
+        guard stat(path + "/" + name, &st) == 0 else { continue }
+        if (st.st_mode & S_IFMT) == S_IFREG { total += UInt64(st.st_size) }
+        // Stores that keep their files in a subfolder (ours: `<dir>/ours`) count too.
+        if (st.st_mode & S_IFMT) == S_IFDIR { total += directorySize(path + "/" + name) }
     }
     return total
 }
