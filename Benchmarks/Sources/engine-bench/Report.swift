@@ -238,7 +238,6 @@ struct Report {
             }
             s += "| peak memory during the durable insert (whole process, VmHWM) | ≤ 1.2x the figure at \(small.map { Self.grouped(Double($0.records)) } ?? "100k") | ≤ 64 MiB | \(String(format: "%.1f MiB", mibs))\(growth.map { String(format: " (%.2fx the smaller scale)", $0) } ?? "") | \(st) |\n"
         }
-        s += "| indexed `$filter`, `$orderby`, `$expand`, non-indexed `$filter` | see DESIGN.md §5 | | not measured yet (no query benchmark) | n/a |\n"
         s += "<!-- goals:end -->\n"
         return s
     }
