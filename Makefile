@@ -1,5 +1,5 @@
 # Benchmarks (Benchmarks/ package; see BENCHMARKS.md). Not part of the default test run.
-.PHONY: bench bench-engine bench-json bench-query bench-report bench-quick bench-micro
+.PHONY: bench bench-engine bench-json bench-query bench-store bench-report bench-quick bench-micro
 
 # Full suite: engine (1M and 100k records, 3 interleaved rounds), JSON parse (100 MB, 5 rounds) and
 # OData queries (1M and 100k SalesOrders, 3 rounds); writes Benchmarks/results/{engine,json,query}.md
@@ -17,6 +17,10 @@ bench-json:
 # OData queries vs SQLite typed columns / JSON text (issue 4); stores are loaded once and reused.
 bench-query:
 	scripts/bench.sh query
+
+# The offline store vs SQLite (issue 5): download apply, queued durable updates, reopen to first query.
+bench-store:
+	scripts/bench.sh store
 
 # Reassemble BENCHMARKS.md from Benchmarks/results/*.md without measuring.
 bench-report:

@@ -105,6 +105,16 @@ let package = Package(
                 .product(name: "OfflineODataFixtures", package: rootPackage),
             ]
         ),
+        .executableTarget(
+            name: "store-bench",
+            dependencies: [
+                "BenchCommon", "QueryBenchKit",
+                .product(name: "OfflineODataEngine", package: rootPackage),
+                .product(name: "OfflineODataModel", package: rootPackage),
+                .product(name: "OfflineODataStore", package: rootPackage),
+                .product(name: "OfflineODataFixtures", package: rootPackage),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,6 +8,8 @@
 #   scripts/bench.sh json      JSON only (Benchmarks/results/json.md), then reassembles BENCHMARKS.md
 #   scripts/bench.sh query     OData queries only (100k + 1M SalesOrders, 3 rounds; Benchmarks/results/query.md),
 #                              then reassembles BENCHMARKS.md
+#   scripts/bench.sh store     offline store vs SQLite (download apply, queued durable updates, reopen; 10k + 100k
+#                              SalesOrders, 3 rounds; Benchmarks/results/store.md), then reassembles BENCHMARKS.md
 #   scripts/bench.sh report    reassembles BENCHMARKS.md from Benchmarks/results/*.md (no measuring)
 #   scripts/bench.sh quick     CI smoke, < 3 min: engine 100k records, JSON 10 MB and queries at 10k SalesOrders, 1 round each;
 #                              everything under Benchmarks/.build/ (results-quick/, BENCHMARKS-quick.md)
@@ -25,6 +27,7 @@ quick=Benchmarks/.build/results-quick
 engine_bin=Benchmarks/.build/release/engine-bench
 json_bin=Benchmarks/.build/release/json-bench
 query_bin=Benchmarks/.build/release/query-bench
+store_bin=Benchmarks/.build/release/store-bench
 
 build() { for p in "$@"; do swift build -c release --package-path Benchmarks --product "$p"; done; }
 
@@ -81,6 +84,7 @@ assemble() {
         engine) name="engine (ours encrypted vs SQLite, SQLCipher)" ;;
         json) name="JSON parse (ours vs Foundation)" ;;
         query) name="OData queries (ours vs SQLite)" ;;
+        store) name="offline store (ours vs SQLite)" ;;
         *) name="$(basename "$f" .md)" ;;
       esac
       if [ -f "$f" ]; then
@@ -107,15 +111,19 @@ run_json() { # OUT-FILE COMMAND MEGABYTES ROUNDS QUIET-WAIT-SECONDS
 run_query() { # OUT-FILE COMMAND ORDERS ROUNDS QUIET-WAIT-SECONDS
   "$query_bin" run --orders "$3" --rounds "$4" --quiet-wait "$5" --work-dir "$work/query" --out "$1" --command "$2"
 }
-sections=("$results/engine.md" "$results/json.md" "$results/query.md")
+run_store() { # OUT-FILE COMMAND ORDERS ROUNDS UPDATES
+  "$store_bin" run --orders "$3" --rounds "$4" --updates "$5" --work-dir "$work/store" --out "$1" --command "$2"
+}
+sections=("$results/engine.md" "$results/json.md" "$results/query.md" "$results/store.md")
 
 case "$mode" in
   full)
-    build engine-bench json-bench query-bench
+    build engine-bench json-bench query-bench store-bench
     build_sqlcipher
     run_engine "$results/engine.md" "make bench" 1000000,100000 3 200000
     run_json "$results/json.md" "make bench" 100 5 15
     run_query "$results/query.md" "make bench" 1000000,100000 3 10
+    run_store "$results/store.md" "make bench" 10000,100000 3 500
     assemble BENCHMARKS.md "make bench" "${sections[@]}"
     ;;
   engine)
@@ -134,24 +142,30 @@ case "$mode" in
     run_query "$results/query.md" "make bench-query" 1000000,100000 3 10
     assemble BENCHMARKS.md "make bench" "${sections[@]}"
     ;;
+  store)
+    build store-bench
+    run_store "$results/store.md" "make bench-store" 10000,100000 3 500
+    assemble BENCHMARKS.md "make bench" "${sections[@]}"
+    ;;
   report)
     assemble BENCHMARKS.md "make bench" "${sections[@]}"
     ;;
   quick)
-    build engine-bench json-bench query-bench
+    build engine-bench json-bench query-bench store-bench
     build_sqlcipher
     mkdir -p "$quick"
     run_engine "$quick/engine.md" "make bench-quick" 100000 1 50000
     run_json "$quick/json.md" "make bench-quick" 10 1 0
     run_query "$quick/query.md" "make bench-quick" 10000 1 0
-    assemble Benchmarks/.build/BENCHMARKS-quick.md "make bench-quick" "$quick/engine.md" "$quick/json.md" "$quick/query.md"
+    run_store "$quick/store.md" "make bench-quick" 2000 1 100
+    assemble Benchmarks/.build/BENCHMARKS-quick.md "make bench-quick" "$quick/engine.md" "$quick/json.md" "$quick/query.md" "$quick/store.md"
     cat Benchmarks/.build/BENCHMARKS-quick.md
     ;;
   micro)
     swift package --package-path Benchmarks --allow-writing-to-directory "${TMPDIR:-/tmp}" benchmark
     ;;
   *)
-    echo "usage: scripts/bench.sh full|engine|json|query|report|quick|micro" >&2
+    echo "usage: scripts/bench.sh full|engine|json|query|store|report|quick|micro" >&2
     exit 2
     ;;
 esac

@@ -1,0 +1,261 @@
+// store-bench: the offline store against SQLite (issue 5). Per size and round, one worker process
+// per peer runs, on the same generated sales service (Fixtures, all five sets):
+//   1. download apply: the OData JSON pages (1,000 entities each) parsed and stored
+//      (ours: `OfflineStore.applyDownload` per defining query, one atomic step each; SQLite typed:
+//      every entity's JSON parsed and inserted, one transaction per page), with the same
+//      secondary indexes; wall time, entities/s, peak RSS of the worker;
+//   2. local update with queueing: PATCH of one order's Note, each its own durable commit
+//      (ours: `OfflineStore.execute(.patch, …)` with durability .full, which writes the entity, its
+//      request-queue row and its server image in one commit; SQLite: UPDATE + INSERT into a
+//      RequestQueue table in one transaction, WAL + synchronous=FULL); median and p99 latency,
+//      updates/s;
+//   3. reopen to first query: close, then open (raw key for ours, no KDF) and read one order by
+//      key; wall time.
+// Results: Markdown (`--out`), the rows between `<!-- goals:begin -->`/`<!-- goals:end -->` feed the
+// summary of BENCHMARKS.md.
+import BenchCommon
+import Foundation
+import OfflineODataEngine
+import OfflineODataFixtures
+import OfflineODataModel
+import OfflineODataStore
+import QueryBenchKit
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+func option(_ name: String, _ fallback: String) -> String {
+    guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return fallback }
+    return arguments[i + 1]
+}
+
+let seed: UInt64 = 0x0D47A_2026
+let updates = Int(option("--updates", "500")) ?? 500
+
+func generator(_ orders: Int) -> SalesServiceGenerator {
+    SalesServiceGenerator(seed: seed, scale: .entities(salesOrders: orders))
+}
+
+func pages(_ g: SalesServiceGenerator, _ set: SalesEntitySet) throws -> [[UInt8]] {
+    try (0..<(try g.pageCount(of: set, pageSize: 1000))).map { try g.page(set: set, index: $0, pageSize: 1000) }
+}
+
+func metric(_ name: String, _ value: Double) { print("METRIC \(name) \(value)") }
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))]
+}
+
+// MARK: ours
+
+func oursWorker(orders: Int, dir: String) async throws {
+    let g = generator(orders)
+    let metadata = Array(g.metadataXML().utf8)
+    let indexes = SecondaryIndex.all.filter { $0.set != .salesOrderItems }.map {
+        IndexDefinition(name: $0.name, entitySet: $0.set.name, properties: [$0.property])
+    }
+    let parameters = OfflineStoreParameters(
+        storeName: "bench", storePath: dir, encryption: .key([UInt8](repeating: 0x5A, count: 32)),
+        definingQueries: SalesEntitySet.allCases.map { DefiningQuery(name: $0.name, url: $0.name) },
+        durability: .full, cacheSize: QueryWorkload.cacheKiB * 1024, indexes: indexes, keyDerivation: .minimum)
+    var store = try await OfflineStore.open(metadata: metadata, parameters: parameters)
+    // 1. Download apply (pages are generated before the clock starts).
+    var total = 0.0
+    var entities = 0
+    for set in SalesEntitySet.allCases {
+        let body = try pages(g, set)
+        let start = now()
+        let summary = try await store.applyDownload(definingQuery: set.name, pages: body)
+        total += now() - start
+        entities += summary.entitiesApplied
+    }
+    metric("download_s", total)
+    metric("download_entities", Double(entities))
+    metric("download_rss", Double(ProcStats.peakRSS))
+    // 2. Local updates with queueing, one durable commit each.
+    var latencies: [Double] = []
+    let updateStart = now()
+    for i in 0..<updates {
+        let id = String(format: "05%08d", (i * 7919) % orders)
+        let t = now()
+        let response = try store.execute(.patch, "SalesOrders('\(id)')", body: #"{"Note":"bench \#(i)"}"#)
+        latencies.append(now() - t)
+        guard response.status == 204 || response.status == 200 else { throw BenchError("PATCH returned \(response.status)") }
+    }
+    metric("update_total_s", now() - updateStart)
+    metric("update_median_s", percentile(latencies, 0.5))
+    metric("update_p99_s", percentile(latencies, 0.99))
+    metric("queue_rows", Double(try store.service.requestQueue().count))
+    // 3. Reopen to first query.
+    try store.close()
+    let reopen = now()
+    store = try await OfflineStore.open(metadata: metadata, parameters: parameters)
+    let first = try store.query("SalesOrders('05\(String(format: "%08d", orders / 2))')")
+    metric("reopen_first_query_s", now() - reopen)
+    guard first.entities.count == 1 else { throw BenchError("first query found \(first.entities.count) entities") }
+    try store.close()
+    metric("size_bytes", Double(directorySize(dir)))
+}
+
+// MARK: SQLite
+
+func sqliteWorker(orders: Int, dir: String) throws {
+    let g = generator(orders)
+    let path = dir + "/store.sqlite"
+    var db = try SQLiteConnection(path: path, cacheKiB: QueryWorkload.cacheKiB)
+    try db.exec("PRAGMA synchronous=FULL")
+    for set in SalesEntitySet.allCases { try db.exec(TypedSchema.createTable(set)) }
+    for index in SecondaryIndex.all where index.needsTypedIndex {
+        try db.exec("CREATE INDEX \(index.name) ON \(index.set.name)(\(index.property))")
+    }
+    try db.exec("CREATE TABLE RequestQueue(RequestID INTEGER PRIMARY KEY, Method TEXT, URL TEXT, Body TEXT, EntitySet TEXT, EntityKey TEXT)")
+    var total = 0.0
+    var entities = 0
+    for set in SalesEntitySet.allCases {
+        let body = try pages(g, set)
+        let columns = TypedSchema.columns(of: set)
+        let insert = try db.prepare(TypedSchema.insert(set))
+        let start = now()
+        for page in body {
+            guard case .object(let root) = try JSONReader.parse(page), case .array(let values)? = root["value"] else {
+                throw BenchError("page without value")
+            }
+            try db.exec("BEGIN")
+            for case .object(let object) in values {
+                for (i, column) in columns.enumerated() {
+                    var value: JSONValue? = object[column.path[0]]
+                    if column.path.count > 1 { value = value?[column.path[1]] }
+                    let p = Int32(i + 1)
+                    switch value {
+                    case .string(let s)?: try insert.bind(p, s)
+                    case .number(let n)?:
+                        if column.affinity == .integer, let v = n.int64Value { try insert.bind(p, v) } else if let v = n.doubleValue { try insert.bind(p, v) }
+                    case .bool(let b)?: try insert.bind(p, Int64(b ? 1 : 0))
+                    default: try insert.bindNull(p)
+                    }
+                }
+                try insert.run()
+                entities += 1
+            }
+            try db.exec("COMMIT")
+        }
+        total += now() - start
+        insert.finalize()
+    }
+    metric("download_s", total)
+    metric("download_entities", Double(entities))
+    metric("download_rss", Double(ProcStats.peakRSS))
+    let update = try db.prepare("UPDATE SalesOrders SET Note = ?1 WHERE SalesOrderID = ?2")
+    let queue = try db.prepare("INSERT INTO RequestQueue(Method, URL, Body, EntitySet, EntityKey) VALUES('PATCH', ?1, ?2, 'SalesOrders', ?3)")
+    var latencies: [Double] = []
+    let updateStart = now()
+    for i in 0..<updates {
+        let id = String(format: "05%08d", (i * 7919) % orders)
+        let t = now()
+        try db.exec("BEGIN")
+        try update.bind(1, "bench \(i)")
+        try update.bind(2, id)
+        try update.run()
+        try queue.bind(1, "SalesOrders('\(id)')")
+        try queue.bind(2, #"{"Note":"bench \#(i)"}"#)
+        try queue.bind(3, id)
+        try queue.run()
+        try db.exec("COMMIT")
+        latencies.append(now() - t)
+    }
+    metric("update_total_s", now() - updateStart)
+    metric("update_median_s", percentile(latencies, 0.5))
+    metric("update_p99_s", percentile(latencies, 0.99))
+    update.finalize()
+    queue.finalize()
+    try db.close()
+    let reopen = now()
+    db = try SQLiteConnection(path: path, cacheKiB: QueryWorkload.cacheKiB)
+    let select = try db.prepare("SELECT * FROM SalesOrders WHERE SalesOrderID = ?1")
+    try select.bind(1, "05" + String(format: "%08d", orders / 2))
+    guard try select.step() else { throw BenchError("first query found nothing") }
+    metric("reopen_first_query_s", now() - reopen)
+    select.finalize()
+    try db.close()
+    metric("size_bytes", Double(directorySize(dir)))
+}
+
+// MARK: driver
+
+func fmt(_ v: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", v) }
+
+func duration(_ seconds: Double) -> String {
+    seconds >= 1 ? fmt(seconds) + " s" : (seconds >= 0.001 ? fmt(seconds * 1000) + " ms" : fmt(seconds * 1_000_000, 1) + " µs")
+}
+
+func median(_ values: [Double]) -> Double { percentile(values, 0.5) }
+
+func run() async throws {
+    let sizes = option("--orders", "10000,100000").split(separator: ",").compactMap { Int($0) }
+    let rounds = Int(option("--rounds", "3")) ?? 3
+    let work = option("--work-dir", NSTemporaryDirectory() + "offline-odata-store-bench")
+    let out = option("--out", "store.md")
+    let command = option("--command", "make bench-store")
+    let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+    var report = "## Store benchmark: download apply, queued durable updates, reopen (issue 5)\n\n"
+    report += "Generated by `store-bench` (Benchmarks/); rerun with `\(command)`.\n\n"
+    report += "- Commit: `\(Workers.shell("/usr/bin/git", ["rev-parse", "--short", "HEAD"]))`; date: \(ISO8601DateFormatter().string(from: Date())); \(rounds) round(s), medians; SQLite \(SQLiteConnection.version).\n"
+    report += "- ours: `OfflineStore` encrypted with a raw 256-bit key (no KDF in any timing), durability `.full` (each commit fdatasync'd), 256 MiB cache, indexes `SalesOrders.LifecycleStatus`, `SalesOrders.GrossAmount` (the items' foreign key is indexed by the store); the download is `applyDownload` per defining query (one per entity set), each one atomic commit; an update is `execute(.patch, …)`: entity, request-queue row and server image in one commit.\n"
+    report += "- SQLite: typed tables (`TypedSchema`, as in the query benchmark) with the same indexes, WAL + `synchronous=FULL`, the download one transaction per 1,000-entity page (each entity's JSON parsed with our `JSONReader`), an update is `UPDATE` + `INSERT INTO RequestQueue` in one transaction.\n"
+    report += "- Same data: `SalesServiceGenerator(seed: 0x0D47A_2026, scale: .entities(salesOrders: N))`, all five sets (5.5 N entities), OData JSON pages of 1,000 entities generated before the clock starts. \(updates) updates per run.\n\n"
+    var goals: [String] = []
+    for orders in sizes {
+        var results: [String: [String: [Double]]] = ["ours": [:], "sqlite": [:]]
+        for round in 0..<rounds {
+            for peer in (round % 2 == 0 ? ["ours", "sqlite"] : ["sqlite", "ours"]) {
+                let dir = "\(work)/\(peer)-\(orders)-\(round)"
+                try? FileManager.default.removeItem(atPath: dir)
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+                FileHandle.standardError.write(Data("store-bench: \(orders) round \(round + 1)/\(rounds) \(peer)\n".utf8))
+                let metrics = try Workers.spawn(me, ["worker", peer, String(orders), dir, "--updates", String(updates)])
+                try? FileManager.default.removeItem(atPath: dir)
+                for (k, v) in metrics { results[peer, default: [:]][k, default: []].append(v) }
+            }
+        }
+        func m(_ peer: String, _ key: String) -> Double { median(results[peer]?[key] ?? []) }
+        let entities = m("ours", "download_entities")
+        report += "### \(orders.formatted()) SalesOrders (\(Int(entities).formatted()) entities)\n\n"
+        report += "| measure | ours | SQLite | ratio (> 1 = ours better) |\n| --- | ---: | ---: | ---: |\n"
+        let rows: [(String, String, Bool)] = [
+            ("download apply (wall)", "download_s", false), ("local update with queueing: median latency per durable commit", "update_median_s", false),
+            ("local update with queueing: p99 latency", "update_p99_s", false), ("local updates: total for \(updates)", "update_total_s", false),
+            ("reopen to first query (close → open → one key read)", "reopen_first_query_s", false),
+        ]
+        for (title, key, _) in rows {
+            let o = m("ours", key), s = m("sqlite", key)
+            report += "| \(title) | \(duration(o)) | \(duration(s)) | \(fmt(s / max(o, 1e-9)))x |\n"
+        }
+        let oRate = entities / max(m("ours", "download_s"), 1e-9), sRate = m("sqlite", "download_entities") / max(m("sqlite", "download_s"), 1e-9)
+        report += "| download throughput | \(Int(oRate).formatted()) entities/s | \(Int(sRate).formatted()) entities/s | \(fmt(oRate / sRate))x |\n"
+        report += "| updates per second | \(fmt(Double(updates) / m("ours", "update_total_s"), 0)) | \(fmt(Double(updates) / m("sqlite", "update_total_s"), 0)) | \(fmt(m("sqlite", "update_total_s") / m("ours", "update_total_s")))x |\n"
+        report += "| peak RSS of the worker after the download | \(fmt(m("ours", "download_rss") / 1_048_576, 1)) MiB | \(fmt(m("sqlite", "download_rss") / 1_048_576, 1)) MiB | \(fmt(m("sqlite", "download_rss") / max(m("ours", "download_rss"), 1)))x |\n"
+        report += "| store size after the run | \(fmt(m("ours", "size_bytes") / 1_000_000, 1)) MB | \(fmt(m("sqlite", "size_bytes") / 1_000_000, 1)) MB | \(fmt(m("sqlite", "size_bytes") / max(m("ours", "size_bytes"), 1)))x |\n\n"
+        let reopenMs = m("ours", "reopen_first_query_s") * 1000
+        goals.append("| open + first query after clean close (excluding KDF), offline store, \(orders.formatted()) SalesOrders | ≤ 10 ms | ≤ 2 ms | \(fmt(reopenMs)) ms | \(reopenMs <= 2 ? "goal met" : (reopenMs <= 10 ? "bar met, goal not met" : "not met")) |")
+        goals.append("| peak memory during the download (worker VmHWM), \(orders.formatted()) SalesOrders | ≤ 1.2x the figure at the smaller size | ≤ 64 MiB | \(fmt(m("ours", "download_rss") / 1_048_576, 1)) MiB | \(m("ours", "download_rss") <= 64 * 1_048_576 ? "goal met" : "goal not met") |")
+    }
+    report += "### Goals (DESIGN.md §5)\n\n| workload | bar | goal | measured | status |\n| --- | --- | --- | --- | --- |\n<!-- goals:begin -->\n"
+    report += goals.joined(separator: "\n") + "\n<!-- goals:end -->\n"
+    try report.write(toFile: out, atomically: true, encoding: .utf8)
+    FileHandle.standardError.write(Data("store-bench: wrote \(out)\n".utf8))
+}
+
+do {
+    if arguments.first == "worker", arguments.count >= 4, let orders = Int(arguments[2]) {
+        if arguments[1] == "ours" { try await oursWorker(orders: orders, dir: arguments[3]) } else { try sqliteWorker(orders: orders, dir: arguments[3]) }
+    } else if arguments.first == "run" {
+        try await run()
+    } else {
+        FileHandle.standardError.write(Data("store-bench: usage: store-bench run [--orders 10000,100000] [--rounds 3] [--updates 500] [--work-dir DIR] [--out FILE]\n".utf8))
+        exit(64)
+    }
+} catch {
+    FileHandle.standardError.write(Data("store-bench: \(error)\n".utf8))
+    exit(2)
+}
