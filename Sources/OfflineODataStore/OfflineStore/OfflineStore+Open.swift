@@ -67,26 +67,31 @@ extension OfflineStore {
     static func checkRemovedSets(stored: (bytes: [UInt8], model: ServiceModel), now: ServiceModel,
                                  engine: StorageEngine) throws(ODataError) {
         for set in stored.model.entitySets {
+            let problem: String
+            if now.entitySet(named: set.name) == nil || now.entityType(ofSet: set.name) == nil {
+                problem = "entity set '\(set.name)' holds data and is no longer in the metadata"
+            } else if let oldType = stored.model.entityType(ofSet: set.name), let newType = now.entityType(ofSet: set.name),
+                      stored.model.keyProperties(of: oldType).map(\.name) != now.keyProperties(of: newType).map(\.name) {
+                let oldKey = stored.model.keyProperties(of: oldType).map(\.name)
+                let newKey = now.keyProperties(of: newType).map(\.name)
+                problem = "the key of '\(set.name)' changed from (\(oldKey.joined(separator: ","))) to (\(newKey.joined(separator: ",")))"
+            } else {
+                continue
+            }
+            // Only a set that holds data makes the change incompatible: one entity is enough to
+            // know (never count the set: open must not grow with the data).
             let hasData: Bool
             do {
                 if let tree = try engine.existingTree(StoreFormat.entityTree(set.name)) {
-                    hasData = try engine.snapshot().count(in: tree) > 0
+                    var cursor = try engine.snapshot().cursor(in: tree)
+                    hasData = try cursor.next() != nil
                 } else {
                     hasData = false
                 }
             } catch {
-                throw .storageEngine(error, "counting '\(set.name)'")
+                throw .storageEngine(error, "reading '\(set.name)'")
             }
-            guard hasData else { continue }
-            guard now.entitySet(named: set.name) != nil, let newType = now.entityType(ofSet: set.name) else {
-                throw .offlineIncompatibleMetadata("entity set '\(set.name)' holds data and is no longer in the metadata")
-            }
-            guard let oldType = stored.model.entityType(ofSet: set.name) else { continue }
-            let oldKey = stored.model.keyProperties(of: oldType).map(\.name)
-            let newKey = now.keyProperties(of: newType).map(\.name)
-            guard oldKey == newKey else {
-                throw .offlineIncompatibleMetadata("the key of '\(set.name)' changed from (\(oldKey.joined(separator: ","))) to (\(newKey.joined(separator: ",")))")
-            }
+            if hasData { throw .offlineIncompatibleMetadata(problem) }
         }
     }
 }

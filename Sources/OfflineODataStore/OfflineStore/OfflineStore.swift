@@ -86,7 +86,8 @@ public final class OfflineStore: Sendable {
     private static func finishOpen(engine: StorageEngine, model: ServiceModel, metadata: [UInt8], folder: String,
                                    parameters: OfflineStoreParameters) async throws(ODataError) -> OfflineStore {
         let stored = try storedMetadata(engine: engine)
-        if let stored { try checkRemovedSets(stored: stored, now: model, engine: engine) }
+        // Unchanged metadata needs no check (and reopening must not read the data).
+        if let stored, stored.bytes != metadata { try checkRemovedSets(stored: stored, now: model, engine: engine) }
         let storage: EntityStorage
         do {
             storage = try EntityStorage(engine: engine, model: model)
