@@ -97,6 +97,22 @@ struct CandidateStream {
         }
     }
 
+    /// The number of candidates left, reading no entity where the path allows (index ranges are
+    /// counted on borrowed bytes; other paths walk their keys).
+    mutating func countRemaining() throws(ODataError) -> Int {
+        switch mode {
+        case .index(let name, let ranges, let position, let cursor) where cursor == nil:
+            var count = 0
+            for range in ranges[position...] { count += try reader.indexCount(name, lower: range.lower, upper: range.upper) }
+            mode = .empty
+            return count
+        default:
+            var count = 0
+            while try nextKey() != nil { count += 1 }
+            return count
+        }
+    }
+
     /// The next candidate's encoded key without reading the entity, where the path allows.
     mutating func nextKey() throws(ODataError) -> [UInt8]? {
         switch mode {

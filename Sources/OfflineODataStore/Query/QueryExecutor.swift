@@ -95,8 +95,7 @@ public struct QueryExecutor {
         let needsFilter = plan?.needsFilter ?? true
         if request.path.suffix == .count, !needsFilter {
             // The access path answers the filter exactly: count index entries, read no entity.
-            var count = 0
-            while try stream.nextKey() != nil { count += 1 }
+            let count = try stream.countRemaining()
             return QueryResult(payload: .count(count), entitySet: set, entityType: type, plan: plan)
         }
         let streamsInOrder: Bool

@@ -74,6 +74,35 @@ public struct EntityReader: Sendable {
     /// Throws `indexNotReady` for an index whose backfill has not completed.
     public func indexScan(_ index: String, lower: IndexBound? = nil, upper: IndexBound? = nil,
                           reverse: Bool = false) throws(ODataError) -> IndexCursor {
+        let range = try indexKeyRange(index, lower: lower, upper: upper)
+        let cursor = try mapEngine("scanning index \(index)") { () throws(EngineError) in
+            try snapshot.cursor(in: range.index.tree, from: range.from, to: range.to, reverse: reverse)
+        }
+        return IndexCursor(cursor: cursor, columns: range.index.columns.count, index: index, isEmpty: range.isEmpty)
+    }
+
+    /// Number of index entries between the bounds, counted on borrowed bytes (no entry is
+    /// copied or decoded): what `/$count` needs when the index answers the filter exactly.
+    public func indexCount(_ index: String, lower: IndexBound? = nil, upper: IndexBound? = nil) throws(ODataError) -> Int {
+        let range = try indexKeyRange(index, lower: lower, upper: upper)
+        if range.isEmpty { return 0 }
+        var count = 0
+        do {
+            try snapshot.forEach(in: range.index.tree, from: range.from, to: range.to) { _, _ in
+                count += 1
+                return true
+            }
+        } catch let error as EngineError {
+            throw .storageEngine(error, "counting index \(index)")
+        } catch {
+            throw .storeCorrupted("index '\(index)'", "\(error)")
+        }
+        return count
+    }
+
+    /// The engine key range of index bounds (docs/StoreFormat.md §5.2).
+    func indexKeyRange(_ index: String, lower: IndexBound?, upper: IndexBound?) throws(ODataError)
+        -> (index: ResolvedIndex, from: [UInt8]?, to: [UInt8]?, isEmpty: Bool) {
         let resolved = try catalog.index(index)
         guard resolved.isReady else { throw .storeIndexNotReady(index) }
         var from: [UInt8]?
@@ -93,11 +122,7 @@ public struct EntityReader: Sendable {
             let bytes = try IndexBounds.encode(upper, resolved)
             to = upper.isInclusive ? IndexBounds.prefixEnd(bytes) : bytes
         }
-        let (lowerBytes, upperBytes) = (from, to)
-        let cursor = try mapEngine("scanning index \(index)") { () throws(EngineError) in
-            try snapshot.cursor(in: resolved.tree, from: lowerBytes, to: upperBytes, reverse: reverse)
-        }
-        return IndexCursor(cursor: cursor, columns: resolved.columns.count, index: index, isEmpty: empty)
+        return (resolved, from, to, empty)
     }
 
     /// Index entries whose first columns equal `values`.
