@@ -3,11 +3,12 @@
 /// `(seed, set, index, purpose)` through `SplitMix64.derive`, so entity `i` of a set is
 /// produced without producing entities `0..<i` (random access, O(1) memory per entity).
 ///
-/// Only integer arithmetic is used, so the output is identical on every platform.
-struct SplitMix64: Sendable, Hashable {
+/// Only integer arithmetic is used, so the output is identical on every platform. Public so that
+/// tests and tools replaying a seed use the same generator instead of copies of it.
+public struct SplitMix64: Sendable, Hashable {
     private(set) var state: UInt64
 
-    init(state: UInt64) {
+    public init(state: UInt64) {
         self.state = state
     }
 
@@ -50,7 +51,7 @@ struct SplitMix64: Sendable, Hashable {
     }
 
     @inline(__always)
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         return Self.mix(state)
     }

@@ -49,7 +49,7 @@ struct StoreCrashWorkerCommand: AsyncParsableCommand {
             }
             print("READY")
             fflush(nil)
-            var rng = SplitMix(seed: seed)
+            var rng = SplitMix64(state: seed)
             var created: [String] = []
             var step = 0
             while true {
@@ -83,18 +83,5 @@ struct StoreCrashWorkerCommand: AsyncParsableCommand {
     func pages(_ generator: SalesServiceGenerator, _ set: SalesEntitySet) throws -> [[UInt8]] {
         let count = try generator.pageCount(of: set, pageSize: 25)
         return try (0..<count).map { try generator.page(set: set, index: $0, pageSize: 25) }
-    }
-}
-
-/// A tiny deterministic generator (SplitMix64) for the worker's choices.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -30,7 +30,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let keyFile = dir + "/key.bin"
         #expect(FileManager.default.createFile(atPath: keyFile, contents: Data(StoreCrashWorkerCommandMirror.key)))
-        var rng = SplitMixTest(seed: seed)
+        var rng = SplitMix64(state: seed)
         var acknowledged = 0
         for round in 0..<kills {
             let process = Process()
@@ -132,17 +132,5 @@ enum StoreCrashWorkerCommandMirror {
                                definingQueries: [DefiningQuery(name: "BusinessPartners", url: "BusinessPartners"),
                                                  DefiningQuery(name: "SalesOrders", url: "SalesOrders")],
                                durability: .full, keyDerivation: .minimum)
-    }
-}
-
-struct SplitMixTest {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
