@@ -67,7 +67,7 @@ assemble() {
     echo "- What: the storage engine against SQLite (issue 2, \`engine-bench\`) and SQLCipher (issue 6), OData JSON parse throughput"
     echo "  against Foundation (issue 3, \`json-bench\`) and OData queries against SQLite typed columns and SQLite over"
     echo "  JSON text (issue 4, \`query-bench\`), all in the separate \`Benchmarks/\` SwiftPM package, release builds."
-    echo "- Reproduce: \`$command\` (all, ≈ 60 min on 2 cores); one part: \`make bench-engine\` (≈ 45 min),"
+    echo "- Reproduce: \`$command\` (all, ≈ 100 min on 2 cores, the first time: the 1M query stores load once); one part: \`make bench-engine\` (≈ 45 min), \`make bench-store\` (≈ 6 min),"
     echo "  \`make bench-json\` (≈ 3 min) or \`make bench-query\` (≈ 10 min); \`make bench-report\` only reassembles this file; \`make bench-quick\` is the"
     echo "  < 3 min smoke run (report in \`Benchmarks/.build/BENCHMARKS-quick.md\`)."
     echo "- Machine: \`$(uname -srm)\`, $cpu, $cores cores, $mem; shared with other work, so absolute figures are noisy"
