@@ -148,17 +148,7 @@ enum NumericConversion {
     }
 
     static func integer(_ value: ODataValue) -> Int64? {
-        switch value {
-        case .byte(let v): return Int64(v)
-        case .sbyte(let v): return Int64(v)
-        case .int16(let v): return Int64(v)
-        case .int32(let v): return Int64(v)
-        case .int64(let v): return v
-        case .decimal(let d): return d.int64Value
-        case .single(let f): return Int64(exactly: f)
-        case .double(let d): return Int64(exactly: d)
-        default: return nil
-        }
+        value.exactInt64Value
     }
 
     static func decimal(_ value: ODataValue) -> EdmDecimal? {
