@@ -162,9 +162,7 @@ extension LocalService {
         guard let body = request.body, !body.isEmpty else {
             throw .serviceInvalidBody("\(request.method.rawValue) '\(request.url)' needs a JSON body", request.url)
         }
-        let reader = ODataJSONReader(model: model, version: version,
-                                     options: ODataJSONReaderOptions(requireKeyProperties: false))
-        return try reader.readEntity(body, entitySet: set)
+        return try bodyReader.readEntity(body, entitySet: set)
     }
 
     /// `{"@odata.id": "Products('X')"}` (V2: `{"uri": …}`).

@@ -32,14 +32,24 @@ public final class LocalService: Sendable {
         self.readHandler = readHandler
         self.individualErrorArchiveDeletion = individualErrorArchiveDeletion
         self.now = now ?? { Int64(time(nil)) }
+        // Building a reader plans every type of the model: once per service, not per request.
+        let version: ODataVersion = storage.model.version == .v2 ? .v2 : .v4
+        self.validator = ODataJSONReader(model: storage.model, version: version)
+        self.bodyReader = ODataJSONReader(model: storage.model, version: version,
+                                          options: ODataJSONReaderOptions(requireKeyProperties: false))
     }
+
+    /// Request bodies (keys may be absent) and constraint checks, built once (see `init`).
+    let bodyReader: ODataJSONReader
+    let validator: ODataJSONReader
 
     /// Runs `body` as one atomic commit.
     func perform<T>(_ body: (inout ServiceTransaction) throws(ODataError) -> T) throws(ODataError) -> T {
         let model = self.model
         let now = self.now
+        let validator = self.validator
         return try storage.write { (batch: inout EntityWriteBatch) throws(ODataError) -> T in
-            var tx = try ServiceTransaction(batch: batch, model: model, now: now)
+            var tx = try ServiceTransaction(batch: batch, model: model, validator: validator, now: now)
             let result = try body(&tx)
             try tx.finish()
             batch = tx.batch

@@ -147,8 +147,7 @@ extension ServiceTransaction {
 
     /// Facets and kinds of the given properties (MaxLength, Nullable for given nulls, Precision, Scale).
     func validate(_ entity: ODataEntity, set: String) throws(ODataError) {
-        let reader = ODataJSONReader(model: model, version: version)
-        if let issue = reader.validate(entity: entity).first {
+        if let issue = validator.validate(entity: entity).first {
             throw .serviceConstraintViolation(set, issue.message, issue.location)
         }
     }

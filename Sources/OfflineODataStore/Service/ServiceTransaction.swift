@@ -8,13 +8,17 @@ struct ServiceTransaction {
     let model: ServiceModel
     let version: ODataVersion
     let now: @Sendable () -> Int64
+    /// The model's JSON reader, built once per service (its type plans cover the whole model).
+    let validator: ODataJSONReader
     var counters: ServiceCounters
     let initialCounters: ServiceCounters
 
-    init(batch: EntityWriteBatch, model: ServiceModel, now: @escaping @Sendable () -> Int64) throws(ODataError) {
+    init(batch: EntityWriteBatch, model: ServiceModel, validator: ODataJSONReader,
+         now: @escaping @Sendable () -> Int64) throws(ODataError) {
         self.batch = batch
         self.model = model
         self.version = model.version == .v2 ? .v2 : .v4
+        self.validator = validator
         self.now = now
         if let bytes = try batch.systemValue(tree: ServiceFormat.serviceTree, key: ServiceFormat.countersKey) {
             counters = try ServiceCounters.decode(bytes)

@@ -152,7 +152,7 @@ import Testing
         let stored = try #require(try h.entity("Notes", [.int64(-1)]))
         #expect(stored.flags.contains(.local))
         let image = try h.storage.storage.write { (batch: inout EntityWriteBatch) throws(ODataError) -> ServerImage? in
-            let tx = try ServiceTransaction(batch: batch, model: h.model, now: { 0 })
+            let tx = try ServiceTransaction(batch: batch, model: h.model, validator: ODataJSONReader(model: h.model), now: { 0 })
             return try tx.image("Notes", try tx.keyBytes("Notes", [.int64(-1)]))
         }
         #expect(image?.kind == ServiceFormat.kindCreated && image?.keyGenerated == true && image?.firstRequestID == 1)
