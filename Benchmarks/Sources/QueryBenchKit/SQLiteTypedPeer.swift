@@ -37,21 +37,7 @@ public final class SQLiteTypedPeer: QueryPeer {
         try begin.run()
         for json in batch.entities {
             guard case .object(let object) = try JSONReader.parse(json) else { throw BenchError("entity is not an object") }
-            for (i, column) in columns.enumerated() {
-                var value: JSONValue? = object[column.path[0]]
-                if column.path.count > 1 { value = value?[column.path[1]] }
-                let p = Int32(i + 1)
-                switch value {
-                case .string(let s)?: try insert.bind(p, s)
-                case .number(let n)?:
-                    if column.affinity == .integer, let v = n.int64Value { try insert.bind(p, v) }
-                    else if let v = n.doubleValue { try insert.bind(p, v) }
-                    else { throw BenchError("\(column.name): bad number \(n)") }
-                case .bool(let b)?: try insert.bind(p, Int64(b ? 1 : 0))
-                case .null?, nil: try insert.bindNull(p)
-                default: throw BenchError("\(column.name): unexpected JSON value")
-                }
-            }
+            try TypedSchema.bind(object, columns: columns, to: insert)
             try insert.run()
         }
         try commit.run()

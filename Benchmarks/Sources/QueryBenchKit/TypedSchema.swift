@@ -1,3 +1,5 @@
+import BenchCommon
+import OfflineODataModel
 import OfflineODataFixtures
 
 /// The typed-column SQLite layout of the sales service: one table per entity set named after
@@ -52,5 +54,26 @@ public enum TypedSchema {
         let cols = columns(of: set)
         let params = (1...cols.count).map { "?\($0)" }
         return "INSERT INTO \(set.name)(\(cols.map(\.name).joined(separator: ", "))) VALUES(\(params.joined(separator: ", ")))"
+    }
+
+    /// Binds an entity's JSON properties to the columns of `insert` (`TypedSchema.insert`):
+    /// strings as TEXT, integers as INTEGER where the column is, other numbers as REAL, Booleans
+    /// as 0/1, absent and null as NULL; the complex `Address` through its flattened columns.
+    public static func bind(_ object: JSONObject, columns: [Column], to insert: SQLiteConnection.Statement) throws {
+        for (i, column) in columns.enumerated() {
+            var value: JSONValue? = object[column.path[0]]
+            if column.path.count > 1 { value = value?[column.path[1]] }
+            let p = Int32(i + 1)
+            switch value {
+            case .string(let s)?: try insert.bind(p, s)
+            case .number(let n)?:
+                if column.affinity == .integer, let v = n.int64Value { try insert.bind(p, v) }
+                else if let v = n.doubleValue { try insert.bind(p, v) }
+                else { throw BenchError("\(column.name): bad number \(n)") }
+            case .bool(let b)?: try insert.bind(p, Int64(b ? 1 : 0))
+            case .null?, nil: try insert.bindNull(p)
+            default: throw BenchError("\(column.name): unexpected JSON value")
+            }
+        }
     }
 }

@@ -123,18 +123,7 @@ func sqliteWorker(orders: Int, dir: String) throws {
             }
             try db.exec("BEGIN")
             for case .object(let object) in values {
-                for (i, column) in columns.enumerated() {
-                    var value: JSONValue? = object[column.path[0]]
-                    if column.path.count > 1 { value = value?[column.path[1]] }
-                    let p = Int32(i + 1)
-                    switch value {
-                    case .string(let s)?: try insert.bind(p, s)
-                    case .number(let n)?:
-                        if column.affinity == .integer, let v = n.int64Value { try insert.bind(p, v) } else if let v = n.doubleValue { try insert.bind(p, v) }
-                    case .bool(let b)?: try insert.bind(p, Int64(b ? 1 : 0))
-                    default: try insert.bindNull(p)
-                    }
-                }
+                try TypedSchema.bind(object, columns: columns, to: insert)
                 try insert.run()
                 entities += 1
             }
