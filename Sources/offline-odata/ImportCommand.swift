@@ -49,7 +49,7 @@ struct ImportCommand: AsyncParsableCommand {
             if setNames.contains(set) {
                 let path = corpus + "/" + file
                 let size = (try? fm.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-                files.append((set, path, size ?? 0))
+                files.append((set, path, size))
             } else {
                 print("skipping \(file): no entity set \(set) in the metadata")
             }

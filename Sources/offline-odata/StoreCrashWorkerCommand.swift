@@ -24,21 +24,34 @@ struct StoreCrashWorkerCommand: AsyncParsableCommand {
     @Argument var path: String
     @Option var seed: UInt64 = 1
     @Option(help: "Sales orders in the generated service.") var orders = 60
+    @Flag(help: "Only re-apply SalesOrders downloads, alternating two versions of the back end (staged-download crash test).")
+    var downloads = false
+    @Option(help: "downloadBatchBytes of the store (small: every download is staged).") var batchBytes = 4 << 20
 
     static let key = [UInt8](repeating: 0x37, count: 32)
 
-    static func parameters(path: String) -> OfflineStoreParameters {
+    static func parameters(path: String, batchBytes: Int = 4 << 20) -> OfflineStoreParameters {
         OfflineStoreParameters(storeName: "crash", storePath: path, encryption: .key(key),
                                definingQueries: [DefiningQuery(name: "BusinessPartners", url: "BusinessPartners"),
                                                  DefiningQuery(name: "SalesOrders", url: "SalesOrders")],
-                               durability: .full, keyDerivation: .minimum)
+                               durability: .full, keyDerivation: .minimum, downloadBatchBytes: batchBytes)
+    }
+
+    /// The two versions of the back end the `--downloads` mode alternates: version 0 is the
+    /// generator with seed 7 (every order), version 1 seed 8 without the last page (so a
+    /// download also removes orders).
+    static func downloadPages(version: Int, orders: Int) throws -> [[UInt8]] {
+        let generator = SalesServiceGenerator(seed: version == 0 ? 7 : 8, scale: .entities(salesOrders: orders))
+        let count = try generator.pageCount(of: .salesOrders, pageSize: 25)
+        return try (0..<(version == 0 ? count : max(1, count - 1))).map { try generator.page(set: .salesOrders, index: $0, pageSize: 25) }
     }
 
     func run() async throws {
         let generator = SalesServiceGenerator(seed: 7, scale: .entities(salesOrders: orders))
         let store: OfflineStore
         do {
-            store = try await OfflineStore.open(metadata: Array(generator.metadataXML().utf8), parameters: Self.parameters(path: path))
+            store = try await OfflineStore.open(metadata: Array(generator.metadataXML().utf8),
+                                                parameters: Self.parameters(path: path, batchBytes: batchBytes))
         } catch {
             reportAndExit(error)
         }
@@ -47,6 +60,7 @@ struct StoreCrashWorkerCommand: AsyncParsableCommand {
                 try await store.applyDownload(definingQuery: "BusinessPartners", pages: try pages(generator, .businessPartners))
                 try await store.applyDownload(definingQuery: "SalesOrders", pages: try pages(generator, .salesOrders))
             }
+            if downloads { try await downloadForever(store) }
             print("READY")
             fflush(nil)
             var rng = SplitMix64(state: seed)
@@ -77,6 +91,32 @@ struct StoreCrashWorkerCommand: AsyncParsableCommand {
             }
         } catch {
             reportAndExit(error)
+        }
+    }
+
+    /// `--downloads`: one local change (kept pending across every download), then downloads of
+    /// alternating back-end versions until killed:
+    ///
+    ///     READY
+    ///     START <n> <version>
+    ///     DONE <n> <version>
+    func downloadForever(_ store: OfflineStore) async throws -> Never {
+        let pending = String(format: "05%08d", 3)
+        if try store.service.requestQueue().isEmpty {
+            _ = try store.execute(.patch, "SalesOrders('\(pending)')", body: #"{"Note":"local"}"#)
+        }
+        let versions = [try Self.downloadPages(version: 0, orders: orders), try Self.downloadPages(version: 1, orders: orders)]
+        print("READY")
+        fflush(nil)
+        var n = 0
+        while true {
+            let version = Int((seed &+ UInt64(n)) % 2)
+            print("START \(n) \(version)")
+            fflush(nil)
+            try await store.applyDownload(definingQuery: "SalesOrders", pages: versions[version])
+            print("DONE \(n) \(version)")
+            fflush(nil)
+            n += 1
         }
     }
 

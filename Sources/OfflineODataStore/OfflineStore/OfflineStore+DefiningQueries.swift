@@ -57,6 +57,7 @@ extension OfflineStore {
                     try batch.delete(keyBytes: member.keyBytes, in: member.set)
                 }
                 try batch.deleteSystem(tree: OfflineStoreFormat.registryTree, key: Array(name.utf8))
+                try batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.generationKey(name))
             }
         }
     }

@@ -4,8 +4,7 @@ import OfflineODataQuery
 
 extension OfflineStore {
     /// Applies one defining query's downloaded result (OData JSON collection pages, V4 `value`
-    /// or V2 `d.results`, with expanded navigation content) in ONE atomic commit
-    /// (docs/OfflineStore.md §7):
+    /// or V2 `d.results`, with expanded navigation content) atomically (docs/OfflineStore.md §7):
     ///
     /// - every entity (top-level and expanded) is stored with its back-end ETag; expanded
     ///   content is linked to its parent;
@@ -16,9 +15,15 @@ extension OfflineStore {
     ///   query covers them or they have pending changes;
     /// - an EventLog entry `Download` records the counts.
     ///
-    /// Checks `Task.isCancelled` before each page and before the commit: a cancelled apply
-    /// throws `operationCancelled` (3264) and changes nothing. Malformed pages throw the JSON
-    /// reader's errors (12xx) and change nothing.
+    /// A download of at most `downloadBatchBytes` of JSON is applied in one commit. A larger one
+    /// is first staged in the store (every page checked as OData JSON), then applied in commits
+    /// of about `downloadBatchBytes`, so memory does not grow with the download. Readers see the
+    /// store as it was until the whole download is in; a crash while staging leaves the store as
+    /// before, a crash while applying is finished by the next `open`.
+    ///
+    /// Cancellation (`Task.isCancelled`) is checked before each page and before the apply: a
+    /// cancelled download throws `operationCancelled` (3264) and changes nothing. Malformed pages
+    /// throw the JSON reader's errors (12xx) and change nothing.
     @discardableResult
     public func applyDownload(definingQuery name: String, pages: some Sequence<[UInt8]>,
                               progress: (@Sendable (DownloadProgress) -> Void)? = nil) async throws(ODataError) -> DownloadSummary {
@@ -27,87 +32,414 @@ extension OfflineStore {
         let set = try validate(query)
         broadcaster.set(.downloading)
         defer { if isOpen.withLock({ $0 }) { broadcaster.set(.open) } }
+        let service = self.service
+        let limit = downloadBatchBytes
         return try downloadLock.withLock { _ throws(ODataError) -> DownloadSummary in
-            try service.perform { (tx: inout ServiceTransaction) throws(ODataError) -> DownloadSummary in
-                var apply = DownloadApply(name: name, set: set, model: model, version: service.version)
-                try apply.run(pages: pages, tx: &tx, progress: progress)
-                return apply.summary
+            try storage.exclusive(pinningReaders: true) { writer throws(ODataError) -> DownloadSummary in
+                var apply = DownloadApply(name: name, set: set, service: service, writer: writer, limit: limit, progress: progress)
+                return try apply.run(pages: pages)
+            }
+        }
+    }
+
+    /// Finishes a staged download that was applying when the process stopped, or discards one
+    /// that was still staging (docs/OfflineStore.md §7.2). Called by `open`.
+    func resumeInterruptedDownload() throws(ODataError) {
+        guard let bytes = try storage.reader().systemValue(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey) else {
+            return
+        }
+        let marker = try DownloadMarker.decode(bytes)
+        let service = self.service
+        let limit = downloadBatchBytes
+        try downloadLock.withLock { _ throws(ODataError) in
+            try storage.exclusive(pinningReaders: true) { writer throws(ODataError) in
+                var apply = DownloadApply(name: marker.name, set: marker.set, service: service, writer: writer, limit: limit, progress: nil)
+                apply.marker = marker
+                if marker.phase == OfflineStoreFormat.phaseStaging {
+                    try apply.discardStaging()
+                } else {
+                    _ = try apply.applyStaged()
+                }
             }
         }
     }
 }
 
-/// The work of one `applyDownload`, inside one service transaction.
+/// The work of one `applyDownload` inside an exclusive storage session.
 struct DownloadApply {
-    let name: String
-    let set: String
-    let model: ServiceModel
-    let version: ODataVersion
-    var summary: DownloadSummary
+    let service: LocalService
+    let writer: ExclusiveWriter
+    let limit: Int
+    let progress: (@Sendable (DownloadProgress) -> Void)?
+    /// Name, set, generation and counts (persisted as the marker while staging/applying).
+    var marker: DownloadMarker
+    var pagesReceived = 0
+    var pagesApplied = 0
+    /// Entities with a server image and their local stored value (nil: deleted locally),
+    /// loaded by the first transaction.
+    private var pending: [EntityMember: [UInt8]?]?
 
-    init(name: String, set: String, model: ServiceModel, version: ODataVersion) {
-        self.name = name
-        self.set = set
-        self.model = model
-        self.version = version
-        summary = DownloadSummary(definingQuery: name, entitiesApplied: 0, entitiesRemoved: 0, pendingChangesKept: 0)
+    var name: String { marker.name }
+    var set: String { marker.set }
+    var reader: ODataJSONReader { service.validator }
+
+    init(name: String, set: String, service: LocalService, writer: ExclusiveWriter, limit: Int,
+         progress: (@Sendable (DownloadProgress) -> Void)?) {
+        self.service = service
+        self.writer = writer
+        self.limit = max(1, limit)
+        self.progress = progress
+        marker = DownloadMarker(phase: OfflineStoreFormat.phaseStaging, generation: 0, pages: 0, applied: 0, removed: 0,
+                                kept: 0, rejected: 0, name: name, set: set)
     }
 
-    mutating func run(pages: some Sequence<[UInt8]>, tx: inout ServiceTransaction,
-                      progress: (@Sendable (DownloadProgress) -> Void)?) throws(ODataError) {
-        // 1. Entities with local changes, with their local stored value (nil: deleted locally).
-        let pending = try pendingEntities(tx.batch)
-        // 2. The pages.
-        let reader = ODataJSONReader(model: model, version: version)
-        var pageCount = 0
-        for page in pages {
-            if Task.isCancelled { throw .offlineCancelled("the download of '\(name)'") }
-            let collection = try reader.readCollection(page, entitySet: set)
-            for entity in collection.entities {
-                try tx.batch.put(entity, in: set)
-                summary.entitiesApplied += Self.count(entity)
+    var summary: DownloadSummary {
+        DownloadSummary(definingQuery: name, entitiesApplied: marker.applied, entitiesRemoved: marker.removed,
+                        pendingChangesKept: marker.kept, entitiesRejected: marker.rejected)
+    }
+
+    func cancelled() -> ODataError { .offlineCancelled("the download of '\(name)'") }
+
+    func report() {
+        progress?(DownloadProgress(definingQuery: name, pagesApplied: pagesApplied, entitiesApplied: marker.applied,
+                                   pagesReceived: pagesReceived))
+    }
+
+    // MARK: the two paths
+
+    /// Buffers pages up to the limit; a download that fits is applied in one commit, a larger
+    /// one is staged, then applied in bounded commits.
+    mutating func run(pages: some Sequence<[UInt8]>) throws(ODataError) -> DownloadSummary {
+        var buffered: [[UInt8]] = []
+        var bufferedBytes = 0
+        var staging = false
+        do throws(ODataError) {
+            for page in pages {
+                if Task.isCancelled { throw cancelled() }
+                pagesReceived += 1
+                if !staging, bufferedBytes + page.count <= limit {
+                    buffered.append(page)
+                    bufferedBytes += page.count
+                    report()
+                    continue
+                }
+                if !staging {
+                    staging = true
+                    try beginStaging()
+                    for held in buffered { _ = try reader.readCollection(held, entitySet: set) }
+                }
+                _ = try reader.readCollection(page, entitySet: set)
+                buffered.append(page)
+                bufferedBytes += page.count
+                if bufferedBytes >= limit {
+                    try stage(buffered)
+                    buffered = []
+                    bufferedBytes = 0
+                }
+                report()
             }
-            pageCount += 1
-            progress?(DownloadProgress(definingQuery: name, pagesApplied: pageCount, entitiesApplied: summary.entitiesApplied))
+            if Task.isCancelled { throw cancelled() }
+            if staging { try stage(buffered) }
+        } catch {
+            if staging {
+                // A failure here is repaired by the next open: the marker still says staging.
+                do throws(ODataError) { try discardStaging() } catch { _ = error }
+            }
+            throw error
         }
-        // 3. What the download stored (before local versions are put back).
+        if !staging { return try applyAtOnce(buffered) }
+        try switchToApplying()
+        return try applyStaged()
+    }
+
+    /// Small downloads: every page, the removals and the event in one commit (nothing written
+    /// when anything throws).
+    private mutating func applyAtOnce(_ pages: [[UInt8]]) throws(ODataError) -> DownloadSummary {
+        var next = marker
+        var applied = 0
+        try service.perform(in: writer) { (tx: inout ServiceTransaction) throws(ODataError) in
+            try loadState(&next, tx.batch)
+            var skips = Set<EntityPosition>()
+            var failure: EntityPosition?
+            for (i, page) in pages.enumerated() {
+                try applyPage(page, number: i, into: &tx, counts: &next, skips: &skips, failure: &failure)
+                applied += 1
+                progress?(DownloadProgress(definingQuery: name, pagesApplied: applied, entitiesApplied: next.applied,
+                                           pagesReceived: pagesReceived))
+                if Task.isCancelled { throw cancelled() }
+            }
+            try finishPages(&tx, counts: &next)
+            let prefix = OfflineStoreFormat.membershipPrefix(name)
+            // Nothing is committed yet: the last commit is the state before the download, and
+            // the batch's own writes tell which members this generation stored.
+            var cursor = try writer.currentReader().systemScan(tree: OfflineStoreFormat.membershipTree, from: prefix,
+                                                               to: OfflineStoreFormat.end(of: prefix))
+            _ = try removeStale(&cursor, prefix: prefix, cursorIsCurrent: false, into: &tx, counts: &next, limit: Int.max)
+            try finishDownload(&tx, counts: next, pages: pages.count)
+            if Task.isCancelled { throw cancelled() }
+        }
+        marker = next
+        pagesApplied = applied
+        return summary
+    }
+
+    /// Large downloads, phase 2 (also run by `open` after a crash): staged pages are applied in
+    /// commits of about `limit` bytes, each removing the pages it applied and recording its
+    /// counts in the marker; then the removals, in bounded commits; then the event.
+    mutating func applyStaged() throws(ODataError) -> DownloadSummary {
+        while true {
+            let group = try nextStagedPages()
+            if group.isEmpty { break }
+            var skips = Set<EntityPosition>()
+            while true {
+                var next = marker
+                var failure: EntityPosition?
+                do throws(ODataError) {
+                    try service.perform(in: writer) { (tx: inout ServiceTransaction) throws(ODataError) in
+                        try loadState(&next, tx.batch)
+                        for (number, bytes, keys) in group {
+                            try applyPage(bytes, number: number, into: &tx, counts: &next, skips: &skips, failure: &failure)
+                            for key in keys { try tx.batch.deleteSystem(tree: OfflineStoreFormat.stageTree, key: key) }
+                        }
+                        try finishPages(&tx, counts: &next)
+                        try logRejections(skips, &tx, counts: &next)
+                        try tx.batch.putSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey, value: next.encode())
+                    }
+                } catch {
+                    // The commit is committed to completing: an entity (or page) the store refuses
+                    // is skipped and logged, and the group applied again without it.
+                    guard let failure, !skips.contains(failure) else { throw error }
+                    skips.insert(failure.with(error))
+                    continue
+                }
+                marker = next
+                pagesApplied += group.count
+                report()
+                break
+            }
+        }
+        let prefix = OfflineStoreFormat.membershipPrefix(name)
+        let scan = try writer.currentReader()
+        var cursor = try scan.systemScan(tree: OfflineStoreFormat.membershipTree, from: prefix, to: OfflineStoreFormat.end(of: prefix))
+        var done = false
+        while !done {
+            var next = marker
+            try service.perform(in: writer) { (tx: inout ServiceTransaction) throws(ODataError) in
+                try loadState(&next, tx.batch)
+                done = try removeStale(&cursor, prefix: prefix, cursorIsCurrent: true, into: &tx, counts: &next, limit: 4096)
+                if done {
+                    try finishDownload(&tx, counts: next, pages: next.pages)
+                    try tx.batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey)
+                } else {
+                    try tx.batch.putSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey, value: next.encode())
+                }
+            }
+            marker = next
+        }
+        return summary
+    }
+
+    // MARK: staging
+
+    /// Commits the marker (phase staging) with the download's generation.
+    private mutating func beginStaging() throws(ODataError) {
+        var next = marker
+        try writer.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+            next.generation = try Self.lastGeneration(name, batch) &+ 1
+            try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey, value: next.encode())
+        }
+        marker = next
+    }
+
+    /// Stages pages (already checked) in one commit; pages are numbered in arrival order.
+    private mutating func stage(_ pages: [[UInt8]]) throws(ODataError) {
+        var next = marker
+        try writer.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+            for page in pages {
+                var part = 0
+                var start = 0
+                repeat {
+                    let end = min(page.count, start + OfflineStoreFormat.stagePartBytes)
+                    try batch.putSystem(tree: OfflineStoreFormat.stageTree, key: OfflineStoreFormat.stageKey(page: next.pages, part: part),
+                                        value: Array(page[start..<end]))
+                    part += 1
+                    start = end
+                } while start < page.count
+                next.pages += 1
+            }
+        }
+        marker = next
+    }
+
+    /// The last staged page is in: the marker moves to phase applying (from here on, the
+    /// download completes, if need be at the next open).
+    private mutating func switchToApplying() throws(ODataError) {
+        var next = marker
+        next.phase = OfflineStoreFormat.phaseApplying
+        try writer.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+            try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey, value: next.encode())
+        }
+        marker = next
+    }
+
+    /// Removes the staged pages and the marker, in bounded commits.
+    mutating func discardStaging() throws(ODataError) {
+        while true {
+            let scan = try writer.currentReader()
+            var cursor = try scan.systemScan(tree: OfflineStoreFormat.stageTree)
+            var keys: [[UInt8]] = []
+            var bytes = 0
+            while bytes < limit, let (key, value) = try cursor.next() {
+                keys.append(key)
+                bytes += value.count + key.count
+            }
+            let last = keys.isEmpty
+            try writer.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+                for key in keys { try batch.deleteSystem(tree: OfflineStoreFormat.stageTree, key: key) }
+                if last { try batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey) }
+            }
+            if last { return }
+        }
+    }
+
+    /// The next staged pages, in page order, about `limit` bytes (at least one page):
+    /// (page number, bytes, the staged keys holding it).
+    private func nextStagedPages() throws(ODataError) -> [(Int, [UInt8], [[UInt8]])] {
+        let scan = try writer.currentReader()
+        var cursor = try scan.systemScan(tree: OfflineStoreFormat.stageTree)
+        var out: [(Int, [UInt8], [[UInt8]])] = []
+        var bytes = 0
+        while let (key, value) = try cursor.next() {
+            guard key.count == 8 else { throw .offlineCorrupted("staged download", "a key of \(key.count) bytes") }
+            let page = Int(OfflineStoreFormat.readBE(key[0..<4]))
+            let part = Int(OfflineStoreFormat.readBE(key[4..<8]))
+            if let last = out.last, last.0 == page {
+                guard part == last.2.count else { throw .offlineCorrupted("staged download", "page \(page) misses part \(last.2.count)") }
+                out[out.count - 1].1 += value
+                out[out.count - 1].2.append(key)
+            } else {
+                if bytes >= limit { break }
+                guard part == 0 else { throw .offlineCorrupted("staged download", "page \(page) misses its first part") }
+                out.append((page, value, [key]))
+            }
+            bytes += value.count
+        }
+        return out
+    }
+
+    // MARK: applying pages
+
+    /// Reads the generation and the pending entities on first use.
+    private mutating func loadState(_ next: inout DownloadMarker, _ batch: EntityWriteBatch) throws(ODataError) {
+        if next.generation == 0 { next.generation = try Self.lastGeneration(name, batch) &+ 1 }
+        if pending == nil { pending = try Self.pendingEntities(batch) }
+    }
+
+    /// Stores every entity of one page. Where the store refuses an entity, `failure` names it
+    /// before the error is rethrown; entities in `skips` are left out.
+    private func applyPage(_ page: [UInt8], number: Int, into tx: inout ServiceTransaction, counts: inout DownloadMarker,
+                           skips: inout Set<EntityPosition>, failure: inout EntityPosition?) throws(ODataError) {
+        let whole = EntityPosition(page: number, entity: -1)
+        if skips.contains(whole) { return }
+        let collection: ODataEntityCollection
+        do throws(ODataError) {
+            collection = try reader.readCollection(page, entitySet: set)
+        } catch {
+            failure = whole
+            throw error
+        }
+        for (i, entity) in collection.entities.enumerated() {
+            let position = EntityPosition(page: number, entity: i)
+            if skips.contains(position) { continue }
+            do throws(ODataError) {
+                try tx.batch.put(entity, in: set)
+            } catch {
+                failure = position
+                throw error
+            }
+            counts.applied += Self.count(entity)
+        }
+    }
+
+    /// After a group of pages: local changes win over what the group wrote, and every written
+    /// entity becomes a member of this generation.
+    private func finishPages(_ tx: inout ServiceTransaction, counts: inout DownloadMarker) throws(ODataError) {
         let members = written(tx.batch)
-        // 4. Local changes win; the download becomes their server image.
-        for (member, local) in pending where members.contains(member) {
-            guard var image = try tx.image(member.set, member.keyBytes) else { continue }
-            if image.kind == ServiceFormat.kindServer, let fresh = try tx.batch.storedValue(member.set, keyBytes: member.keyBytes) {
-                image.stored = fresh
-                try tx.putImage(member.set, member.keyBytes, image)
+        let pending = self.pending ?? [:]
+        for member in members {
+            try tx.batch.putSystem(tree: OfflineStoreFormat.membershipTree,
+                                   key: OfflineStoreFormat.membershipKey(name, set: member.set, keyBytes: member.keyBytes),
+                                   value: OfflineStoreFormat.be64(counts.generation))
+            guard let local = pending[member] else { continue }
+            if var image = try tx.image(member.set, member.keyBytes) {
+                if image.kind == ServiceFormat.kindServer, let fresh = try tx.batch.storedValue(member.set, keyBytes: member.keyBytes) {
+                    image.stored = fresh
+                    try tx.putImage(member.set, member.keyBytes, image)
+                }
             }
             if let local {
                 try tx.batch.restore(member.set, keyBytes: member.keyBytes, stored: local)
             } else {
                 try tx.batch.delete(keyBytes: member.keyBytes, in: member.set)
             }
-            summary.pendingChangesKept += 1
+            counts.kept += 1
         }
-        // 5. Entities the query no longer returns.
-        let previous = try OfflineStore.members(of: name, batch: tx.batch)
+    }
+
+    /// EventLog rows for the entities a staged download refused (new ones only).
+    private func logRejections(_ skips: Set<EntityPosition>, _ tx: inout ServiceTransaction,
+                               counts: inout DownloadMarker) throws(ODataError) {
+        for skip in skips.sorted(by: { ($0.page, $0.entity) < ($1.page, $1.entity) }) {
+            let what = skip.entity < 0 ? "page \(skip.page + 1)" : "entity \(skip.entity + 1) of page \(skip.page + 1)"
+            let error = skip.error.map { "\($0.name) (\($0.code)): \($0.message)" } ?? "refused"
+            _ = try tx.logEvent(type: "DownloadRejected", details: "definingQuery=\(name) \(what): \(error)")
+            counts.rejected += 1
+        }
+    }
+
+    /// Drops the membership of entities this generation did not store (deleting them unless
+    /// another query covers them or they have pending changes). Returns true when the cursor
+    /// is exhausted; stops after `limit` members otherwise.
+    private func removeStale(_ cursor: inout SystemCursor, prefix: [UInt8], cursorIsCurrent: Bool,
+                             into tx: inout ServiceTransaction, counts: inout DownloadMarker, limit: Int) throws(ODataError) -> Bool {
         let others = try OfflineStore.queryNames(batch: tx.batch).filter { $0 != name }
-        for member in previous where !members.contains(member) {
+        let pending = self.pending ?? [:]
+        var seen = 0
+        while seen < limit {
+            guard let (key, value) = try cursor.next() else { return true }
+            seen += 1
+            let current = cursorIsCurrent ? value : try tx.batch.systemValue(tree: OfflineStoreFormat.membershipTree, key: key)
+            guard let current, OfflineStoreFormat.generation(ofMembership: current) != counts.generation else { continue }
+            let member = try OfflineStoreFormat.splitMember(key, prefixLength: prefix.count)
             if pending.keys.contains(member) { continue }  // keeps its membership until the change is uploaded
-            try tx.batch.deleteSystem(tree: OfflineStoreFormat.membershipTree,
-                                      key: OfflineStoreFormat.membershipKey(name, set: member.set, keyBytes: member.keyBytes))
+            try tx.batch.deleteSystem(tree: OfflineStoreFormat.membershipTree, key: key)
             if try OfflineStore.isCovered(member, byAnyOf: others, batch: tx.batch) { continue }
-            if try tx.batch.delete(keyBytes: member.keyBytes, in: member.set) { summary.entitiesRemoved += 1 }
+            if try tx.batch.delete(keyBytes: member.keyBytes, in: member.set) { counts.removed += 1 }
         }
-        let known = Set(previous)
-        for member in members where !known.contains(member) {
-            try tx.batch.putSystem(tree: OfflineStoreFormat.membershipTree,
-                                   key: OfflineStoreFormat.membershipKey(name, set: member.set, keyBytes: member.keyBytes), value: [1])
+        return false
+    }
+
+    /// The event and the generation, in the last commit.
+    private func finishDownload(_ tx: inout ServiceTransaction, counts: DownloadMarker, pages: Int) throws(ODataError) {
+        try tx.batch.putSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.generationKey(name),
+                               value: OfflineStoreFormat.be64(counts.generation))
+        var details = "definingQuery=\(name) pages=\(pages) applied=\(counts.applied) removed=\(counts.removed) pendingKept=\(counts.kept)"
+        if counts.rejected > 0 { details += " rejected=\(counts.rejected)" }
+        _ = try tx.logEvent(type: "Download", details: details)
+    }
+
+    // MARK: helpers
+
+    static func lastGeneration(_ name: String, _ batch: EntityWriteBatch) throws(ODataError) -> UInt64 {
+        guard let value = try batch.systemValue(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.generationKey(name)) else {
+            return 0
         }
-        // 6. The event, then the last chance to cancel before the commit.
-        _ = try tx.logEvent(type: "Download", details: "definingQuery=\(name) pages=\(pageCount) applied=\(summary.entitiesApplied) removed=\(summary.entitiesRemoved) pendingKept=\(summary.pendingChangesKept)")
-        if Task.isCancelled { throw .offlineCancelled("the download of '\(name)'") }
+        guard value.count == 8 else { throw .offlineCorrupted("download generation of '\(name)'", "a value of \(value.count) bytes") }
+        return OfflineStoreFormat.readBE(value[...])
     }
 
     /// Entities with a server image (pending or failed requests), and their local stored value.
-    private func pendingEntities(_ batch: EntityWriteBatch) throws(ODataError) -> [EntityMember: [UInt8]?] {
+    static func pendingEntities(_ batch: EntityWriteBatch) throws(ODataError) -> [EntityMember: [UInt8]?] {
         guard let tree = try mapEngine("opening the image tree", { () throws(EngineError) in
             try batch.storage.engine.existingTree(StoreFormat.systemTree(ServiceFormat.imageTree))
         }) else { return [:] }
@@ -124,11 +456,11 @@ struct DownloadApply {
     }
 
     /// Every application entity this batch has put so far.
-    private func written(_ batch: EntityWriteBatch) -> Set<EntityMember> {
-        var out = Set<EntityMember>()
+    private func written(_ batch: EntityWriteBatch) -> [EntityMember] {
+        var out: [EntityMember] = []
         for (setName, info) in batch.catalog.sets where !OfflineSystemSets.all.contains(setName) {
             for (key, pending) in batch.overlay[info.tree] ?? [:] {
-                if case .put = pending { out.insert(EntityMember(set: setName, keyBytes: key)) }
+                if case .put = pending { out.append(EntityMember(set: setName, keyBytes: key)) }
             }
         }
         return out
@@ -145,5 +477,30 @@ struct DownloadApply {
             }
         }
         return n
+    }
+}
+
+/// An entity of a staged download: page number and index in the page (-1: the whole page),
+/// with the error the store gave for it.
+struct EntityPosition: Hashable {
+    var page: Int
+    var entity: Int
+    var error: ODataError?
+
+    init(page: Int, entity: Int) {
+        self.page = page
+        self.entity = entity
+    }
+
+    func with(_ error: ODataError) -> EntityPosition {
+        var copy = self
+        copy.error = error
+        return copy
+    }
+
+    static func == (a: EntityPosition, b: EntityPosition) -> Bool { a.page == b.page && a.entity == b.entity }
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(page)
+        hasher.combine(entity)
     }
 }

@@ -22,6 +22,8 @@ public final class OfflineStore: Sendable {
     public let folder: String
     /// The page size of GET results.
     public let pageSize: Int?
+    /// `OfflineStoreParameters.downloadBatchBytes`.
+    public let downloadBatchBytes: Int
     let engine: StorageEngine
     let broadcaster: StateBroadcaster
     let isOpen = Mutex<Bool>(true)
@@ -32,7 +34,8 @@ public final class OfflineStore: Sendable {
     static let openFolders = Mutex<Set<String>>([])
 
     init(model: ServiceModel, service: LocalService, storage: EntityStorage, folder: String, pageSize: Int?,
-         engine: StorageEngine, broadcaster: StateBroadcaster) {
+         downloadBatchBytes: Int, engine: StorageEngine, broadcaster: StateBroadcaster) {
+        self.downloadBatchBytes = downloadBatchBytes
         self.model = model
         self.service = service
         self.storage = storage
@@ -104,7 +107,11 @@ public final class OfflineStore: Sendable {
         let service = try LocalService(storage: storage, readHandler: handler,
                                        individualErrorArchiveDeletion: parameters.individualErrorArchiveDeletion)
         let store = OfflineStore(model: model, service: service, storage: storage, folder: folder, pageSize: parameters.pageSize,
-                                 engine: engine, broadcaster: StateBroadcaster(.opening))
+                                 downloadBatchBytes: parameters.downloadBatchBytes, engine: engine,
+                                 broadcaster: StateBroadcaster(.opening))
+        // A staged download that a crash interrupted is finished (or, still staging, discarded)
+        // before anything else sees the store.
+        try store.resumeInterruptedDownload()
         for query in parameters.definingQueries {
             if let existing = try store.definingQuery(named: query.name) {
                 guard existing == query else { throw .offlineDefiningQueryExists(query.name) }

@@ -13,8 +13,39 @@ enum OfflineStoreFormat {
     static let registryTree = "dq"
     static let registryVersion: UInt8 = 1
 
-    /// `odata.s.dqm`: membership; key = name | 0x00 | set | 0x00 | encoded entity key, value [1].
+    /// `odata.s.dqm`: membership; key = name | 0x00 | set | 0x00 | encoded entity key, value =
+    /// the download generation that stored it (u64 big-endian; a 1-byte value is generation 0).
     static let membershipTree = "dqm"
+
+    /// `odata.s.store` key of a defining query's last completed download generation (§8.4).
+    static func generationKey(_ name: String) -> [UInt8] { Array("generation".utf8) + [0] + Array(name.utf8) }
+
+    /// `odata.s.store` key of the download in progress (§8.5).
+    static let downloadKey = Array("download".utf8)
+    static let downloadVersion: UInt8 = 1
+    static let phaseStaging: UInt8 = 1
+    static let phaseApplying: UInt8 = 2
+
+    /// `odata.s.dqstage`: the pages of a staged download (§8.6); key = page u32 BE | part u32 BE.
+    static let stageTree = "dqstage"
+    /// Largest part of a staged page (a page is split into parts of at most this many bytes).
+    static let stagePartBytes = 4 << 20
+
+    static func stageKey(page: Int, part: Int) -> [UInt8] { be32(UInt32(truncatingIfNeeded: page)) + be32(UInt32(truncatingIfNeeded: part)) }
+
+    static func be64(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (56 - 8 * UInt64($0))) } }
+    static func be32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * UInt32($0))) } }
+
+    static func readBE(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+        var v: UInt64 = 0
+        for b in bytes { v = v << 8 | UInt64(b) }
+        return v
+    }
+
+    /// The generation of a membership value (older stores wrote a single byte: generation 0).
+    static func generation(ofMembership value: [UInt8]) -> UInt64 {
+        value.count == 8 ? readBE(value[...]) : 0
+    }
 
     static func encode(_ query: DefiningQuery) -> [UInt8] {
         [registryVersion, query.automaticallyRetrievesStreams ? 1 : 0] + Array(query.url.utf8)

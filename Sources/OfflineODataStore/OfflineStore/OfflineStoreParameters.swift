@@ -21,11 +21,16 @@ public struct OfflineStoreParameters: Sendable {
     public var indexes: [IndexDefinition]
     /// Argon2id cost for `.passphrase` (an addition to the contract; tests use `.minimum`).
     public var keyDerivation: EngineOptions.KeyDerivation
+    /// Bytes of downloaded OData JSON that `applyDownload` holds in memory at once (default
+    /// 4 MiB). A download up to this size is applied in one commit; a larger one is staged in
+    /// the store and applied in commits of about this size, so memory stays bounded whatever
+    /// the download's size (docs/OfflineStore.md §7).
+    public var downloadBatchBytes: Int
 
     public init(storeName: String = "localstore", storePath: String, encryption: StoreEncryption,
                 pageSize: Int? = nil, definingQueries: [DefiningQuery] = [], individualErrorArchiveDeletion: Bool = false,
                 durability: EngineOptions.Durability = .full, cacheSize: Int = 32 << 20, indexes: [IndexDefinition] = [],
-                keyDerivation: EngineOptions.KeyDerivation = .interactive) {
+                keyDerivation: EngineOptions.KeyDerivation = .interactive, downloadBatchBytes: Int = 4 << 20) {
         self.storeName = storeName
         self.storePath = storePath
         self.encryption = encryption
@@ -36,6 +41,7 @@ public struct OfflineStoreParameters: Sendable {
         self.cacheSize = cacheSize
         self.indexes = indexes
         self.keyDerivation = keyDerivation
+        self.downloadBatchBytes = downloadBatchBytes
     }
 
     /// `<storePath>/<storeName>.oostore`.
@@ -46,6 +52,9 @@ public struct OfflineStoreParameters: Sendable {
         guard !storePath.isEmpty else { throw .offlineInvalidParameter("storePath", "is empty") }
         if let pageSize, pageSize < 1 { throw .offlineInvalidParameter("pageSize", "is \(pageSize) (at least 1)") }
         guard cacheSize >= 0 else { throw .offlineInvalidParameter("cacheSize", "is negative") }
+        guard downloadBatchBytes >= 1 else {
+            throw .offlineInvalidParameter("downloadBatchBytes", "is \(downloadBatchBytes) (at least 1)")
+        }
     }
 }
 
@@ -54,16 +63,23 @@ public enum OfflineStoreState: Sendable, Hashable {
     case opening, open, downloading, closed
 }
 
-/// Progress of `applyDownload`, after each page.
+/// Progress of `applyDownload`: after each page received, and after each commit that
+/// applies pages.
 public struct DownloadProgress: Sendable, Hashable {
     public var definingQuery: String
+    /// Pages applied to the store's entities so far.
     public var pagesApplied: Int
+    /// Entities (top-level and expanded) applied so far.
     public var entitiesApplied: Int
+    /// Pages read from the sequence so far (a staged download receives every page before it
+    /// applies the first).
+    public var pagesReceived: Int
 
-    public init(definingQuery: String, pagesApplied: Int, entitiesApplied: Int) {
+    public init(definingQuery: String, pagesApplied: Int, entitiesApplied: Int, pagesReceived: Int = 0) {
         self.definingQuery = definingQuery
         self.pagesApplied = pagesApplied
         self.entitiesApplied = entitiesApplied
+        self.pagesReceived = pagesReceived
     }
 }
 
@@ -76,12 +92,18 @@ public struct DownloadSummary: Sendable, Hashable {
     public var entitiesRemoved: Int
     /// Downloaded entities with pending local changes whose local version was kept.
     public var pendingChangesKept: Int
+    /// Entities (or whole pages) of a staged download that the store refused while applying
+    /// them (each logged in the EventLog as `DownloadRejected`); always 0 for a download
+    /// applied in one commit, which throws instead.
+    public var entitiesRejected: Int
 
-    public init(definingQuery: String, entitiesApplied: Int, entitiesRemoved: Int, pendingChangesKept: Int) {
+    public init(definingQuery: String, entitiesApplied: Int, entitiesRemoved: Int, pendingChangesKept: Int,
+                entitiesRejected: Int = 0) {
         self.definingQuery = definingQuery
         self.entitiesApplied = entitiesApplied
         self.entitiesRemoved = entitiesRemoved
         self.pendingChangesKept = pendingChangesKept
+        self.entitiesRejected = entitiesRejected
     }
 }
 

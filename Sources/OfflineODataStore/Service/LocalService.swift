@@ -45,16 +45,21 @@ public final class LocalService: Sendable {
 
     /// Runs `body` as one atomic commit.
     func perform<T>(_ body: (inout ServiceTransaction) throws(ODataError) -> T) throws(ODataError) -> T {
-        let model = self.model
-        let now = self.now
-        let validator = self.validator
-        return try storage.write { (batch: inout EntityWriteBatch) throws(ODataError) -> T in
-            var tx = try ServiceTransaction(batch: batch, model: model, validator: validator, now: now)
-            let result = try body(&tx)
-            try tx.finish()
-            batch = tx.batch
-            return result
-        }
+        try storage.write { (batch: inout EntityWriteBatch) throws(ODataError) -> T in try transact(&batch, body) }
+    }
+
+    /// Runs `body` as one atomic commit of an exclusive session (the caller holds the writer lock).
+    func perform<T>(in writer: ExclusiveWriter, _ body: (inout ServiceTransaction) throws(ODataError) -> T) throws(ODataError) -> T {
+        try writer.write { (batch: inout EntityWriteBatch) throws(ODataError) -> T in try transact(&batch, body) }
+    }
+
+    private func transact<T>(_ batch: inout EntityWriteBatch,
+                             _ body: (inout ServiceTransaction) throws(ODataError) -> T) throws(ODataError) -> T {
+        var tx = try ServiceTransaction(batch: batch, model: model, validator: validator, now: now)
+        let result = try body(&tx)
+        try tx.finish()
+        batch = tx.batch
+        return result
     }
 
     var version: ODataVersion { model.version == .v2 ? .v2 : .v4 }

@@ -16,6 +16,9 @@ public final class EntityStorage: Sendable {
     let state: Mutex<StorageCatalog>
     /// Serializes writers (entity writes, index backfills, catalog changes).
     let writer = Mutex<Int>(0)
+    /// While set, `reader()` returns this point in time instead of the last commit (see
+    /// `exclusive(pinningReaders:_:)`).
+    let pinnedSnapshot = Mutex<Snapshot?>(nil)
 
     /// Opens the storage on an open engine: checks the catalog's format, persists each entity
     /// set's layout (new properties appended; removed or retyped properties throw
@@ -55,8 +58,12 @@ public final class EntityStorage: Sendable {
     // MARK: reading and writing
 
     /// A consistent, read-only view at the last commit (an engine snapshot). Sendable.
+    /// While an exclusive session pins readers, the view from before the session.
     public func reader() throws(ODataError) -> EntityReader {
         try state.withLock { catalog throws(ODataError) -> EntityReader in
+            if let pinned = pinnedSnapshot.withLock({ $0 }) {
+                return EntityReader(catalog: catalog, snapshot: pinned, engine: engine)
+            }
             let snapshot = try mapEngine("taking a snapshot") { () throws(EngineError) in try engine.snapshot() }
             return EntityReader(catalog: catalog, snapshot: snapshot, engine: engine)
         }
@@ -68,15 +75,34 @@ public final class EntityStorage: Sendable {
     /// `declareIndex` or `dropIndex` of the same storage (it would wait for itself).
     @discardableResult
     public func write<T>(_ body: (inout EntityWriteBatch) throws(ODataError) -> T) throws(ODataError) -> T {
+        try serialized { () throws(ODataError) -> T in try commitBatch(body) }
+    }
+
+    /// Holds the writer lock for a series of commits that no other writer may interleave with
+    /// (a large download applied in bounded steps). Each `ExclusiveWriter.write` is one atomic
+    /// commit. With `pinningReaders`, every `reader()` taken during the session sees the store
+    /// as it was when the session began, so readers never observe the intermediate commits.
+    public func exclusive<T>(pinningReaders: Bool = false,
+                             _ body: (ExclusiveWriter) throws(ODataError) -> T) throws(ODataError) -> T {
         try serialized { () throws(ODataError) -> T in
-            let catalog = state.withLock { $0 }
-            let snapshot = try mapEngine("taking a snapshot") { () throws(EngineError) in try engine.snapshot() }
-            var batch = EntityWriteBatch(storage: self, catalog: catalog, snapshot: snapshot)
-            let result = try body(&batch)
-            let records = batch.batch
-            try mapEngine("committing a write") { () throws(EngineError) in _ = try engine.commit(records) }
-            return result
+            if pinningReaders {
+                let snapshot = try mapEngine("taking a snapshot") { () throws(EngineError) in try engine.snapshot() }
+                pinnedSnapshot.withLock { $0 = snapshot }
+            }
+            defer { if pinningReaders { pinnedSnapshot.withLock { $0 = nil } } }
+            return try body(ExclusiveWriter(storage: self))
         }
+    }
+
+    /// One commit of `body`'s writes; the caller holds the writer lock.
+    func commitBatch<T>(_ body: (inout EntityWriteBatch) throws(ODataError) -> T) throws(ODataError) -> T {
+        let catalog = state.withLock { $0 }
+        let snapshot = try mapEngine("taking a snapshot") { () throws(EngineError) in try engine.snapshot() }
+        var batch = EntityWriteBatch(storage: self, catalog: catalog, snapshot: snapshot)
+        let result = try body(&batch)
+        let records = batch.batch
+        try mapEngine("committing a write") { () throws(EngineError) in _ = try engine.commit(records) }
+        return result
     }
 
     /// Runs `body` while holding the writer lock.
@@ -143,5 +169,25 @@ public final class EntityStorage: Sendable {
             throw .storeKeyTooLong(info.name, length: bytes.count, limit: StoreFormat.maxPrimaryKeyBytes)
         }
         return bytes
+    }
+}
+
+/// The writer of an `EntityStorage.exclusive` session: commits without waiting for the
+/// writer lock the session already holds. Valid only inside the session's closure.
+public struct ExclusiveWriter: Sendable {
+    let storage: EntityStorage
+
+    /// One atomic commit of everything `body` writes (as `EntityStorage.write`).
+    @discardableResult
+    public func write<T>(_ body: (inout EntityWriteBatch) throws(ODataError) -> T) throws(ODataError) -> T {
+        try storage.commitBatch(body)
+    }
+
+    /// The last commit, including this session's own (pinned readers do not see it).
+    public func currentReader() throws(ODataError) -> EntityReader {
+        try storage.state.withLock { catalog throws(ODataError) -> EntityReader in
+            let snapshot = try mapEngine("taking a snapshot") { () throws(EngineError) in try storage.engine.snapshot() }
+            return EntityReader(catalog: catalog, snapshot: snapshot, engine: storage.engine)
+        }
     }
 }

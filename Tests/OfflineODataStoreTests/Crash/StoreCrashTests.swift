@@ -133,4 +133,12 @@ enum StoreCrashWorkerCommandMirror {
                                                  DefiningQuery(name: "SalesOrders", url: "SalesOrders")],
                                durability: .full, keyDerivation: .minimum)
     }
+
+    /// `StoreCrashWorkerCommand.downloadPages`: version 0 = seed 7, every order; version 1 =
+    /// seed 8 without the last page of 25.
+    static func downloadPages(version: Int, orders: Int) throws -> [[UInt8]] {
+        let generator = SalesServiceGenerator(seed: version == 0 ? 7 : 8, scale: .entities(salesOrders: orders))
+        let count = try generator.pageCount(of: .salesOrders, pageSize: 25)
+        return try (0..<(version == 0 ? count : max(1, count - 1))).map { try generator.page(set: .salesOrders, index: $0, pageSize: 25) }
+    }
 }

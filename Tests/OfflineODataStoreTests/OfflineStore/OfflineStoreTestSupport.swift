@@ -23,10 +23,11 @@ enum OfflineFixtures {
 
     /// Fast test parameters: unencrypted unless given, relaxed durability, small cache.
     static func parameters(_ dir: OfflineTempDir, name: String = "localstore", encryption: StoreEncryption = .unencrypted,
-                           pageSize: Int? = nil, definingQueries: [DefiningQuery] = []) -> OfflineStoreParameters {
+                           pageSize: Int? = nil, definingQueries: [DefiningQuery] = [],
+                           downloadBatchBytes: Int = 4 << 20) -> OfflineStoreParameters {
         OfflineStoreParameters(storeName: name, storePath: dir.path, encryption: encryption, pageSize: pageSize,
                                definingQueries: definingQueries, durability: .relaxed, cacheSize: 1 << 20,
-                               keyDerivation: .minimum)
+                               keyDerivation: .minimum, downloadBatchBytes: downloadBatchBytes)
     }
 
     /// Every page of a generated set (relative next links, server ETags).

@@ -1,0 +1,141 @@
+import Foundation
+import OfflineODataFixtures
+import OfflineODataModel
+import Synchronization
+import Testing
+@testable import OfflineODataStore
+
+/// Downloads larger than `downloadBatchBytes` are staged, then applied in bounded commits
+/// (docs/OfflineStore.md §7.1). They must behave exactly like a download applied in one commit.
+@Suite struct StagedDownloadTests {
+    static let next = OfflineFixtures.salesNext
+
+    /// One scenario: two downloads around local changes; what a user can observe afterwards.
+    static func scenario(batchBytes: Int) async throws -> [String] {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(
+            dir, definingQueries: [DefiningQuery(name: "Orders", url: "SalesOrders")], downloadBatchBytes: batchBytes))
+        defer { try? store.close() }
+        try await OfflineFixtures.downloadPartners(store)
+        let first = try await store.applyDownload(definingQuery: "Orders", pages: try OfflineFixtures.pages(.salesOrders))
+        let id0 = OfflineFixtures.sales.salesOrderID(0), id2 = OfflineFixtures.sales.salesOrderID(2)
+        #expect(try store.execute(.patch, "SalesOrders('\(id0)')", body: #"{"Note":"mine"}"#).status == 204)
+        #expect(try store.execute(.delete, "SalesOrders('\(id2)')").status == 204)
+        let second = try await store.applyDownload(definingQuery: "Orders",
+                                                   pages: try OfflineFixtures.pages(.salesOrders, from: next, range: 0..<4))
+        var seen = ["\(first)", "\(second)"]
+        seen.append(try store.execute(.get, "SalesOrders?$orderby=SalesOrderID").bodyText ?? "")
+        seen.append(try store.execute(.get, "BusinessPartners?$orderby=BusinessPartnerID&$select=BusinessPartnerID").bodyText ?? "")
+        seen += try store.service.eventLog().filter { $0.type == "Download" }.map { $0.details ?? "" }
+        _ = try store.service.undoPendingChanges(set: "SalesOrders", key: [.string(id0)])
+        seen.append(try store.execute(.get, "SalesOrders('\(id0)')").bodyText ?? "")
+        let reader = try store.storage.reader()
+        #expect(try reader.systemValue(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey) == nil)
+        var staged = try reader.systemScan(tree: OfflineStoreFormat.stageTree)
+        #expect(try staged.next() == nil, "staged pages left behind")
+        return seen
+    }
+
+    @Test("a staged download (one page per commit, or a few) leaves exactly what the one-commit download leaves",
+          arguments: [1, 20_000])
+    func stagedEqualsOneCommit(batchBytes: Int) async throws {
+        let oneCommit = try await Self.scenario(batchBytes: 64 << 20)
+        let staged = try await Self.scenario(batchBytes: batchBytes)
+        #expect(oneCommit.count == staged.count)
+        for (a, b) in zip(oneCommit, staged) { #expect(a == b) }
+        #expect(oneCommit[1].contains("entitiesRemoved: 100"), "the second download removes the orders it no longer has")
+    }
+
+    @Test("readers see the store as it was until a staged download is complete")
+    func readersArePinned() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineFixtures.loaded(dir)
+        defer { try? store.close() }
+        // Re-open with a tiny batch so the next download is staged.
+        try store.close()
+        let staged = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(
+            dir, definingQueries: [DefiningQuery(name: "Orders", url: "SalesOrders")], downloadBatchBytes: 1))
+        defer { try? staged.close() }
+        let id0 = OfflineFixtures.sales.salesOrderID(0)
+        let before = try #require(try staged.execute(.get, "SalesOrders('\(id0)')").headers["ETag"])
+        let seen = Mutex<[String]>([])
+        let summary = try await staged.applyDownload(
+            definingQuery: "Orders", pages: try OfflineFixtures.pages(.salesOrders, from: Self.next, range: 0..<4),
+            progress: { progress in
+                guard progress.pagesApplied > 0, let n = try? staged.count("SalesOrders/$count"),
+                      let etag = try? staged.execute(.get, "SalesOrders('\(id0)')").headers["ETag"] else { return }
+                seen.withLock { $0.append("\(n) \(etag)") }
+            })
+        #expect(summary.entitiesRemoved == 100)
+        // Page 1 (with order 0's new version) is committed before the first report.
+        #expect(seen.withLock { $0 } == Array(repeating: "500 \(before)", count: 4), "a reader saw part of the download")
+        #expect(try staged.count("SalesOrders/$count") == 400)
+        #expect(try staged.execute(.get, "SalesOrders('\(id0)')").headers["ETag"] != before)
+    }
+
+    @Test("a malformed page or a cancellation while staging changes nothing and leaves no staged pages")
+    func failureWhileStaging() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(
+            dir, definingQueries: [DefiningQuery(name: "Orders", url: "SalesOrders")], downloadBatchBytes: 1))
+        defer { try? store.close() }
+        try await OfflineFixtures.downloadPartners(store)
+        try await store.applyDownload(definingQuery: "Orders", pages: try OfflineFixtures.pages(.salesOrders))
+        let before = try store.execute(.get, "SalesOrders?$orderby=SalesOrderID").bodyText
+        let events = try store.service.eventLog().count
+        var pages = try OfflineFixtures.pages(.salesOrders, from: Self.next)
+        pages[3] = Array(pages[3].dropLast(20))
+        await expectStoreErrorAsync("jsonUnexpectedEnd", 1202) {
+            _ = try await store.applyDownload(definingQuery: "Orders", pages: pages)
+        }
+        let good = try OfflineFixtures.pages(.salesOrders, from: Self.next)
+        let task = Task { () async throws(ODataError) -> DownloadSummary in
+            try await store.applyDownload(definingQuery: "Orders", pages: good, progress: { progress in
+                if progress.pagesReceived == 3 { withUnsafeCurrentTask { $0?.cancel() } }
+            })
+        }
+        await expectStoreErrorAsync("operationCancelled", 3264) { _ = try await task.value }
+        #expect(try store.execute(.get, "SalesOrders?$orderby=SalesOrderID").bodyText == before)
+        #expect(try store.service.eventLog().count == events)
+        let reader = try store.storage.reader()
+        #expect(try reader.systemValue(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey) == nil)
+        var staged = try reader.systemScan(tree: OfflineStoreFormat.stageTree)
+        #expect(try staged.next() == nil, "staged pages left behind")
+    }
+
+    @Test("an entity the store refuses: the one-commit download throws and changes nothing; a staged one skips and logs it")
+    func refusedEntity() async throws {
+        var pages = try OfflineFixtures.pages(.salesOrders)
+        // An ETag longer than the store keeps (StoreFormat.maxETagBytes) passes the JSON reader.
+        let text = String(decoding: pages[1], as: UTF8.self)
+        let marker = #""@odata.etag":""#
+        let range = try #require(text.range(of: marker))
+        pages[1] = Array(text.replacingCharacters(in: range, with: marker + String(repeating: "x", count: 70_000)).utf8)
+        for batchBytes in [64 << 20, 1] {
+            let dir = OfflineTempDir()
+            defer { dir.cleanup() }
+            let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(
+                dir, definingQueries: [DefiningQuery(name: "Orders", url: "SalesOrders")], downloadBatchBytes: batchBytes))
+            defer { try? store.close() }
+            if batchBytes > 1 {
+                await expectStoreErrorAsync("valueTooLong", 3020) {
+                    _ = try await store.applyDownload(definingQuery: "Orders", pages: pages)
+                }
+                #expect(try store.count("SalesOrders/$count") == 0)
+            } else {
+                let summary = try await store.applyDownload(definingQuery: "Orders", pages: pages)
+                #expect(summary.entitiesApplied == 499)
+                #expect(summary.entitiesRejected == 1)
+                #expect(try store.count("SalesOrders/$count") == 499)
+                let rejected = try store.service.eventLog().filter { $0.type == "DownloadRejected" }
+                #expect(rejected.count == 1)
+                #expect(rejected.first?.details?.contains("entity 1 of page 2") == true, "\(rejected)")
+                let done = try store.service.eventLog().filter { $0.type == "Download" }.last
+                #expect(done?.details?.contains("rejected=1") == true)
+            }
+        }
+    }
+}
