@@ -24,6 +24,7 @@ enum Format {
         static let log: [UInt8] = Array("OODLOG\u{0}\u{1}".utf8)
         static let run: [UInt8] = Array("OODRUN\u{0}\u{1}".utf8)
         static let manifest: [UInt8] = Array("OODMAN\u{0}\u{1}".utf8)
+        static let spool: [UInt8] = Array("OODSPL\u{0}\u{1}".utf8)
     }
 
     /// Associated-data label of the wrapped data key.
@@ -41,16 +42,21 @@ enum FrameKind: UInt8 {
     case runFooter = 5
     case manifestBody = 6
     case runFilter = 7
+    /// The last (often only) frame of a spool record (docs/StorageFormat.md, "Spool files").
+    case spoolRecord = 8
+    /// A frame of a spool record that continues in the next frame.
+    case spoolPart = 9
 }
 
 enum FileType {
-    case log, run, manifest
+    case log, run, manifest, spool
 
     var magic: [UInt8] {
         switch self {
         case .log: Format.Magic.log
         case .run: Format.Magic.run
         case .manifest: Format.Magic.manifest
+        case .spool: Format.Magic.spool
         }
     }
 
@@ -59,6 +65,7 @@ enum FileType {
         case .log: "log"
         case .run: "run"
         case .manifest: "manifest"
+        case .spool: "spool"
         }
     }
 }

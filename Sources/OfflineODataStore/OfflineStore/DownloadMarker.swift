@@ -3,12 +3,14 @@ import OfflineODataModel
 /// The record of a staged download in progress (`odata.s.store`, key `download`;
 /// docs/OfflineStore.md §8.5, byte by byte). Written when a download starts staging, updated
 /// by every commit of its apply phase, removed by its last commit. Found on open, it tells
-/// whether to discard the staged pages (phase staging) or finish the apply (phase applying).
+/// whether to discard the staged download (phase staging) or finish the apply (phase applying).
 struct DownloadMarker: Hashable {
     var phase: UInt8
     var generation: UInt64
     /// Pages staged (all of them, once the phase is applying).
     var pages: Int
+    /// Pages applied (each commit of the apply phase counts its pages).
+    var pagesApplied: Int = 0
     var applied: Int
     var removed: Int
     var kept: Int
@@ -19,7 +21,7 @@ struct DownloadMarker: Hashable {
     func encode() -> [UInt8] {
         var out: [UInt8] = [OfflineStoreFormat.downloadVersion, phase]
         out += OfflineStoreFormat.be64(generation)
-        for n in [pages, applied, removed, kept, rejected] { out += OfflineStoreFormat.be64(UInt64(max(0, n))) }
+        for n in [pages, pagesApplied, applied, removed, kept, rejected] { out += OfflineStoreFormat.be64(UInt64(max(0, n))) }
         for text in [name, set] {
             let bytes = Array(text.utf8)
             out += OfflineStoreFormat.be32(UInt32(truncatingIfNeeded: bytes.count)) + bytes
@@ -29,7 +31,7 @@ struct DownloadMarker: Hashable {
 
     static func decode(_ value: [UInt8]) throws(ODataError) -> DownloadMarker {
         func corrupt(_ detail: String) -> ODataError { .offlineCorrupted("download in progress", detail) }
-        guard value.count >= 2 + 8 * 6 + 8, value[0] == OfflineStoreFormat.downloadVersion else {
+        guard value.count >= 2 + 8 * 7 + 8, value[0] == OfflineStoreFormat.downloadVersion else {
             throw corrupt("bad version or a record of \(value.count) bytes")
         }
         let phase = value[1]
@@ -43,7 +45,7 @@ struct DownloadMarker: Hashable {
         }
         let generation = u64()
         var counts: [Int] = []
-        for _ in 0..<5 {
+        for _ in 0..<6 {
             let n = u64()
             guard n <= UInt64(Int.max) else { throw corrupt("a count of \(n)") }
             counts.append(Int(n))
@@ -60,7 +62,7 @@ struct DownloadMarker: Hashable {
             at += length
         }
         guard at == value.count else { throw corrupt("\(value.count - at) bytes after the set name") }
-        return DownloadMarker(phase: phase, generation: generation, pages: counts[0], applied: counts[1], removed: counts[2],
-                              kept: counts[3], rejected: counts[4], name: texts[0], set: texts[1])
+        return DownloadMarker(phase: phase, generation: generation, pages: counts[0], pagesApplied: counts[1], applied: counts[2],
+                              removed: counts[3], kept: counts[4], rejected: counts[5], name: texts[0], set: texts[1])
     }
 }

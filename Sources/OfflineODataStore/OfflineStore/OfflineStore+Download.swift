@@ -46,6 +46,10 @@ extension OfflineStore {
     /// that was still staging (docs/OfflineStore.md §7.2). Called by `open`.
     func resumeInterruptedDownload() throws(ODataError) {
         guard let bytes = try storage.reader().systemValue(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey) else {
+            // A crash between the last commit of a download and the removal of its spool.
+            try mapEngine("removing a finished download's spool") { () throws(EngineError) in
+                try engine.removeSpool(DownloadApply.spoolName)
+            }
             return
         }
         let marker = try DownloadMarker.decode(bytes)
@@ -112,42 +116,36 @@ struct DownloadApply {
     mutating func run(pages: some Sequence<[UInt8]>) throws(ODataError) -> DownloadSummary {
         var buffered: [[UInt8]] = []
         var bufferedBytes = 0
-        var staging = false
+        var spool: SpoolWriter?
         do throws(ODataError) {
             for page in pages {
                 if Task.isCancelled { throw cancelled() }
                 pagesReceived += 1
-                if !staging, bufferedBytes + page.count <= limit {
+                if spool == nil, bufferedBytes + page.count <= limit {
                     buffered.append(page)
                     bufferedBytes += page.count
                     report()
                     continue
                 }
-                if !staging {
-                    staging = true
-                    try beginStaging()
-                    for held in buffered { _ = try reader.readCollection(held, entitySet: set) }
-                }
-                _ = try reader.readCollection(page, entitySet: set)
-                buffered.append(page)
-                bufferedBytes += page.count
-                if bufferedBytes >= limit {
-                    try stage(buffered)
+                if spool == nil {
+                    spool = try beginStaging()
+                    for held in buffered { try stage(held, in: spool) }
                     buffered = []
-                    bufferedBytes = 0
                 }
+                try stage(page, in: spool)
                 report()
             }
             if Task.isCancelled { throw cancelled() }
-            if staging { try stage(buffered) }
+            if let spool { try mapEngine("syncing the staged download") { () throws(EngineError) in try spool.finish() } }
         } catch {
-            if staging {
+            if let spool {
+                spool.close()
                 // A failure here is repaired by the next open: the marker still says staging.
                 do throws(ODataError) { try discardStaging() } catch { _ = error }
             }
             throw error
         }
-        if !staging { return try applyAtOnce(buffered) }
+        guard spool != nil else { return try applyAtOnce(buffered) }
         try switchToApplying()
         return try applyStaged()
     }
@@ -187,35 +185,28 @@ struct DownloadApply {
     /// commits of about `limit` bytes, each removing the pages it applied and recording its
     /// counts in the marker; then the removals, in bounded commits; then the event.
     mutating func applyStaged() throws(ODataError) -> DownloadSummary {
-        while true {
-            let group = try nextStagedPages()
-            if group.isEmpty { break }
-            var skips = Set<EntityPosition>()
-            while true {
-                var next = marker
-                var failure: EntityPosition?
-                do throws(ODataError) {
-                    try service.perform(in: writer) { (tx: inout ServiceTransaction) throws(ODataError) in
-                        try loadState(&next, tx.batch)
-                        for (number, bytes, keys) in group {
-                            try applyPage(bytes, number: number, into: &tx, counts: &next, skips: &skips, failure: &failure)
-                            for key in keys { try tx.batch.deleteSystem(tree: OfflineStoreFormat.stageTree, key: key) }
-                        }
-                        try finishPages(&tx, counts: &next)
-                        try logRejections(skips, &tx, counts: &next)
-                        try tx.batch.putSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey, value: next.encode())
-                    }
-                } catch {
-                    // The commit is committed to completing: an entity (or page) the store refuses
-                    // is skipped and logged, and the group applied again without it.
-                    guard let failure, !skips.contains(failure) else { throw error }
-                    skips.insert(failure.with(error))
-                    continue
+        let engine = writer.storage.engine
+        if marker.pagesApplied < marker.pages {
+            guard let spool = try mapEngine("opening the staged download", { () throws(EngineError) in try engine.openSpool(Self.spoolName) }) else {
+                throw .offlineCorrupted("staged download of '\(name)'", "its spool file is missing with \(marker.pages - marker.pagesApplied) pages to apply")
+            }
+            // Pages applied before a crash were counted in the same commit that applied them.
+            for _ in 0..<marker.pagesApplied {
+                guard try mapEngine("reading the staged download", { () throws(EngineError) in try spool.next() }) != nil else {
+                    throw .offlineCorrupted("staged download of '\(name)'", "its spool ends before page \(marker.pagesApplied)")
                 }
-                marker = next
-                pagesApplied += group.count
-                report()
-                break
+            }
+            while marker.pagesApplied < marker.pages {
+                var group: [(Int, [UInt8])] = []
+                var bytes = 0
+                while bytes < limit, marker.pagesApplied + group.count < marker.pages {
+                    guard let page = try mapEngine("reading the staged download", { () throws(EngineError) in try spool.next() }) else {
+                        throw .offlineCorrupted("staged download of '\(name)'", "its spool ends before page \(marker.pagesApplied + group.count)")
+                    }
+                    group.append((marker.pagesApplied + group.count, page))
+                    bytes += page.count
+                }
+                try applyGroup(group)
             }
         }
         let prefix = OfflineStoreFormat.membershipPrefix(name)
@@ -236,39 +227,62 @@ struct DownloadApply {
             }
             marker = next
         }
+        try mapEngine("removing the staged download") { () throws(EngineError) in try engine.removeSpool(Self.spoolName) }
         return summary
+    }
+
+    /// One commit of staged pages; an entity (or page) the store refuses is skipped and logged,
+    /// and the group applied again without it (from the apply phase on the download completes).
+    private mutating func applyGroup(_ group: [(Int, [UInt8])]) throws(ODataError) {
+        var skips = Set<EntityPosition>()
+        while true {
+            var next = marker
+            var failure: EntityPosition?
+            do throws(ODataError) {
+                try service.perform(in: writer) { (tx: inout ServiceTransaction) throws(ODataError) in
+                    try loadState(&next, tx.batch)
+                    for (number, bytes) in group {
+                        try applyPage(bytes, number: number, into: &tx, counts: &next, skips: &skips, failure: &failure)
+                    }
+                    try finishPages(&tx, counts: &next)
+                    try logRejections(skips, &tx, counts: &next)
+                    next.pagesApplied += group.count
+                    try tx.batch.putSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey, value: next.encode())
+                }
+            } catch {
+                guard let failure, !skips.contains(failure) else { throw error }
+                skips.insert(failure.with(error))
+                continue
+            }
+            marker = next
+            pagesApplied += group.count
+            report()
+            return
+        }
     }
 
     // MARK: staging
 
-    /// Commits the marker (phase staging) with the download's generation.
-    private mutating func beginStaging() throws(ODataError) {
+    static let spoolName = "download"
+
+    /// Commits the marker (phase staging) with the download's generation, then creates the spool.
+    private mutating func beginStaging() throws(ODataError) -> SpoolWriter {
         var next = marker
         try writer.write { (batch: inout EntityWriteBatch) throws(ODataError) in
             next.generation = try Self.lastGeneration(name, batch) &+ 1
             try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey, value: next.encode())
         }
         marker = next
+        let engine = writer.storage.engine
+        return try mapEngine("creating the staged download") { () throws(EngineError) in try engine.createSpool(Self.spoolName) }
     }
 
-    /// Stages pages (already checked) in one commit; pages are numbered in arrival order.
-    private mutating func stage(_ pages: [[UInt8]]) throws(ODataError) {
-        var next = marker
-        try writer.write { (batch: inout EntityWriteBatch) throws(ODataError) in
-            for page in pages {
-                var part = 0
-                var start = 0
-                repeat {
-                    let end = min(page.count, start + OfflineStoreFormat.stagePartBytes)
-                    try batch.putSystem(tree: OfflineStoreFormat.stageTree, key: OfflineStoreFormat.stageKey(page: next.pages, part: part),
-                                        value: Array(page[start..<end]))
-                    part += 1
-                    start = end
-                } while start < page.count
-                next.pages += 1
-            }
-        }
-        marker = next
+    /// Checks a page as OData JSON, then appends it to the spool (pages are numbered in arrival order).
+    private mutating func stage(_ page: [UInt8], in spool: SpoolWriter?) throws(ODataError) {
+        _ = try reader.readCollection(page, entitySet: set)
+        guard let spool else { return }
+        try mapEngine("staging a downloaded page") { () throws(EngineError) in try spool.append(page) }
+        marker.pages += 1
     }
 
     /// The last staged page is in: the marker moves to phase applying (from here on, the
@@ -282,49 +296,13 @@ struct DownloadApply {
         marker = next
     }
 
-    /// Removes the staged pages and the marker, in bounded commits.
+    /// Removes the spool and the marker (a staging download that never happened).
     mutating func discardStaging() throws(ODataError) {
-        while true {
-            let scan = try writer.currentReader()
-            var cursor = try scan.systemScan(tree: OfflineStoreFormat.stageTree)
-            var keys: [[UInt8]] = []
-            var bytes = 0
-            while bytes < limit, let (key, value) = try cursor.next() {
-                keys.append(key)
-                bytes += value.count + key.count
-            }
-            let last = keys.isEmpty
-            try writer.write { (batch: inout EntityWriteBatch) throws(ODataError) in
-                for key in keys { try batch.deleteSystem(tree: OfflineStoreFormat.stageTree, key: key) }
-                if last { try batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey) }
-            }
-            if last { return }
+        let engine = writer.storage.engine
+        try mapEngine("removing the staged download") { () throws(EngineError) in try engine.removeSpool(Self.spoolName) }
+        try writer.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+            try batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey)
         }
-    }
-
-    /// The next staged pages, in page order, about `limit` bytes (at least one page):
-    /// (page number, bytes, the staged keys holding it).
-    private func nextStagedPages() throws(ODataError) -> [(Int, [UInt8], [[UInt8]])] {
-        let scan = try writer.currentReader()
-        var cursor = try scan.systemScan(tree: OfflineStoreFormat.stageTree)
-        var out: [(Int, [UInt8], [[UInt8]])] = []
-        var bytes = 0
-        while let (key, value) = try cursor.next() {
-            guard key.count == 8 else { throw .offlineCorrupted("staged download", "a key of \(key.count) bytes") }
-            let page = Int(OfflineStoreFormat.readBE(key[0..<4]))
-            let part = Int(OfflineStoreFormat.readBE(key[4..<8]))
-            if let last = out.last, last.0 == page {
-                guard part == last.2.count else { throw .offlineCorrupted("staged download", "page \(page) misses part \(last.2.count)") }
-                out[out.count - 1].1 += value
-                out[out.count - 1].2.append(key)
-            } else {
-                if bytes >= limit { break }
-                guard part == 0 else { throw .offlineCorrupted("staged download", "page \(page) misses its first part") }
-                out.append((page, value, [key]))
-            }
-            bytes += value.count
-        }
-        return out
     }
 
     // MARK: applying pages
@@ -504,3 +482,4 @@ struct EntityPosition: Hashable {
         hasher.combine(entity)
     }
 }
+

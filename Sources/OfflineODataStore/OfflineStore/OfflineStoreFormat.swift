@@ -26,13 +26,6 @@ enum OfflineStoreFormat {
     static let phaseStaging: UInt8 = 1
     static let phaseApplying: UInt8 = 2
 
-    /// `odata.s.dqstage`: the pages of a staged download (§8.6); key = page u32 BE | part u32 BE.
-    static let stageTree = "dqstage"
-    /// Largest part of a staged page (a page is split into parts of at most this many bytes).
-    static let stagePartBytes = 4 << 20
-
-    static func stageKey(page: Int, part: Int) -> [UInt8] { be32(UInt32(truncatingIfNeeded: page)) + be32(UInt32(truncatingIfNeeded: part)) }
-
     static func be64(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (56 - 8 * UInt64($0))) } }
     static func be32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * UInt32($0))) } }
 

@@ -19,23 +19,23 @@ import Testing
 
     @Test("download markers round-trip byte for byte (docs/OfflineStore.md §8.5); damaged ones are storeRecordCorrupted (3265)")
     func downloadMarkers() throws {
-        let marker = DownloadMarker(phase: OfflineStoreFormat.phaseApplying, generation: 0x0102, pages: 3, applied: 1000,
+        let marker = DownloadMarker(phase: OfflineStoreFormat.phaseApplying, generation: 0x0102, pages: 3, pagesApplied: 2, applied: 1000,
                                     removed: 7, kept: 2, rejected: 1, name: "Orders é", set: "SalesOrders")
         let bytes = marker.encode()
         #expect(bytes.prefix(10) == [1, 2, 0, 0, 0, 0, 0, 0, 1, 2])
-        #expect(bytes.count == 2 + 8 * 6 + 4 + "Orders é".utf8.count + 4 + 11)
+        #expect(bytes.count == 2 + 8 * 7 + 4 + "Orders é".utf8.count + 4 + 11)
+        #expect(bytes[18..<26] == [0, 0, 0, 0, 0, 0, 0, 2])
         #expect(try DownloadMarker.decode(bytes) == marker)
         var badVersion = bytes; badVersion[0] = 2
         var badPhase = bytes; badPhase[1] = 3
         var hugeCount = bytes; hugeCount[10] = 0x80
-        var badUTF8 = bytes; badUTF8[54] = 0xFF
+        var badUTF8 = bytes; badUTF8[62] = 0xFF
         for bad in [[], Array(bytes.prefix(20)), Array(bytes.dropLast()), bytes + [0], badVersion, badPhase, hugeCount, badUTF8] {
             expectStoreError("storeRecordCorrupted", 3265) { _ = try DownloadMarker.decode(bad) }
         }
         // Membership values: the generation big-endian; the older one-byte value is generation 0.
         #expect(OfflineStoreFormat.generation(ofMembership: OfflineStoreFormat.be64(42)) == 42)
         #expect(OfflineStoreFormat.generation(ofMembership: [1]) == 0)
-        #expect(OfflineStoreFormat.stageKey(page: 1, part: 2) == [0, 0, 0, 1, 0, 0, 0, 2])
     }
 
     @Test("membership keys: prefix, split, and the end of a prefix range")
