@@ -62,7 +62,7 @@ func oursWorker(orders: Int, dir: String) async throws {
         indexes: indexes, keyDerivation: .minimum,
         downloadBatchBytes: Int(ProcessInfo.processInfo.environment["STORE_BENCH_DOWNLOAD_BATCH_BYTES"] ?? "") ?? 4 << 20)
     // The pages first, so the peak RSS of the download is not the generator's.
-    let files = try SalesEntitySet.allCases.map { try PageFile.write(g, $0, to: dir + "/pages-\($0.name).bin") }
+    let files = try SalesEntitySet.allCases.map { try PageFile.write(g, $0, to: dir + "-pages-\($0.name).bin") }
     defer { for file in files { try? FileManager.default.removeItem(atPath: file.path) } }
     metric("generated_rss", Double(ProcStats.peakRSS))
     var store = try await OfflineStore.open(metadata: metadata, parameters: parameters)
@@ -119,7 +119,7 @@ func sqliteWorker(orders: Int, dir: String) throws {
     var total = 0.0
     var entities = 0
     for set in SalesEntitySet.allCases {
-        let body = try PageFile.write(g, set, to: dir + "/pages-\(set.name).bin")
+        let body = try PageFile.write(g, set, to: dir + "-pages-\(set.name).bin")
         defer { try? FileManager.default.removeItem(atPath: body.path) }
         let columns = TypedSchema.columns(of: set)
         let insert = try db.prepare(TypedSchema.insert(set))
