@@ -112,9 +112,12 @@ final class LookupCursor: @unchecked Sendable {
 
 let benchmarks: @Sendable () -> Void = {
     let metrics: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTotal, .mallocBytesCount, .peakMemoryResident]
-    let lookupConfig = Benchmark.Configuration(metrics: metrics, scalingFactor: .kilo, maxDuration: .seconds(3))
-    let batchConfig = Benchmark.Configuration(metrics: metrics, maxDuration: .seconds(3), maxIterations: 200)
-    let scanConfig = Benchmark.Configuration(metrics: metrics, maxDuration: .seconds(5), maxIterations: 20)
+    // `make bench-micro-check` compares the p90 allocation count with Benchmarks/Thresholds/:
+    // ±3 % passes (run-to-run noise), more fails in either direction (re-record after an intended change).
+    let thresholds: [BenchmarkMetric: BenchmarkThresholds] = [.mallocCountTotal: BenchmarkThresholds(relative: [.p90: 3.0])]
+    let lookupConfig = Benchmark.Configuration(metrics: metrics, scalingFactor: .kilo, maxDuration: .seconds(3), thresholds: thresholds)
+    let batchConfig = Benchmark.Configuration(metrics: metrics, maxDuration: .seconds(3), maxIterations: 200, thresholds: thresholds)
+    let scanConfig = Benchmark.Configuration(metrics: metrics, maxDuration: .seconds(5), maxIterations: 20, thresholds: thresholds)
     // 100,000 random existing keys, consumed in order across iterations (so lookups do not
     // keep hitting the same few blocks in the CPU caches).
     let keys = Fixture.shared.randomKeys(100_000, seed: 7)
