@@ -229,10 +229,10 @@ case "$mode" in
     micro benchmark
     ;;
   micro-check)
-    micro benchmark thresholds check --path Benchmarks/Thresholds "${threshold_metrics[@]}" --no-progress
+    micro benchmark thresholds check --path "$PWD/Benchmarks/Thresholds" "${threshold_metrics[@]}" --no-progress
     ;;
   micro-thresholds)
-    micro --allow-writing-to-package-directory benchmark thresholds update --path Benchmarks/Thresholds "${threshold_metrics[@]}" --no-progress
+    micro --allow-writing-to-package-directory benchmark thresholds update --path "$PWD/Benchmarks/Thresholds" "${threshold_metrics[@]}" --no-progress
     ;;
   *)
     echo "usage: scripts/bench.sh full|engine|json|query|store|report|plots|quick|micro|micro-check|micro-thresholds" >&2

@@ -18,6 +18,8 @@ import QueryBenchKit
 //     indexed equality, indexed range, non-indexed compound filter, `$orderby`+`$top` and `$expand`
 //     workloads (`QueryWorkload.all(orders:)`)
 //
+// Names hold no '/' or ' ': package-benchmark looks thresholds up as `TARGET.NAME.p90.json` without
+// the escaping it applies when writing them.
 // Allocation counts are deterministic for a given build, so they have checked-in thresholds
 // (Benchmarks/Thresholds/, `make bench-micro-check`): the check fails when an allocation count
 // moves by more than `mallocTolerance` (relative, p90) in either direction.
@@ -40,14 +42,14 @@ let benchmarks: @Sendable () -> Void = {
     let cursor = Cursor()
 
     // JSON → entity, one SalesOrder per inner iteration (100 per measured iteration).
-    Benchmark("JSON/readEntity SalesOrder x100", configuration: config()) { benchmark in
+    Benchmark("JSON_readEntity_SalesOrder_x100", configuration: config()) { benchmark in
         let f = try StoreFixture.shared()
         benchmark.startMeasurement()
         for json in f.sampleJSON { blackHole(try f.jsonReader.readEntity(json, entitySet: "SalesOrders")) }
     }
 
     // Entity → stored bytes through the store's write path, without the commit.
-    Benchmark("Encode/EntityWriteBatch.put SalesOrder x100", configuration: config()) { benchmark in
+    Benchmark("Encode_EntityWriteBatch.put_SalesOrder_x100", configuration: config()) { benchmark in
         let f = try StoreFixture.shared()
         let entities = f.sampleEntities
         benchmark.startMeasurement()
@@ -62,20 +64,20 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("Encode/EntityCodec.encode SalesOrder x100", configuration: config()) { benchmark in
+    Benchmark("Encode_EntityCodec.encode_SalesOrder_x100", configuration: config()) { benchmark in
         let f = try StoreFixture.shared()
         benchmark.startMeasurement()
         for record in f.sampleRecords { blackHole(try f.codec.encode(record)) }
     }
 
-    Benchmark("Decode/EntityCodec.decode SalesOrder x100", configuration: config()) { benchmark in
+    Benchmark("Decode_EntityCodec.decode_SalesOrder_x100", configuration: config()) { benchmark in
         let f = try StoreFixture.shared()
         benchmark.startMeasurement()
         for bytes in f.sampleEncoded { blackHole(try f.codec.decode(bytes)) }
     }
 
     // Point read by key and full decode into an ODataEntity, 100 different orders per iteration.
-    Benchmark("Decode/point read + toODataEntity x100", configuration: config()) { benchmark in
+    Benchmark("Decode_pointRead_toODataEntity_x100", configuration: config()) { benchmark in
         let f = try StoreFixture.shared()
         let reader = try f.storage.reader()
         let start = cursor.advance(by: 100)
@@ -88,7 +90,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("Scan/EntityReader.scan SalesOrders + toODataEntity", configuration: config(iterations: 200)) { benchmark in
+    Benchmark("Scan_EntityReader.scan_SalesOrders_toODataEntity", configuration: config(iterations: 200)) { benchmark in
         let f = try StoreFixture.shared()
         let reader = try f.storage.reader()
         benchmark.startMeasurement()
@@ -102,7 +104,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     for id in ["eq-indexed", "range-indexed", "filter-nonindexed", "top-nonindexed", "expand-items"] {
-        Benchmark("Query/\(id)", configuration: config(iterations: 200)) { benchmark in
+        Benchmark("Query_\(id)", configuration: config(iterations: 200)) { benchmark in
             let f = try StoreFixture.shared()
             guard let workload = QueryWorkload.all(orders: StoreFixture.orders).first(where: { $0.id == id }) else {
                 throw BenchError("no workload \(id)")
