@@ -69,6 +69,7 @@ def grouped(n):
 
 def draw(ax, lines, title, ylabel, xlabel):
     """One panel: a line per peer; returns False when there is nothing to draw."""
+    from matplotlib.ticker import FuncFormatter, NullLocator
     drawn = False
     for peer, label, color, marker, style in PEERS:
         pts = lines.get(peer)
@@ -87,7 +88,11 @@ def draw(ax, lines, title, ylabel, xlabel):
         scales = sorted({s for pts in lines.values() for s, _ in pts})
         ax.set_xticks(scales)
         ax.set_xticklabels([f"{s // 1000:,}k" if s >= 1000 else str(s) for s in scales], fontsize=8)
-        ax.minorticks_off()
+        ax.xaxis.set_minor_locator(NullLocator())
+        plain = FuncFormatter(lambda v, _: f"{v:g}")
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(plain)
+        ax.tick_params(axis="y", which="both", labelsize=8)
         ax.legend(fontsize=8)
     else:
         ax.text(0.5, 0.5, "not measured", ha="center", va="center", transform=ax.transAxes)
@@ -173,6 +178,8 @@ def main():
         f.write(coverage("`engine.csv`", engine, "records") + "\n")
         f.write(coverage("`query.csv`", query, "SalesOrders") + "\n")
         f.write(coverage("`store.csv`", store, "SalesOrders") + "\n\n")
+        f.write("`scripts/bench.sh` writes each CSV in the same run as its section below; when a CSV's scales differ "
+                "from its section's, the two come from different runs (compare the section's commit and date).\n\n")
         for name, caption in written:
             f.write(f"![{caption}]({link}/{name})\n\n")
     print(f"plot.py: wrote {os.path.join(out, 'plots.md')}", file=sys.stderr)
