@@ -7,7 +7,7 @@
 #                              10k SalesOrders, 3 rounds) and the offline store (10k, 100k, 1M SalesOrders, 3 rounds);
 #                              writes Benchmarks/results/{engine,json,query,store}.{md,csv}, the plots and BENCHMARKS.md
 #   scripts/bench.sh engine    engine only (Benchmarks/results/engine.{md,csv}), then plots + BENCHMARKS.md
-#   scripts/bench.sh json      JSON only (Benchmarks/results/json.md), then plots + BENCHMARKS.md
+#   scripts/bench.sh json      JSON only (Benchmarks/results/json.{md,csv}), then plots + BENCHMARKS.md
 #   scripts/bench.sh query     OData queries only (Benchmarks/results/query.{md,csv}), then plots + BENCHMARKS.md
 #   scripts/bench.sh store     offline store vs SQLite (download apply, queued durable updates, reopen;
 #                              Benchmarks/results/store.{md,csv}), then plots + BENCHMARKS.md
@@ -147,12 +147,12 @@ assemble() {
   echo "bench.sh: wrote $out" >&2
 }
 
-# Each writes OUT-FILE (Markdown section) and, except JSON, its CSV twin (OUT-FILE with .csv).
+# Each writes OUT-FILE (Markdown section) and its CSV twin (OUT-FILE with .csv).
 run_engine() { # OUT-FILE COMMAND RECORDS ROUNDS LOOKUPS
   "$engine_bin" run --records "$3" --rounds "$4" --lookups "$5" --work-dir "$work" --out "$1" --csv "${1%.md}.csv" --command "$2"
 }
 run_json() { # OUT-FILE COMMAND MEGABYTES ROUNDS QUIET-WAIT-SECONDS
-  "$json_bin" run --megabytes "$3" --rounds "$4" --quiet-wait "$5" --work-dir "$work" --out "$1" --command "$2"
+  "$json_bin" run --megabytes "$3" --rounds "$4" --quiet-wait "$5" --work-dir "$work" --out "$1" --csv "${1%.md}.csv" --command "$2"
 }
 run_query() { # OUT-FILE COMMAND ORDERS ROUNDS QUIET-WAIT-SECONDS
   "$query_bin" run --orders "$3" --rounds "$4" --quiet-wait "$5" --work-dir "$work/query" --out "$1" --csv "${1%.md}.csv" --command "$2"
