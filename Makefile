@@ -10,7 +10,7 @@ export ENGINE_SCALES QUERY_SCALES STORE_SCALES
 
 # Full suite: engine (1M, 100k and 10k records, 3 interleaved rounds), JSON parse (100 MB, 5 rounds),
 # OData queries (1M, 100k and 10k SalesOrders, 3 rounds) and the offline store (10k, 100k and 1M
-# SalesOrders, 3 rounds). An estimate of ≈ 3 h on 2 cores the first time, to be re-measured (the store's
+# SalesOrders, 3 rounds). An estimate of ≈ 2–3 h on 2 cores the first time, to be re-measured (the store's
 # 1M download has not been timed yet).
 bench:
 	scripts/bench.sh full
@@ -24,12 +24,12 @@ bench-json:
 	scripts/bench.sh json
 
 # OData queries vs SQLite typed columns / JSON text (issue 4) at 1M, 100k, 10k SalesOrders; the stores
-# are loaded once and reused (≈ 30 min the first time, ≈ 10 min after).
+# are loaded once and reused (≈ 15 min the first time, ≈ 4 min after).
 bench-query:
 	scripts/bench.sh query
 
 # The offline store vs SQLite (issue 5): download apply, queued durable updates, reopen to first query,
-# at 10k, 100k and 1M SalesOrders. 10k + 100k ≈ 6 min; the 1M size is to be re-measured (estimate ≥ 60 min,
+# at 10k, 100k and 1M SalesOrders. 10k + 100k ≈ 5 min; the 1M size is to be re-measured (estimate ≥ 60 min,
 # and until the download is streamed it needs several GiB of memory): STORE_SCALES=10000,100000 skips it.
 bench-store:
 	scripts/bench.sh store
@@ -43,7 +43,7 @@ bench-plots:
 	scripts/bench.sh plots
 
 # CI smoke: engine 100k records + JSON 10 MB + queries at 10k + store at 2k SalesOrders, 1 round, under
-# 3 minutes; Benchmarks/.build/BENCHMARKS-quick.md (CSVs and plots in Benchmarks/.build/results-quick/).
+# 3 minutes (65 s measured); Benchmarks/.build/BENCHMARKS-quick.md (CSVs and plots in Benchmarks/.build/results-quick/).
 bench-quick:
 	scripts/bench.sh quick
 
@@ -52,7 +52,8 @@ bench-micro:
 	scripts/bench.sh micro
 
 # Allocation counts of the micro-benchmarks against the thresholds in Benchmarks/Thresholds/
-# (fails on a change beyond the tolerance set in the benchmarks' `thresholds:`). ≈ 5 min with the build.
+# (fails on a change beyond the tolerance set in the benchmarks' `thresholds:`). ≈ 1 min once built (the first
+# build of the micro-benchmark targets takes several minutes).
 bench-micro-check:
 	scripts/bench.sh micro-check
 
