@@ -51,6 +51,8 @@ final class StoreFixture: @unchecked Sendable {
         directory = NSTemporaryDirectory() + "offline-odata-store-micro-\(getpid())"
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // package-benchmark runs every benchmark in its own process: remove this one's store when it exits.
+        removeAtExit(directory)
         data = QueryDataSet(orders: Self.orders)
         model = try ServiceModel.parse(metadata: Array(data.generator.metadataXML().utf8))
         var options = EngineOptions(encryption: .key(Self.key))
@@ -137,4 +139,18 @@ final class Cursor: @unchecked Sendable {
             return next
         }
     }
+}
+
+/// Directories removed when the process exits (`atexit` takes no context, so they live here).
+nonisolated(unsafe) private var directoriesToRemove: [String] = []
+private let exitHookInstalled: Bool = {
+    atexit {
+        for directory in directoriesToRemove { try? FileManager.default.removeItem(atPath: directory) }
+    }
+    return true
+}()
+
+func removeAtExit(_ directory: String) {
+    _ = exitHookInstalled
+    directoriesToRemove.append(directory)
 }
