@@ -63,13 +63,21 @@ def series(data, workload, transform=None):
     return out
 
 
+def scale_label(s):
+    if s >= 1_000_000 and s % 1_000_000 == 0:
+        return f"{s // 1_000_000}M"
+    if s >= 1000 and s % 1000 == 0:
+        return f"{s // 1000}k"
+    return f"{s:,}"
+
+
 def grouped(n):
     return f"{n:,}"
 
 
 def draw(ax, lines, title, ylabel, xlabel):
     """One panel: a line per peer; returns False when there is nothing to draw."""
-    from matplotlib.ticker import FuncFormatter, NullLocator
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
     drawn = False
     for peer, label, color, marker, style in PEERS:
         pts = lines.get(peer)
@@ -87,11 +95,16 @@ def draw(ax, lines, title, ylabel, xlabel):
     if drawn:
         scales = sorted({s for pts in lines.values() for s, _ in pts})
         ax.set_xticks(scales)
-        ax.set_xticklabels([f"{s // 1000:,}k" if s >= 1000 else str(s) for s in scales], fontsize=8)
+        ax.set_xticklabels([scale_label(s) for s in scales], fontsize=8)
         ax.xaxis.set_minor_locator(NullLocator())
         plain = FuncFormatter(lambda v, _: f"{v:g}")
         ax.yaxis.set_major_formatter(plain)
-        ax.yaxis.set_minor_formatter(plain)
+        # Minor tick labels: all within a decade, 2 and 5 within three decades, none beyond (they crowd).
+        values = [v for pts in lines.values() for _, v in pts]
+        span = max(values) / min(values)
+        if span >= 10:
+            ax.yaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)) if span < 1000 else NullLocator())
+        ax.yaxis.set_minor_formatter(plain if span < 1000 else NullFormatter())
         ax.tick_params(axis="y", which="both", labelsize=8)
         ax.legend(fontsize=8)
     else:
