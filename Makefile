@@ -1,36 +1,60 @@
-# Benchmarks (Benchmarks/ package; see BENCHMARKS.md). Not part of the default test run.
-.PHONY: bench bench-engine bench-json bench-query bench-store bench-report bench-quick bench-micro
+# Benchmarks (Benchmarks/ package; see BENCHMARKS.md, Benchmarks/README.md). Not part of the default test run.
+# Every measuring target writes Benchmarks/results/NAME.md and its CSV twin NAME.csv, redraws the growth
+# curves (scripts/plot.py → Benchmarks/results/plots/*.png; needs Python 3 + matplotlib, which bench.sh
+# installs with pip when it can) and reassembles BENCHMARKS.md. Scales: ENGINE_SCALES, QUERY_SCALES,
+# STORE_SCALES (comma-separated), e.g. `make bench-store STORE_SCALES=10000,100000`.
+.PHONY: bench bench-engine bench-json bench-query bench-store bench-report bench-plots bench-quick bench-micro \
+	bench-micro-check bench-micro-thresholds
 
-# Full suite: engine (1M and 100k records, 3 interleaved rounds), JSON parse (100 MB, 5 rounds) and
-# OData queries (1M and 100k SalesOrders, 3 rounds); writes Benchmarks/results/{engine,json,query}.md
-# and assembles BENCHMARKS.md.
+export ENGINE_SCALES QUERY_SCALES STORE_SCALES
+
+# Full suite: engine (1M, 100k and 10k records, 3 interleaved rounds), JSON parse (100 MB, 5 rounds),
+# OData queries (1M, 100k and 10k SalesOrders, 3 rounds) and the offline store (10k, 100k and 1M
+# entities, 3 rounds). An estimate of ≈ 2–3 h on 2 cores the first time (not timed as one run).
 bench:
 	scripts/bench.sh full
 
-# One benchmark at full size (its section only), then BENCHMARKS.md reassembled.
+# One benchmark (its section only), then plots + BENCHMARKS.md. Engine ≈ 45 min (1M, 100k, 10k).
 bench-engine:
 	scripts/bench.sh engine
 
+# JSON parse (100 MB), ≈ 3–8 min (waits for idle CPU).
 bench-json:
 	scripts/bench.sh json
 
-# OData queries vs SQLite typed columns / JSON text (issue 4); stores are loaded once and reused.
+# OData queries vs SQLite typed columns / JSON text (issue 4) at 1M, 100k, 10k SalesOrders; the stores
+# are loaded once and reused (≈ 15 min the first time, ≈ 4 min after).
 bench-query:
 	scripts/bench.sh query
 
-# The offline store vs SQLite (issue 5): download apply, queued durable updates, reopen to first query.
+# The offline store vs SQLite (issue 5): download apply, queued durable updates, reopen to first query,
+# at 10k, 100k and 1M entities (all five sets; 5.5 per SalesOrder): ≈ 11 min for the three sizes.
 bench-store:
 	scripts/bench.sh store
 
-# Reassemble BENCHMARKS.md from Benchmarks/results/*.md without measuring.
+# Redraw the plots from Benchmarks/results/*.csv and reassemble BENCHMARKS.md from results/*.md; no measuring.
 bench-report:
 	scripts/bench.sh report
 
-# CI smoke: engine 100k records + JSON 10 MB + queries at 10k SalesOrders, 1 round, under 3 minutes;
-# Benchmarks/.build/BENCHMARKS-quick.md.
+# Redraw the plots only.
+bench-plots:
+	scripts/bench.sh plots
+
+# CI smoke: engine 100k records + JSON 10 MB + queries at 10k + store at 2k SalesOrders, 1 round, under
+# 3 minutes (65 s measured); Benchmarks/.build/BENCHMARKS-quick.md (CSVs and plots in Benchmarks/.build/results-quick/).
 bench-quick:
 	scripts/bench.sh quick
 
-# package-benchmark micro-benchmarks with allocation counts.
+# package-benchmark micro-benchmarks (EngineMicro, StoreMicro) with wall clock and allocation counts.
 bench-micro:
 	scripts/bench.sh micro
+
+# Allocation counts of the micro-benchmarks against the thresholds in Benchmarks/Thresholds/
+# (fails on a change beyond the tolerance set in the benchmarks' `thresholds:`). ≈ 1 min once built (the first
+# build of the micro-benchmark targets takes several minutes).
+bench-micro-check:
+	scripts/bench.sh micro-check
+
+# Re-record Benchmarks/Thresholds/ after an intended change in allocations (then commit the JSON files).
+bench-micro-thresholds:
+	scripts/bench.sh micro-thresholds

@@ -18,6 +18,7 @@ let rootPackage: String = {
 //                                                      without it, build products by --product)
 //   make bench / make bench-quick           (repo root; results/*.md, assembled into BENCHMARKS.md)
 //   swift package --package-path Benchmarks benchmark   (package-benchmark micro-benchmarks)
+//   make bench-micro-check                  (allocation counts against Benchmarks/Thresholds/)
 let package = Package(
     name: "OfflineODataBenchmarks",
     platforms: [.macOS(.v15)],
@@ -82,6 +83,21 @@ let package = Package(
                 .product(name: "Benchmark", package: "package-benchmark"),
             ],
             path: "Benchmarks/EngineMicro",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        // Allocation counts (checked against Benchmarks/Thresholds/, `make bench-micro-check`) of the
+        // OData layer's hot paths: JSON parse, entity encode and decode, scan, queries.
+        .executableTarget(
+            name: "StoreMicro",
+            dependencies: [
+                "BenchCommon", "QueryBenchKit",
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "OfflineODataEngine", package: rootPackage),
+                .product(name: "OfflineODataModel", package: rootPackage),
+                .product(name: "OfflineODataStore", package: rootPackage),
+                .product(name: "OfflineODataFixtures", package: rootPackage),
+            ],
+            path: "Benchmarks/StoreMicro",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
         // Issue 4: OData queries against SQLite typed columns and SQLite over JSON text.

@@ -1,19 +1,30 @@
 #!/usr/bin/env bash
-# Benchmarks (see BENCHMARKS.md, Benchmarks/README.md). Each benchmark writes its own section;
-# this script assembles them into one report.
-#   scripts/bench.sh full      engine (1M + 100k records, 3 rounds), JSON (100 MB, 5 rounds) and queries
-#                              (100k + 1M SalesOrders, 3 rounds); writes Benchmarks/results/{engine,json,query}.md
-#                              and BENCHMARKS.md
-#   scripts/bench.sh engine    engine only (Benchmarks/results/engine.md), then reassembles BENCHMARKS.md
-#   scripts/bench.sh json      JSON only (Benchmarks/results/json.md), then reassembles BENCHMARKS.md
-#   scripts/bench.sh query     OData queries only (100k + 1M SalesOrders, 3 rounds; Benchmarks/results/query.md),
-#                              then reassembles BENCHMARKS.md
-#   scripts/bench.sh store     offline store vs SQLite (download apply, queued durable updates, reopen; 10k + 100k
-#                              SalesOrders, 3 rounds; Benchmarks/results/store.md), then reassembles BENCHMARKS.md
-#   scripts/bench.sh report    reassembles BENCHMARKS.md from Benchmarks/results/*.md (no measuring)
-#   scripts/bench.sh quick     CI smoke, < 3 min: engine 100k records, JSON 10 MB and queries at 10k SalesOrders, 1 round each;
-#                              everything under Benchmarks/.build/ (results-quick/, BENCHMARKS-quick.md)
-#   scripts/bench.sh micro     package-benchmark micro-benchmarks (lookup, insert batch, scan; allocations)
+# Benchmarks (see BENCHMARKS.md, Benchmarks/README.md). Each benchmark writes its own section
+# (Benchmarks/results/NAME.md) and, with --csv, its figures as CSV (Benchmarks/results/NAME.csv:
+# workload,scale,peer,value,unit); this script assembles the sections into one report and draws the
+# growth curves from the CSVs (scripts/plot.py → Benchmarks/results/plots/*.png).
+#   scripts/bench.sh full      engine (1M, 100k, 10k records, 3 rounds), JSON (100 MB, 5 rounds), queries (1M, 100k,
+#                              10k SalesOrders, 3 rounds) and the offline store (10k, 100k, 1M entities, 3 rounds);
+#                              writes Benchmarks/results/{engine,json,query,store}.{md,csv}, the plots and BENCHMARKS.md
+#   scripts/bench.sh engine    engine only (Benchmarks/results/engine.{md,csv}), then plots + BENCHMARKS.md
+#   scripts/bench.sh json      JSON only (Benchmarks/results/json.{md,csv}), then plots + BENCHMARKS.md
+#   scripts/bench.sh query     OData queries only (Benchmarks/results/query.{md,csv}), then plots + BENCHMARKS.md
+#   scripts/bench.sh store     offline store vs SQLite (download apply, queued durable updates, reopen;
+#                              Benchmarks/results/store.{md,csv}), then plots + BENCHMARKS.md
+#   scripts/bench.sh report    redraws the plots from Benchmarks/results/*.csv and reassembles BENCHMARKS.md from
+#                              Benchmarks/results/*.md (no measuring)
+#   scripts/bench.sh plots     redraws the plots only
+#   scripts/bench.sh quick     CI smoke, < 3 min: engine 100k records, JSON 10 MB, queries at 10k and the store at 10k entities
+#                              SalesOrders, 1 round each; everything under Benchmarks/.build/ (results-quick/ with CSVs
+#                              and plots, BENCHMARKS-quick.md)
+#   scripts/bench.sh micro     package-benchmark micro-benchmarks (EngineMicro: lookup, insert batch, scan;
+#                              StoreMicro: JSON parse, encode, decode, scan, queries; wall clock and allocations)
+#   scripts/bench.sh micro-check       allocation counts (mallocCountTotal) of every micro-benchmark against the
+#                              thresholds checked in under Benchmarks/Thresholds/ (exit 0 = within tolerance)
+#   scripts/bench.sh micro-thresholds  re-records Benchmarks/Thresholds/ (after an intended change; commit the JSON)
+# Scales (comma-separated, largest first for the engine and queries: its goals are judged at the largest):
+#   ENGINE_SCALES (records, default 1000000,100000,10000), QUERY_SCALES (SalesOrders, default 1000000,100000,10000),
+#   STORE_SCALES (entities of all five sets, 5.5 per SalesOrder; default 10000,100000,1000000).
 # Needs libsqlite3-dev, libsodium-dev, liblz4-dev (apt) and a Swift 6.1+ toolchain; the SQLCipher
 # peer (issue 6) needs libsqlcipher-dev, which the engine modes install with apt-get when they may
 # (root or passwordless sudo; BENCH_NO_INSTALL=1 turns that off). Without it the engine benchmark
@@ -24,6 +35,9 @@ mode="${1:-full}"
 work="${BENCH_WORK_DIR:-${TMPDIR:-/tmp}/offline-odata-engine-bench}"
 results=Benchmarks/results
 quick=Benchmarks/.build/results-quick
+engine_scales="${ENGINE_SCALES:-1000000,100000,10000}"
+query_scales="${QUERY_SCALES:-1000000,100000,10000}"
+store_scales="${STORE_SCALES:-10000,100000,1000000}"
 engine_bin=Benchmarks/.build/release/engine-bench
 json_bin=Benchmarks/.build/release/json-bench
 query_bin=Benchmarks/.build/release/query-bench
@@ -49,11 +63,29 @@ build_sqlcipher() {
   fi
 }
 
-# assemble OUT COMMAND SECTION...: header, the §5 summary (rows between the `goals` markers of
-# each section, prefixed with the benchmark's name), then the sections themselves.
+# plots RESULTS-DIR LINK-PREFIX: draws RESULTS-DIR/plots/*.png and plots.md from RESULTS-DIR/*.csv
+# (scripts/plot.py); installs matplotlib with pip when it is missing, and skips the plots with a
+# message when it cannot (the report then keeps the PNGs already there).
+plots() {
+  local dir=$1 link=$2
+  if ! python3 -c 'import matplotlib' 2>/dev/null; then
+    echo "bench.sh: matplotlib missing; trying python3 -m pip install --user matplotlib" >&2
+    python3 -m pip install --user --quiet matplotlib >&2 || true
+  fi
+  if python3 -c 'import matplotlib' 2>/dev/null; then
+    python3 scripts/plot.py --results "$dir" --out "$dir/plots" --link-prefix "$link" ||
+      echo "bench.sh: scripts/plot.py failed; the growth curves were not redrawn" >&2
+  else
+    echo "bench.sh: no matplotlib (pip could not install it): the growth curves were not redrawn" >&2
+  fi
+}
+
+# assemble OUT COMMAND PLOTS-MD SECTION...: header, the §5 summary (rows between the `goals` markers
+# of each section, prefixed with the benchmark's name), the growth curves (PLOTS-MD, from plot.py),
+# then the sections themselves.
 assemble() {
-  local out=$1 command=$2
-  shift 2
+  local out=$1 command=$2 plots_md=$3
+  shift 3
   local cpu cores mem commit
   cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || echo unknown)
   cores=$(nproc 2>/dev/null || echo "?")
@@ -65,11 +97,16 @@ assemble() {
     echo "Assembled by \`scripts/bench.sh\` from the sections under \`$(dirname "$1")/\`; do not edit by hand."
     echo
     echo "- What: the storage engine against SQLite (issue 2, \`engine-bench\`) and SQLCipher (issue 6), OData JSON parse throughput"
-    echo "  against Foundation (issue 3, \`json-bench\`) and OData queries against SQLite typed columns and SQLite over"
-    echo "  JSON text (issue 4, \`query-bench\`), all in the separate \`Benchmarks/\` SwiftPM package, release builds."
-    echo "- Reproduce: \`$command\` (all, ≈ 100 min on 2 cores, the first time: the 1M query stores load once); one part: \`make bench-engine\` (≈ 45 min), \`make bench-store\` (≈ 6 min),"
-    echo "  \`make bench-json\` (≈ 3 min) or \`make bench-query\` (≈ 10 min); \`make bench-report\` only reassembles this file; \`make bench-quick\` is the"
-    echo "  < 3 min smoke run (report in \`Benchmarks/.build/BENCHMARKS-quick.md\`)."
+    echo "  against Foundation (issue 3, \`json-bench\`), OData queries against SQLite typed columns and SQLite over"
+    echo "  JSON text (issue 4, \`query-bench\`) and the offline store against SQLite (issue 5, \`store-bench\`), at 10k, 100k"
+    echo "  and 1M records / SalesOrders (issue 6), all in the separate \`Benchmarks/\` SwiftPM package, release builds."
+    echo "  Each section also has a CSV twin (\`Benchmarks/results/*.csv\`) that the growth curves below are drawn from."
+    echo "- Reproduce: \`$command\` (all; an estimate of ≈ 2–3 h on 2 cores the first time, to be re-measured: the 1M query stores load once"
+    echo "  (≈ 9 min)); one part: \`make bench-engine\` (≈ 45 min),"
+    echo "  \`make bench-store\` (10k, 100k and 1M entities ≈ 11 min), \`make bench-json\` (≈ 3 min) or"
+    echo "  \`make bench-query\` (≈ 15 min the first time, ≈ 4 min with the stores reused); \`make bench-report\` only redraws the plots and"
+    echo "  reassembles this file; \`make bench-quick\` is the < 3 min smoke run (report in \`Benchmarks/.build/BENCHMARKS-quick.md\`);"
+    echo "  \`make bench-micro-check\` checks the micro-benchmarks' allocation counts against \`Benchmarks/Thresholds/\`."
     echo "- Machine: \`$(uname -srm)\`, $cpu, $cores cores, $mem; shared with other work, so absolute figures are noisy"
     echo "  (every comparison is measured side by side in one run, interleaved)."
     echo "- Assembled at commit \`$commit\`, $(date -u +%Y-%m-%dT%H:%M:%SZ); each section states the commit and date it was measured at."
@@ -93,6 +130,14 @@ assemble() {
         echo "| $name | (no results: $f missing) | | | | not measured |"
       fi
     done
+    echo
+    echo "## Growth curves"
+    echo
+    if [ -f "$plots_md" ]; then
+      cat "$plots_md"
+    else
+      echo "Not drawn: no \`$plots_md\` (run \`scripts/bench.sh plots\`; needs Python 3 with matplotlib and the CSVs)."
+    fi
     for f in "$@"; do
       [ -f "$f" ] || continue
       echo
@@ -102,53 +147,71 @@ assemble() {
   echo "bench.sh: wrote $out" >&2
 }
 
+# Each writes OUT-FILE (Markdown section) and its CSV twin (OUT-FILE with .csv).
 run_engine() { # OUT-FILE COMMAND RECORDS ROUNDS LOOKUPS
-  "$engine_bin" run --records "$3" --rounds "$4" --lookups "$5" --work-dir "$work" --out "$1" --command "$2"
+  "$engine_bin" run --records "$3" --rounds "$4" --lookups "$5" --work-dir "$work" --out "$1" --csv "${1%.md}.csv" --command "$2"
 }
 run_json() { # OUT-FILE COMMAND MEGABYTES ROUNDS QUIET-WAIT-SECONDS
-  "$json_bin" run --megabytes "$3" --rounds "$4" --quiet-wait "$5" --work-dir "$work" --out "$1" --command "$2"
+  "$json_bin" run --megabytes "$3" --rounds "$4" --quiet-wait "$5" --work-dir "$work" --out "$1" --csv "${1%.md}.csv" --command "$2"
 }
 run_query() { # OUT-FILE COMMAND ORDERS ROUNDS QUIET-WAIT-SECONDS
-  "$query_bin" run --orders "$3" --rounds "$4" --quiet-wait "$5" --work-dir "$work/query" --out "$1" --command "$2"
+  "$query_bin" run --orders "$3" --rounds "$4" --quiet-wait "$5" --work-dir "$work/query" --out "$1" --csv "${1%.md}.csv" --command "$2"
 }
-run_store() { # OUT-FILE COMMAND ORDERS ROUNDS UPDATES
-  "$store_bin" run --orders "$3" --rounds "$4" --updates "$5" --work-dir "$work/store" --out "$1" --command "$2"
+run_store() { # OUT-FILE COMMAND ENTITIES ROUNDS UPDATES
+  "$store_bin" run --entities "$3" --rounds "$4" --updates "$5" --work-dir "$work/store" --out "$1" --csv "${1%.md}.csv" --command "$2"
 }
 sections=("$results/engine.md" "$results/json.md" "$results/query.md" "$results/store.md")
+# The report at the repository root links the plots by this path.
+report() {
+  plots "$results" "$results/plots"
+  assemble BENCHMARKS.md "make bench" "$results/plots/plots.md" "${sections[@]}"
+}
+
+# package-benchmark (EngineMicro, StoreMicro). The threshold operations measure only the allocation
+# count (`--metric`), the one metric stable enough to check on a shared machine; the tolerances are in
+# each benchmark's `thresholds:` (StoreMicro.swift, EngineMicro.swift), the recorded p90 values in
+# Benchmarks/Thresholds/ (one JSON per benchmark).
+micro() { # benchmark ARGS...
+  swift package --package-path Benchmarks --allow-writing-to-directory "${TMPDIR:-/tmp}" "$@"
+}
+threshold_metrics=(--metric mallocCountTotal)
 
 case "$mode" in
   full)
     build engine-bench json-bench query-bench store-bench
     build_sqlcipher
-    run_engine "$results/engine.md" "make bench" 1000000,100000 3 200000
+    run_engine "$results/engine.md" "make bench" "$engine_scales" 3 200000
     run_json "$results/json.md" "make bench" 100 5 15
-    run_query "$results/query.md" "make bench" 1000000,100000 3 10
-    run_store "$results/store.md" "make bench" 10000,100000 3 500
-    assemble BENCHMARKS.md "make bench" "${sections[@]}"
+    run_query "$results/query.md" "make bench" "$query_scales" 3 10
+    run_store "$results/store.md" "make bench" "$store_scales" 3 500
+    report
     ;;
   engine)
     build engine-bench
     build_sqlcipher
-    run_engine "$results/engine.md" "make bench-engine" 1000000,100000 3 200000
-    assemble BENCHMARKS.md "make bench" "${sections[@]}"
+    run_engine "$results/engine.md" "make bench-engine" "$engine_scales" 3 200000
+    report
     ;;
   json)
     build json-bench
     run_json "$results/json.md" "make bench-json" 100 5 15
-    assemble BENCHMARKS.md "make bench" "${sections[@]}"
+    report
     ;;
   query)
     build query-bench
-    run_query "$results/query.md" "make bench-query" 1000000,100000 3 10
-    assemble BENCHMARKS.md "make bench" "${sections[@]}"
+    run_query "$results/query.md" "make bench-query" "$query_scales" 3 10
+    report
     ;;
   store)
     build store-bench
-    run_store "$results/store.md" "make bench-store" 10000,100000 3 500
-    assemble BENCHMARKS.md "make bench" "${sections[@]}"
+    run_store "$results/store.md" "make bench-store" "$store_scales" 3 500
+    report
     ;;
   report)
-    assemble BENCHMARKS.md "make bench" "${sections[@]}"
+    report
+    ;;
+  plots)
+    plots "$results" "$results/plots"
     ;;
   quick)
     build engine-bench json-bench query-bench store-bench
@@ -157,15 +220,22 @@ case "$mode" in
     run_engine "$quick/engine.md" "make bench-quick" 100000 1 50000
     run_json "$quick/json.md" "make bench-quick" 10 1 0
     run_query "$quick/query.md" "make bench-quick" 10000 1 0
-    run_store "$quick/store.md" "make bench-quick" 2000 1 100
-    assemble Benchmarks/.build/BENCHMARKS-quick.md "make bench-quick" "$quick/engine.md" "$quick/json.md" "$quick/query.md" "$quick/store.md"
+    run_store "$quick/store.md" "make bench-quick" 10000 1 100
+    plots "$quick" "results-quick/plots"
+    assemble Benchmarks/.build/BENCHMARKS-quick.md "make bench-quick" "$quick/plots/plots.md" "$quick/engine.md" "$quick/json.md" "$quick/query.md" "$quick/store.md"
     cat Benchmarks/.build/BENCHMARKS-quick.md
     ;;
   micro)
-    swift package --package-path Benchmarks --allow-writing-to-directory "${TMPDIR:-/tmp}" benchmark
+    micro benchmark
+    ;;
+  micro-check)
+    micro benchmark thresholds check --path "$PWD/Benchmarks/Thresholds" "${threshold_metrics[@]}" --no-progress
+    ;;
+  micro-thresholds)
+    micro --allow-writing-to-package-directory benchmark thresholds update --path "$PWD/Benchmarks/Thresholds" "${threshold_metrics[@]}" --no-progress
     ;;
   *)
-    echo "usage: scripts/bench.sh full|engine|json|query|store|report|quick|micro" >&2
+    echo "usage: scripts/bench.sh full|engine|json|query|store|report|plots|quick|micro|micro-check|micro-thresholds" >&2
     exit 2
     ;;
 esac

@@ -32,7 +32,37 @@ struct Report {
         var label: String
         var better: Better
         var format: (Double) -> String
+        /// The CSV's unit and the conversion of a computed value into it (`--csv`).
+        var unit: String = ""
+        var inUnit: (Double) -> Double = { $0 }
         var compute: ([String: Double]) -> Double?
+    }
+
+    /// The CSV rows (`--csv`), filled while the tables render.
+    let csv = CSVSink()
+
+    /// Collects `ResultsCSV` rows from the non-mutating rendering functions.
+    final class CSVSink {
+        var rows = ResultsCSV()
+    }
+
+    /// Peer ids in the CSV.
+    static func peerID(_ c: C) -> String {
+        switch c.engine {
+        case .ours: c.encrypted ? "ours-enc" : "ours-plain"
+        case .sqlite: "sqlite"
+        case .sqlcipher: "sqlcipher"
+        }
+    }
+
+    /// `relaxed vs WAL+NORMAL, through close` → `relaxed-vs-wal-normal-through-close`.
+    static func slug(_ label: String) -> String {
+        var out = ""
+        for ch in label.lowercased() {
+            if ch.isLetter || ch.isNumber { out.append(ch) } else if !out.isEmpty, out.last != "-" { out.append("-") }
+        }
+        while out.last == "-" { out.removeLast() }
+        return out
     }
 
     /// Median over rounds of a quantity derived per round.
@@ -65,22 +95,22 @@ struct Report {
 
     func rowsPerSecond(_ label: String, _ r: ScaleResult, _ seconds: @escaping ([String: Double]) -> Double?) -> Quantity {
         let n = Double(r.records)
-        return Quantity(label: label, better: .higher, format: { Self.grouped($0) + " rows/s" }) { m in
+        return Quantity(label: label, better: .higher, format: { Self.grouped($0) + " rows/s" }, unit: "rows/s") { m in
             seconds(m).map { n / $0 }
         }
     }
 
     func micro(_ label: String, _ key: String) -> Quantity {
-        Quantity(label: label, better: .lower, format: { String(format: "%.2f µs", $0 * 1e6) }) { $0[key] }
+        Quantity(label: label, better: .lower, format: { String(format: "%.2f µs", $0 * 1e6) }, unit: "us", inUnit: { $0 * 1e6 }) { $0[key] }
     }
 
     func mib(_ label: String, _ key: String) -> Quantity {
-        Quantity(label: label, better: .lower, format: { String(format: "%.1f MB", $0 / 1e6) }) { $0[key] }
+        Quantity(label: label, better: .lower, format: { String(format: "%.1f MB", $0 / 1e6) }, unit: "MB", inUnit: { $0 / 1e6 }) { $0[key] }
     }
 
     func perData(_ label: String, _ key: String, _ r: ScaleResult) -> Quantity {
         let data = Double(r.dataBytes)
-        return Quantity(label: label, better: .lower, format: { String(format: "%.2f", $0) }) { m in m[key].map { $0 / data } }
+        return Quantity(label: label, better: .lower, format: { String(format: "%.2f", $0) }, unit: "ratio") { m in m[key].map { $0 / data } }
     }
 
     // MARK: Rendering
@@ -100,12 +130,15 @@ struct Report {
 
     /// Columns: ours encrypted, ours unencrypted, SQLite, SQLCipher (n/a when not measured), then
     /// the ratios (> 1 = ours better) and our encryption cost.
-    func table(_ r: ScaleResult, _ rows: [(Quantity, C, C, C, C)]) -> String {
+    func table(_ r: ScaleResult, section: String, _ rows: [(Quantity, C, C, C, C)]) -> String {
         var s = "| measure | ours encrypted | ours unencrypted | SQLite | SQLCipher | ours enc vs SQLite (>1 = ours better) "
         s += "| ours unenc vs SQLite | ours enc vs SQLCipher | encryption cost (enc / unenc) |\n"
         s += "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
         for (q, e, p, sq, sc) in rows {
             let ve = value(r, e, q), vp = value(r, p, q), vs = value(r, sq, q), vc = value(r, sc, q)
+            for (c, v) in [(e, ve), (p, vp), (sq, vs), (sc, vc)] {
+                csv.rows.add("\(section).\(Self.slug(q.label))", scale: r.records, peer: Self.peerID(c), value: v.map(q.inUnit), unit: q.unit)
+            }
             s += "| \(q.label) | \(ve.map(q.format) ?? "n/a") | \(vp.map(q.format) ?? "n/a") | \(vs.map(q.format) ?? "n/a") | "
             s += "\(vc.map(q.format) ?? "n/a") | \(Self.x(ratio(ve, vs, q.better))) | \(Self.x(ratio(vp, vs, q.better))) | "
             s += "\(Self.x(ratio(ve, vc, q.better))) | \(Self.x(overhead(ve, vp, q.better))) |\n"
@@ -121,7 +154,7 @@ struct Report {
         s += "#### Batched insert (\(Self.grouped(Double(r.records))) records, 1,000 per commit/transaction)\n\n"
         s += "Commits only: time from the first commit to the last one returning. Through close: plus a clean "
         s += "close (ours flushes the memtable into a run; SQLite and SQLCipher checkpoint the WAL into the database).\n\n"
-        s += table(r, [
+        s += table(r, section: "insert", [
             row(rowsPerSecond("relaxed vs WAL+NORMAL, commits only", r) { $0["insert_s"] }, relaxed),
             row(rowsPerSecond("relaxed vs WAL+NORMAL, through close", r) { m in m["insert_s"].flatMap { a in m["close_s"].map { a + $0 } } }, relaxed),
             row(rowsPerSecond("full vs WAL+FULL, commits only", r) { $0["insert_s"] }, full),
@@ -131,23 +164,25 @@ struct Report {
         s += "Warm: one untimed pass over a different random sample first. Big cache: ours `cacheSize` 1 GiB, "
         s += "SQLite's and SQLCipher's `cache_size` 1 GiB (all hold the whole working set). Default cache: ours 32 MiB (the default), "
         s += "SQLite's and SQLCipher's `cache_size` 32 MiB. The store as left by the insert (several runs), and ours after `compactNow()` (one run).\n\n"
-        s += table(r, [
+        s += table(r, section: "lookup", [
             row(micro("big cache, as inserted", "lookup_big_s"), relaxed),
             row(micro("default 32 MiB cache, as inserted", "lookup_default_s"), relaxed),
-            row(Quantity(label: "big cache, ours after compactNow()", better: .lower, format: { String(format: "%.2f µs", $0 * 1e6) }) {
+            row(Quantity(label: "big cache, ours after compactNow()", better: .lower, format: { String(format: "%.2f µs", $0 * 1e6) },
+                          unit: "us", inUnit: { $0 * 1e6 }) {
                 $0["lookup_compacted_s"] ?? $0["lookup_big_s"]
             }, relaxed),
         ])
         s += "\n(SQLite and SQLCipher have no compaction step: their columns repeat their one figure against our compacted store.)\n"
         s += "\n#### Full scan in key order, reading every key and value (owned copies)\n\n"
-        s += table(r, [
+        s += table(r, section: "scan", [
             row(rowsPerSecond("as inserted, big cache", r) { $0["scan_s"] }, relaxed),
             row(rowsPerSecond("ours after compactNow()", r) { $0["scan_compacted_s"] ?? $0["scan_s"] }, relaxed),
         ])
         s += "\n#### File size on disk after a clean close\n\n"
-        s += table(r, [
+        s += table(r, section: "size", [
             row(mib("as inserted (no explicit compaction)", "size_closed"), relaxed),
-            row(Quantity(label: "ours after compactNow()", better: .lower, format: { String(format: "%.1f MB", $0 / 1e6) }) {
+            row(Quantity(label: "ours after compactNow()", better: .lower, format: { String(format: "%.1f MB", $0 / 1e6) },
+                          unit: "MB", inUnit: { $0 / 1e6 }) {
                 $0["size_compacted"] ?? $0["size_closed"]
             }, relaxed),
         ])
@@ -157,19 +192,20 @@ struct Report {
         s += "\n#### Reopen to first read after a clean close (median of 5 opens per process)\n\n"
         s += "Ours with `.key(32 bytes)` encryption (no Argon2id key derivation; `.passphrase` adds the KDF's cost, "
         s += "≈ 60 ms at `.interactive`). Open + first `get` of an existing key; OS page cache warm.\n\n"
-        s += table(r, [
-            row(Quantity(label: "open + first read", better: .lower, format: { String(format: "%.2f ms", $0 * 1e3) }) { $0["reopen_first_read_s"] }, relaxed),
+        s += table(r, section: "reopen", [
+            row(Quantity(label: "open + first read", better: .lower, format: { String(format: "%.2f ms", $0 * 1e3) },
+                         unit: "ms", inUnit: { $0 * 1e3 }) { $0["reopen_first_read_s"] }, relaxed),
         ])
         s += "\n#### Peak resident memory of the inserting process (VmHWM, fresh process per configuration)\n\n"
-        s += table(r, [
-            row(Quantity(label: "relaxed vs WAL+NORMAL", better: .lower, format: { String(format: "%.1f MiB", $0 / 1048576) }) { $0["peak_rss_insert"] }, relaxed),
-            row(Quantity(label: "full vs WAL+FULL", better: .lower, format: { String(format: "%.1f MiB", $0 / 1048576) }) { $0["peak_rss_insert"] }, full),
-            row(Quantity(label: "process at start (baseline)", better: .lower, format: { String(format: "%.1f MiB", $0 / 1048576) }) { $0["rss_start"] }, relaxed),
+        s += table(r, section: "rss", [
+            row(Quantity(label: "relaxed vs WAL+NORMAL", better: .lower, format: { String(format: "%.1f MiB", $0 / 1048576) }, unit: "MiB", inUnit: { $0 / 1048576 }) { $0["peak_rss_insert"] }, relaxed),
+            row(Quantity(label: "full vs WAL+FULL", better: .lower, format: { String(format: "%.1f MiB", $0 / 1048576) }, unit: "MiB", inUnit: { $0 / 1048576 }) { $0["peak_rss_insert"] }, full),
+            row(Quantity(label: "process at start (baseline)", better: .lower, format: { String(format: "%.1f MiB", $0 / 1048576) }, unit: "MiB", inUnit: { $0 / 1048576 }) { $0["rss_start"] }, relaxed),
         ])
         s += "\n#### Bytes written per byte of data during insert + close\n\n"
         s += "`wchar`: bytes passed to write calls (/proc/self/io). `disk`: `write_bytes − cancelled_write_bytes` "
         s += "(bytes sent to the block layer; files deleted before writeback are not counted).\n\n"
-        s += table(r, [
+        s += table(r, section: "written", [
             row(perData("wchar, relaxed vs WAL+NORMAL", "wchar_insert", r), relaxed),
             row(perData("disk, relaxed vs WAL+NORMAL", "disk_write_insert", r), relaxed),
             row(perData("wchar, full vs WAL+FULL", "wchar_insert", r), full),
@@ -252,8 +288,9 @@ struct Report {
         let date = ISO8601DateFormatter().string(from: Date())
         let uname = Workers.shell("/bin/uname", ["-a"])
         let swift = Workers.shell("/usr/bin/env", ["swift", "--version"]).split(separator: "\n").first.map(String.init) ?? "unknown"
-        let main = results.first
-        let small = results.dropFirst().min { $0.records < $1.records }
+        // Goals at the largest scale; the memory bar compares it with the next smaller one.
+        let main = results.max { $0.records < $1.records }
+        let small = main.flatMap { m in results.filter { $0.records < m.records }.max { $0.records < $1.records } }
 
         var s = "## Storage engine benchmark: OfflineODataEngine vs SQLite and SQLCipher\n\n"
         s += "Generated by `engine-bench` (Benchmarks/); do not edit by hand — rerun `\(command)`.\n\n"
@@ -281,7 +318,7 @@ struct Report {
         }
         s += "### Data and peer settings\n\n"
         if let main {
-            let others = results.dropFirst().map { Self.grouped(Double($0.records)) }.joined(separator: ", ")
+            let others = results.filter { $0.records != main.records }.map { Self.grouped(Double($0.records)) }.joined(separator: ", ")
         s += "- Data: \(Self.grouped(Double(main.records))) records\(others.isEmpty ? "" : " (and \(others) below)"), "
             s += "16-byte random UUID-like keys (unique, inserted in random order), sales-order-item JSON values averaging "
             s += "\(String(format: "%.0f", main.valueBytesAverage)) bytes with varying optional fields; deterministic from a fixed seed "

@@ -4,10 +4,12 @@ import Foundation
 
 // engine-bench: our storage engine against SQLite (issue 2).
 //
-//   engine-bench run [--records 1000000,100000] [--rounds 3] [--lookups 200000]
+//   engine-bench run [--records 1000000,100000,10000] [--rounds 3] [--lookups 200000]
 //                    [--work-dir /tmp/offline-odata-engine-bench] [--out Benchmarks/results/engine.md] [--command "make bench"]
+//                    [--csv Benchmarks/results/engine.csv]
 //       Runs every configuration once per round in a child process (rounds interleaved),
-//       takes medians and writes the Markdown section (scripts/bench.sh assembles BENCHMARKS.md).
+//       takes medians and writes the Markdown section (scripts/bench.sh assembles BENCHMARKS.md);
+//       --csv also writes every table figure as `workload,scale,peer,value,unit` rows (ResultsCSV).
 //   engine-bench worker --config NAME --data FILE --records N --dir DIR [--lookups N]
 //       One configuration's workloads in this process; prints METRIC lines (used by `run`).
 
@@ -36,7 +38,7 @@ case "worker":
         fail("worker: \(error)")
     }
 case "run":
-    let scales = (option(arguments, "--records") ?? "1000000,100000").split(separator: ",").compactMap { Int($0) }
+    let scales = (option(arguments, "--records") ?? "1000000,100000,10000").split(separator: ",").compactMap { Int($0) }
     guard !scales.isEmpty, scales.allSatisfy({ $0 > 0 }) else { fail("--records takes a comma-separated list of counts") }
     let driver = Driver(
         scales: scales,
@@ -49,12 +51,13 @@ case "run":
     let command = option(arguments, "--command") ?? "make bench"
     do {
         let (results, sqlcipher) = try driver.run()
-        let report = Report(results: results, driver: driver, sqlcipher: sqlcipher, command: command, output: output).markdown()
-        try report.write(toFile: output, atomically: true, encoding: .utf8)
+        let report = Report(results: results, driver: driver, sqlcipher: sqlcipher, command: command, output: output)
+        try report.markdown().write(toFile: output, atomically: true, encoding: .utf8)
         FileHandle.standardError.write(Data("engine-bench: wrote \(output)\n".utf8))
+        if let csv = option(arguments, "--csv") { try report.csv.rows.write(to: csv) }
     } catch {
         fail("\(error)")
     }
 default:
-    fail("usage: engine-bench run [--records 1000000,100000] [--rounds 3] [--lookups 200000] [--work-dir DIR] [--out FILE] | worker …")
+    fail("usage: engine-bench run [--records 1000000,100000,10000] [--rounds 3] [--lookups 200000] [--work-dir DIR] [--out FILE] [--csv FILE] | worker …")
 }

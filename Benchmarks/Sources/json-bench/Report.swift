@@ -55,6 +55,23 @@ struct Report {
             + cpuText + String(format: "; wall clock on the shared machine %.2fx, %.0f MB/s", r, m) + " | \(status) |\n"
     }
 
+    /// The results table as CSV rows (`--csv`; scale = the requested payload size in MB, peer =
+    /// the variant): wall-clock and CPU throughput (MB/s), CPU entities/s, peak memory above the
+    /// payload (MiB).
+    func csv() -> ResultsCSV {
+        var out = ResultsCSV()
+        let scale = Int(megabytes.rounded())
+        for v in Variant.allCases {
+            let cpu = result.median(v, "parse_cpu_s")
+            out.add("parse.wall-mbps", scale: scale, peer: v.rawValue, value: mbps(v), unit: "MB/s")
+            out.add("parse.cpu-mbps", scale: scale, peer: v.rawValue, value: cpu.map { megabytesPayload / $0 }, unit: "MB/s")
+            out.add("parse.cpu-entities", scale: scale, peer: v.rawValue, value: cpu.map { entities / $0 }, unit: "entities/s")
+            out.add("parse.peak-above-payload", scale: scale, peer: v.rawValue,
+                    value: result.median(v, "peak_above_payload").map { $0 / 1_048_576 }, unit: "MiB")
+        }
+        return out
+    }
+
     func markdown() -> String {
         let commit = Workers.shell("/usr/bin/git", ["rev-parse", "--short", "HEAD"])
         let dirty = Workers.shell("/usr/bin/git", ["status", "--porcelain", "--untracked-files=no", "--", ".", ":!BENCHMARKS.md", ":!Benchmarks/results"]).isEmpty ? "" : " (with uncommitted changes)"

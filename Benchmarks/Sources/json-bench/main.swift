@@ -4,9 +4,11 @@ import Foundation
 //
 //   json-bench run [--megabytes 100] [--rounds 3] [--work-dir /tmp/offline-odata-bench]
 //                  [--out Benchmarks/results/json.md] [--command "make bench"] [--quiet-wait 15]
+//                  [--csv Benchmarks/results/json.csv]
 //       Builds the payload once (untimed) into the work directory, then runs every variant once
 //       per round in a fresh child process (rounds interleaved), takes medians, writes Markdown.
-//       Before each worker it waits up to --quiet-wait seconds for one idle core.
+//       Before each worker it waits up to --quiet-wait seconds for one idle core. --csv also writes
+//       the results table as `workload,scale,peer,value,unit` rows (ResultsCSV).
 //   json-bench worker --variant NAME --file PAYLOAD --orders N --items M
 //       One parse in this process; prints METRIC lines (used by `run`).
 //   json-bench payload --megabytes N --out FILE
@@ -67,9 +69,10 @@ case "run":
         let report = Report(result: result, quietWait: driver.quietWait, rounds: driver.rounds, megabytes: megabytes, command: command, output: output)
         try report.markdown().write(toFile: output, atomically: true, encoding: .utf8)
         FileHandle.standardError.write(Data("json-bench: wrote \(output)\n".utf8))
+        if let csv = option(arguments, "--csv") { try report.csv().write(to: csv) }
     } catch {
         fail("\(error)")
     }
 default:
-    fail("usage: json-bench run [--megabytes 100] [--rounds 3] [--work-dir DIR] [--out FILE] [--command TEXT] [--quiet-wait S] | worker … | payload …")
+    fail("usage: json-bench run [--megabytes 100] [--rounds 3] [--work-dir DIR] [--out FILE] [--command TEXT] [--quiet-wait S] [--csv FILE] | worker … | payload …")
 }

@@ -155,6 +155,37 @@ struct Report {
         return s
     }
 
+    /// Peer ids in the CSV (shared with the engine and store benchmarks: ours is encrypted).
+    static func csvPeer(_ name: String) -> String {
+        switch name {
+        case ours: "ours-enc"
+        case typed: "sqlite"
+        default: name
+        }
+    }
+
+    /// The tables' figures as CSV rows (`--csv`): per size and peer, every workload's median
+    /// latency (`query.ID`, ms) and CPU time per query (`query-cpu.ID`, ms), and the load's rate,
+    /// store size and peak RSS.
+    func csv() -> ResultsCSV {
+        var out = ResultsCSV()
+        for r in results {
+            for type in driver.peers {
+                let peer = Self.csvPeer(type.name)
+                for w in QueryWorkload.all(orders: r.orders) {
+                    out.add("query.\(w.id)", scale: r.orders, peer: peer, value: r.median(type.name, "\(w.id).median_s").map { $0 * 1e3 }, unit: "ms")
+                    out.add("query-cpu.\(w.id)", scale: r.orders, peer: peer, value: r.median(type.name, "\(w.id).cpu_s").map { $0 * 1e3 }, unit: "ms")
+                }
+                if let m = r.load[type.name], let load = m["load_s"], load > 0 {
+                    out.add("load.rate", scale: r.orders, peer: peer, value: Double(r.entities) / load, unit: "entities/s")
+                    out.add("load.size", scale: r.orders, peer: peer, value: m["size_bytes"].map { $0 / 1e6 }, unit: "MB")
+                    out.add("load.peak-rss", scale: r.orders, peer: peer, value: m["peak_rss_load"].map { $0 / 1048576 }, unit: "MiB")
+                }
+            }
+        }
+        return out
+    }
+
     func markdown() -> String {
         let uname = Workers.shell("/bin/uname", ["-srvm"])
         let cpu = ProcStats.read("/proc/cpuinfo").split(separator: "\n").first { $0.hasPrefix("model name") }

@@ -8,11 +8,12 @@ import QueryBenchKit
 //   query-bench run [--orders 100000[,1000000]] [--rounds 3] [--min-seconds 0.2] [--workloads id,id] [--peers a,b]
 //                   [--quiet-wait SECONDS]
 //                   [--work-dir /tmp/offline-odata-query-bench] [--reload] [--out Benchmarks/results/query.md]
-//                   [--command "make bench-query"]
+//                   [--command "make bench-query"] [--csv Benchmarks/results/query.csv]
 //       Loads every peer's store once per size (reused by later runs while the data is the same;
 //       --reload forces a fresh load), then per round one query worker per peer (order rotated),
 //       medians over rounds, cross-checks rows and checksums between peers, writes the section.
 //       Before each query process it waits up to --quiet-wait seconds (default 0) for one idle core.
+//       --csv also writes the tables' figures as `workload,scale,peer,value,unit` rows (ResultsCSV).
 //   query-bench load --peer NAME --orders N --dir DIR          (child of run)
 //   query-bench query --peer NAME --orders N --dir DIR [--min-seconds S] [--workloads ids]   (child of run)
 //   query-bench workloads [--orders N]     prints every workload's URL and SQL
@@ -86,6 +87,7 @@ case "run":
         let report = Report(results: results, driver: driver, command: command, output: output)
         try report.markdown().write(toFile: output, atomically: true, encoding: .utf8)
         FileHandle.standardError.write(Data("query-bench: wrote \(output)\n".utf8))
+        if let csv = option(arguments, "--csv") { try report.csv().write(to: csv) }
         let mismatches = report.mismatches()
         if !mismatches.isEmpty {
             fail("results differ between peers, or a workload failed:\n" + mismatches.joined(separator: "\n"))
@@ -94,5 +96,5 @@ case "run":
         fail("\(error)")
     }
 default:
-    fail("usage: query-bench run [--orders 100000,1000000] [--rounds 3] [--min-seconds 0.2] [--workloads ids] [--peers names] [--work-dir DIR] [--reload] [--out FILE] | workloads [--orders N] | load … | query …")
+    fail("usage: query-bench run [--orders 100000,1000000] [--rounds 3] [--min-seconds 0.2] [--workloads ids] [--peers names] [--work-dir DIR] [--reload] [--out FILE] [--csv FILE] | workloads [--orders N] | load … | query …")
 }
