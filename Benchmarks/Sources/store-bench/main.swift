@@ -276,8 +276,7 @@ do {
     } else if arguments.first == "run" {
         try await run()
     } else {
-        FileHandle.standardError.write(Data("store-bench: usage: store-bench run [--orders 10000,100000 | --entities 10000,100000,1000000] [--rounds 3] [--updates 500] [--work-dir DIR] [--out FILE] [--csv FILE]
-".utf8))
+        FileHandle.standardError.write(Data("store-bench: usage: store-bench run [--orders 10000,100000 | --entities 10000,100000,1000000] [--rounds 3] [--updates 500] [--work-dir DIR] [--out FILE] [--csv FILE]\n".utf8))
         exit(64)
     }
 } catch {
