@@ -37,24 +37,10 @@ import Testing
         var interrupted = 0
         var previous = 0  // the worker's first open downloads version 0
         for round in 0..<kills {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = ["store-crash-worker", dir, "--downloads", "--batch-bytes", String(Self.batchBytes),
-                                 "--orders", String(Self.orders), "--seed", String(seed &+ UInt64(round))]
-            let out = Pipe()
-            let buffer = StoreCrashTests.OutputBuffer()
-            out.fileHandleForReading.readabilityHandler = { handle in buffer.append(handle.availableData) }
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let deadline = Date().addingTimeInterval(60)
-            while !buffer.text.contains("READY"), process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
-            try await Task.sleep(for: .milliseconds(Int(rng.next() % 300) + 5))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            out.fileHandleForReading.readabilityHandler = nil
-            buffer.append(out.fileHandleForReading.readDataToEndOfFile())
-            let lines = buffer.text.split(separator: "\n")
+            let lines = try await StoreCrashTests.runUntilKilled(
+                binary, ["store-crash-worker", dir, "--downloads", "--batch-bytes", String(Self.batchBytes),
+                         "--orders", String(Self.orders), "--seed", String(seed &+ UInt64(round))],
+                afterReadyMs: Int(rng.next() % 300) + 5)
             #expect(lines.first == "READY", "round \(round): worker did not get ready: \(lines.prefix(3))")
             // The versions the store may hold: the last acknowledged one (or, before any, the one
             // already there) and the one in progress.

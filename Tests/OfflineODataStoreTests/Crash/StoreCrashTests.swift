@@ -33,30 +33,36 @@ import Testing
         var rng = SplitMix64(state: seed)
         var acknowledged = 0
         for round in 0..<kills {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = ["store-crash-worker", dir, "--seed", String(seed &+ UInt64(round))]
-            let out = Pipe()
-            let buffer = OutputBuffer()
-            out.fileHandleForReading.readabilityHandler = { handle in buffer.append(handle.availableData) }
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            // Wait until it is ready (the first round downloads), then let it work a random while.
-            let deadline = Date().addingTimeInterval(60)
-            while !buffer.text.contains("READY"), process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
-            try await Task.sleep(for: .milliseconds(Int(rng.next() % 250) + 5))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            out.fileHandleForReading.readabilityHandler = nil
-            buffer.append(out.fileHandleForReading.readDataToEndOfFile())
-            let lines = buffer.text.split(separator: "\n")
+            let lines = try await Self.runUntilKilled(binary, ["store-crash-worker", dir, "--seed", String(seed &+ UInt64(round))],
+                                                      afterReadyMs: Int(rng.next() % 250) + 5)
             #expect(lines.first == "READY", "round \(round): worker did not get ready: \(lines.prefix(3))")
             acknowledged += try await verify(dir: dir, acknowledgedLines: lines, round: round)
             let check = try CLIRunner.run(["check", dir + "/crash.oostore", "--key-file", keyFile], passphrase: nil)
             #expect(check.status == 0, "round \(round): check failed: \(check.stdout) \(check.stderr)")
         }
         print("StoreCrashTests: \(kills) kills, \(acknowledged) acknowledged requests verified")
+    }
+
+    /// Starts the worker, waits until it prints READY (at most 60 s), lets it work `afterReadyMs`,
+    /// kills it with SIGKILL and returns every line it printed.
+    static func runUntilKilled(_ binary: String, _ arguments: [String], afterReadyMs: Int) async throws -> [Substring] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        let out = Pipe()
+        let buffer = OutputBuffer()
+        out.fileHandleForReading.readabilityHandler = { handle in buffer.append(handle.availableData) }
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while !buffer.text.contains("READY"), process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(afterReadyMs))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        out.fileHandleForReading.readabilityHandler = nil
+        buffer.append(out.fileHandleForReading.readDataToEndOfFile())
+        return buffer.text.split(separator: "\n")
     }
 
     /// Reopens the store and checks the invariants; returns how many acknowledged requests it saw.
