@@ -60,10 +60,13 @@ public final class EntityStorage: Sendable {
     /// A consistent, read-only view at the last commit (an engine snapshot). Sendable.
     /// While an exclusive session pins readers, the view from before the session.
     public func reader() throws(ODataError) -> EntityReader {
+        try reader(pinned: pinnedSnapshot.withLock { $0 })
+    }
+
+    /// A reader at `pinned`, or at the last commit when nil.
+    func reader(pinned: Snapshot?) throws(ODataError) -> EntityReader {
         try state.withLock { catalog throws(ODataError) -> EntityReader in
-            if let pinned = pinnedSnapshot.withLock({ $0 }) {
-                return EntityReader(catalog: catalog, snapshot: pinned, engine: engine)
-            }
+            if let pinned { return EntityReader(catalog: catalog, snapshot: pinned, engine: engine) }
             let snapshot = try mapEngine("taking a snapshot") { () throws(EngineError) in try engine.snapshot() }
             return EntityReader(catalog: catalog, snapshot: snapshot, engine: engine)
         }
@@ -185,9 +188,6 @@ public struct ExclusiveWriter: Sendable {
 
     /// The last commit, including this session's own (pinned readers do not see it).
     public func currentReader() throws(ODataError) -> EntityReader {
-        try storage.state.withLock { catalog throws(ODataError) -> EntityReader in
-            let snapshot = try mapEngine("taking a snapshot") { () throws(EngineError) in try storage.engine.snapshot() }
-            return EntityReader(catalog: catalog, snapshot: snapshot, engine: storage.engine)
-        }
+        try storage.reader(pinned: nil)
     }
 }
