@@ -11,6 +11,15 @@ final class Block: @unchecked Sendable {
 
     var memoryCost: Int { data.count + layout.count * 4 + 96 }
 
+    /// A filter partition's encoded bits (docs/StorageFormat.md, "Run files"), cached like a
+    /// block: no entries, `data` is the filter.
+    init(filterBits: [UInt8]) {
+        data = filterBits
+        isLeaf = false
+        layout = []
+        count = 0
+    }
+
     /// `verifyOrder`: check that keys increase (needed when only a CRC protects the bytes; an
     /// AEAD-authenticated block is exactly what the writer produced, and `check` verifies order).
     init(data: [UInt8], isLeaf: Bool, file: String, offset: UInt64, verifyOrder: Bool = true) throws(EngineError) {

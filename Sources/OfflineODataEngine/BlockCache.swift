@@ -3,10 +3,10 @@ import Synchronization
 /// A sharded LRU cache of decoded blocks, bounded in bytes: the engine's memory for data
 /// read from run files never exceeds `capacity` (plus the blocks readers hold at the moment).
 ///
-/// Index blocks and Bloom filters of open runs are pinned outside the LRU but counted against
-/// the same budget (`pin`/`unpin`), so leaves get what is left: memory stays bounded by
-/// `capacity` as long as the pinned part fits in it (about 1.3 bytes per key plus 0.2% of the
-/// data; `stats` reports it).
+/// Index blocks and filter indexes of open runs (read on first use) are pinned outside the LRU
+/// but counted against the same budget (`pin`/`unpin`), so leaves and filter partitions get what
+/// is left: memory stays bounded by `capacity` as long as the pinned part fits in it (about 0.2%
+/// of the data plus 12 bytes per 4096 keys; `stats` reports it).
 final class BlockCache: Sendable {
     private let shards: [Shard]
     let capacity: Int

@@ -1,10 +1,20 @@
-/// A per-run Bloom filter over internal keys (10 bits per key, 7 probes: ~1% false positives),
-/// so a point read skips the runs that cannot hold its key (docs/StorageFormat.md, "Run files").
-/// Kept in memory while the run is open: 1.25 bytes per key, outside the block cache.
+/// A Bloom filter over a run's keys (10 bits per key, 7 probes: ~1% false positives), so a point
+/// read skips the runs that cannot hold its key (docs/StorageFormat.md, "Run files").
+/// Since format version 2 a run has one filter per partition of `partitionKeys` consecutive keys,
+/// read on demand through the block cache, so neither opening a store nor keeping it open costs
+/// memory in proportion to its number of keys.
 struct BloomFilter: Sendable {
     static let bitsPerKey = 10
     static let probes = 7
+    /// Keys per filter partition (format version 2): a partition's filter is about 5 KiB.
+    static let partitionKeys = 4096
     private(set) var words: [UInt64]
+
+    /// A filter sized for and holding exactly the keys with these hashes (`hash(_:)`).
+    init(hashes: [UInt64]) {
+        self.init(expectedEntries: hashes.count)
+        for h in hashes { insert(hash: h) }
+    }
 
     init(expectedEntries: Int) {
         let bits = max(512, expectedEntries * Self.bitsPerKey)
@@ -28,7 +38,10 @@ struct BloomFilter: Sendable {
     /// so a lookup costs one memory access. The block is the hash's low 32 bits modulo the block
     /// count; probe i tests bit ((g >> 9i) & 511) of the block, g = rotate(hash, 32) · 0x9E3779B97F4A7C15.
     mutating func insert(_ key: UnsafeRawBufferPointer) {
-        let h = Self.hash(key)
+        insert(hash: Self.hash(key))
+    }
+
+    mutating func insert(hash h: UInt64) {
         let blocks = max(1, words.count / 8)
         let block = Int((h & 0xFFFF_FFFF) % UInt64(blocks))
         let g = ((h >> 32) | (h << 32)) &* 0x9E37_79B9_7F4A_7C15
@@ -50,6 +63,19 @@ struct BloomFilter: Sendable {
             }
             return true
         }
+    }
+
+    /// Probes an encoded filter (little-endian `u64` words, a whole number of 64-byte blocks, as
+    /// `init?(encoded:)` accepts) without copying it.
+    static func mayContain(hash h: UInt64, encoded: UnsafeRawBufferPointer) -> Bool {
+        let blocks = max(1, encoded.count / 64)
+        let block = Int((h & 0xFFFF_FFFF) % UInt64(blocks))
+        let g = ((h >> 32) | (h << 32)) &* 0x9E37_79B9_7F4A_7C15
+        for i in 0..<probes {
+            let bit = Int(truncatingIfNeeded: g >> UInt64(9 * i)) & 511
+            if readU64LE(encoded, block * 64 + (bit >> 6) * 8) & (1 << UInt64(bit & 63)) == 0 { return false }
+        }
+        return true
     }
 
     /// 64-bit hash of a byte string: 8-byte multiply-xorshift rounds and a SplitMix64 finish.

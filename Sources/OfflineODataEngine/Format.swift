@@ -3,7 +3,9 @@
 enum Format {
     /// Format version written into every file header (docs/StorageFormat.md, "File header").
     /// A file with a larger version is refused with `unsupportedFormatVersion`.
-    static let formatVersion: UInt16 = 1
+    /// 2: run files carry partitioned Bloom filters (frame kinds 10 and 11); version 1 run files
+    /// (one filter frame, kind 7) are still read.
+    static let formatVersion: UInt16 = 2
 
     /// File header size (docs/StorageFormat.md, "File header").
     static let fileHeaderSize = 48
@@ -41,11 +43,16 @@ enum FrameKind: UInt8 {
     case runIndex = 4
     case runFooter = 5
     case manifestBody = 6
+    /// A version 1 run's whole Bloom filter.
     case runFilter = 7
     /// The last (often only) frame of a spool record (docs/StorageFormat.md, "Spool files").
     case spoolRecord = 8
     /// A frame of a spool record that continues in the next frame.
     case spoolPart = 9
+    /// The Bloom filter of one partition of a run's keys (format version 2).
+    case runFilterPartition = 10
+    /// A run's filter index: per partition, its last key and its filter frame (format version 2).
+    case runFilterIndex = 11
 }
 
 enum FileType {

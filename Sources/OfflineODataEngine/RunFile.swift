@@ -74,12 +74,16 @@ final class RunWriter: @unchecked Sendable {  // owned by one flush at a time
     private var levelBlockCounts: [Int] = []
     private var lastKey: [UInt8] = []
     private var info: RunInfo
-    private var filter: BloomFilter
+    /// Hashes of the keys of the filter partition being filled (at most `BloomFilter.partitionKeys`).
+    private var partitionHashes: [UInt64] = []
+    /// Per written partition: its last key and its filter frame.
+    private var filterIndex = BlockBuilder(isLeaf: false, capacity: 4096)
 
-    /// `expectedEntries` (an upper bound) sizes the Bloom filter.
+    /// `expectedEntries` is no longer needed to size the filter (partitions are sized when they
+    /// are cut); it reserves the partition buffer.
     init(fs: any FileSystem, directory: String, fileNumber: UInt32, keys: KeyRing, compress: Bool, blockSize: Int,
          expectedEntries: Int) throws(EngineError) {
-        filter = BloomFilter(expectedEntries: expectedEntries)
+        partitionHashes.reserveCapacity(min(max(expectedEntries, 1), BloomFilter.partitionKeys))
         self.fs = fs
         self.fileNumber = fileNumber
         self.name = FileNames.run(fileNumber)
@@ -111,9 +115,19 @@ final class RunWriter: @unchecked Sendable {  // owned by one flush at a time
         info.entryCount += 1
         info.rawBytes += UInt64(key.count + (value?.count ?? 0))
         if value == nil { info.tombstoneCount += 1 }
-        filter.insert(key)
+        partitionHashes.append(BloomFilter.hash(key))
         leaf.addLeaf(key: key, value: value)
+        if partitionHashes.count >= BloomFilter.partitionKeys { try flushFilterPartition(lastKey: Array(key)) }
         if leaf.estimatedSize >= blockSize { try flushLeaf() }
+    }
+
+    /// Writes the filter of the keys added since the last partition; `lastKey` is the last of them.
+    private func flushFilterPartition(lastKey: [UInt8]) throws(EngineError) {
+        guard !partitionHashes.isEmpty else { return }
+        let filter = BloomFilter(hashes: partitionHashes)
+        partitionHashes.removeAll(keepingCapacity: true)
+        let (offset, length) = try emit(kind: .runFilterPartition, raw: filter.encoded)
+        filterIndex.addIndex(lastKey: lastKey, childOffset: offset, childLength: length)
     }
 
     private func emit(kind: FrameKind, raw: [UInt8]) throws(EngineError) -> (UInt64, Int) {
@@ -183,7 +197,10 @@ final class RunWriter: @unchecked Sendable {  // owned by one flush at a time
                 level += 1
             }
         }
-        (info.filterOffset, info.filterLength) = try emit(kind: .runFilter, raw: filter.encoded)
+        try flushFilterPartition(lastKey: lastKey)
+        if !filterIndex.isEmpty {
+            (info.filterOffset, info.filterLength) = try emit(kind: .runFilterIndex, raw: filterIndex.finish())
+        }
         let (footerOffset, footerLength) = try emit(kind: .runFooter, raw: info.encodeFooter())
         var trailer = ByteWriter(capacity: Format.runTrailerSize)
         trailer.u64(footerOffset)
@@ -203,6 +220,17 @@ final class RunWriter: @unchecked Sendable {  // owned by one flush at a time
     }
 }
 
+/// A run's filter once read: a version 1 run's whole filter, or a version 2 run's filter index.
+final class LoadedFilter: Sendable {
+    let whole: BloomFilter?
+    let partitions: Block?
+    init(whole: BloomFilter?, partitions: Block?) {
+        self.whole = whole
+        self.partitions = partitions
+    }
+    var pinnedBytes: Int { (whole?.byteSize ?? 0) + (partitions?.memoryCost ?? 0) }
+}
+
 /// An open, immutable run file.
 final class RunFile: @unchecked Sendable {
     // Immutable after open; `EngineFile.read` is thread-safe (pread).
@@ -212,31 +240,35 @@ final class RunFile: @unchecked Sendable {
     private let file: any EngineFile
     private let codec: FrameCodec
     private let cache: BlockCache
-    let filter: BloomFilter?
+    /// The file's format version: 1 = one whole-run filter frame, 2 = partitioned filters.
+    private let version: UInt16
+    /// The run's filter (a version 1 run's whole filter, or a version 2 run's filter index),
+    /// read on the first point read that needs it and pinned while the run is open; a version 2
+    /// run's partitions go through the block cache. Opening a run reads nothing of it.
+    private let loadedFilter = AtomicLazyReference<LoadedFilter>()
     /// Index blocks stay in memory once read (they are about 0.2% of the data and on every
     /// lookup's path), so a small block cache holds only leaves.
     private let indexBlocks = Mutex<[UInt64: Block]>([:])
     // Copies of hot `info` fields, so lookups do not copy the struct.
     private let minKey: [UInt8], maxKey: [UInt8], height: Int, fileSize: UInt64, isEmpty: Bool
 
-    private init(info: RunInfo, name: String, file: any EngineFile, codec: FrameCodec, cache: BlockCache, filter: BloomFilter?) {
+    private init(info: RunInfo, name: String, file: any EngineFile, codec: FrameCodec, cache: BlockCache, version: UInt16) {
         self.info = info
         self.name = name
         self.number = info.fileNumber
         self.file = file
         self.codec = codec
         self.cache = cache
-        self.filter = filter
+        self.version = version
         minKey = info.minKey
         maxKey = info.maxKey
         height = info.height
         fileSize = info.fileSize
         isEmpty = info.entryCount == 0
-        cache.pin(filter?.byteSize ?? 0)
     }
 
     deinit {
-        cache.unpin((filter?.byteSize ?? 0) + indexBlocks.withLock { $0.values.reduce(0) { $0 + $1.memoryCost } })
+        cache.unpin((loadedFilter.load()?.pinnedBytes ?? 0) + indexBlocks.withLock { $0.values.reduce(0) { $0 + $1.memoryCost } })
         file.close()
     }
 
@@ -264,16 +296,48 @@ final class RunFile: @unchecked Sendable {
         let frame = try file.read(at: footerOffset, count: footerLength)
         let (_, raw) = try codec.decode(frame, offset: footerOffset, expecting: [FrameKind.runFooter.rawValue])
         let info = try RunInfo.decodeFooter(raw, fileNumber: fileNumber, fileSize: size, file: name)
-        var filter: BloomFilter?
-        if info.filterLength > 0 {
-            let frame = try file.read(at: info.filterOffset, count: info.filterLength)
-            let (_, bits) = try codec.decode(frame, offset: info.filterOffset, expecting: [FrameKind.runFilter.rawValue])
-            guard let f = BloomFilter(encoded: bits) else {
-                throw .corrupt("run filter has an invalid size", file: name, offset: info.filterOffset)
+        return RunFile(info: info, name: name, file: file, codec: codec, cache: cache, version: header.version)
+    }
+
+    /// The run's filter, read on first use (nil: the run has none).
+    private func filter() throws(EngineError) -> LoadedFilter? {
+        guard info.filterLength > 0 else { return nil }
+        if let loaded = loadedFilter.load() { return loaded }
+        let offset = info.filterOffset
+        let frame = try file.read(at: offset, count: info.filterLength)
+        let loaded: LoadedFilter
+        if version < 2 {
+            let (_, bits) = try codec.decode(frame, offset: offset, expecting: [FrameKind.runFilter.rawValue])
+            guard let whole = BloomFilter(encoded: bits) else {
+                throw .corrupt("run filter has an invalid size", file: name, offset: offset)
             }
-            filter = f
+            loaded = LoadedFilter(whole: whole, partitions: nil)
+        } else {
+            let (_, raw) = try codec.decode(frame, offset: offset, expecting: [FrameKind.runFilterIndex.rawValue])
+            let index = try Block(data: raw, isLeaf: false, file: name, offset: offset, verifyOrder: !codec.isAuthenticated)
+            loaded = LoadedFilter(whole: nil, partitions: index)
         }
-        return RunFile(info: info, name: name, file: file, codec: codec, cache: cache, filter: filter)
+        let stored = loadedFilter.storeIfNil(loaded)
+        // Another reader may have loaded it at the same time: only the stored one is counted.
+        if stored === loaded { cache.pin(loaded.pinnedBytes) }
+        return stored
+    }
+
+    /// One partition's filter bits, through the block cache.
+    private func filterPartition(at offset: UInt64, length: Int) throws(EngineError) -> Block {
+        let key = BlockCache.key(file: number, offset: offset)
+        if let b = cache.get(key) { return b }
+        guard length >= Format.frameHeaderSize, offset + UInt64(length) <= fileSize else {
+            throw .corrupt("filter partition pointer out of range", file: name, offset: offset)
+        }
+        let frame = try file.read(at: offset, count: length)
+        let (_, bits) = try codec.decode(frame, offset: offset, expecting: [FrameKind.runFilterPartition.rawValue])
+        guard bits.count >= 64, bits.count % 64 == 0 else {
+            throw .corrupt("filter partition has an invalid size (\(bits.count) bytes)", file: name, offset: offset)
+        }
+        let block = Block(filterBits: bits)
+        cache.insert(key, block)
+        return block
     }
 
     /// Loads the block at a child pointer: index blocks from the run's pinned set, leaves
@@ -304,12 +368,26 @@ final class RunFile: @unchecked Sendable {
 
     var root: (offset: UInt64, length: Int) { (info.rootOffset, info.rootLength) }
 
-    func mayContain(_ key: [UInt8]) -> Bool {
-        !isEmpty && compareBytes(key, minKey) >= 0 && compareBytes(key, maxKey) <= 0 && (filter?.mayContain(key) ?? true)
+    /// False when the run certainly does not hold `key` (outside its key range, or its filter
+    /// says no); reads the filter on first use.
+    func mayContain(_ key: [UInt8]) throws(EngineError) -> Bool {
+        guard !isEmpty, compareBytes(key, minKey) >= 0, compareBytes(key, maxKey) <= 0 else { return false }
+        guard let filter = try filter() else { return true }
+        if let whole = filter.whole { return whole.mayContain(key) }
+        guard let index = filter.partitions else { return true }
+        let i = index.lowerBound(key)
+        // The last partition ends at the run's max key, so a key in range always has one.
+        guard i < index.count else {
+            throw .corrupt("filter index ends before the run's last key", file: name, offset: info.filterOffset)
+        }
+        let pointer = index.child(i)
+        let bits = try filterPartition(at: pointer.offset, length: pointer.length)
+        let h = key.withUnsafeBytes { BloomFilter.hash($0) }
+        return bits.data.withUnsafeBytes { BloomFilter.mayContain(hash: h, encoded: $0) }
     }
 
     func get(_ key: [UInt8]) throws(EngineError) -> MemTable.Lookup {
-        guard mayContain(key) else { return .absent }
+        guard try mayContain(key) else { return .absent }
         var pointer = root
         var level = height - 1
         while level > 0 {

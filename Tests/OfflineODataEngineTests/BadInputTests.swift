@@ -129,7 +129,7 @@ import Testing
         } catch {
             #expect(error.kind == .unsupportedFormatVersion)
             #expect(error.category == .notSupported)
-            #expect(error.message.contains("format version 2"))
+            #expect(error.message.contains("format version \(Format.formatVersion + 1)"))
         }
     }
 

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+@testable import OfflineODataEngine
+
+/// Partitioned Bloom filters (format version 2) and reading a version 1 store.
+@Suite struct FormatCompatibilityTests {
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+
+    func key(_ i: Int) -> [UInt8] { Array("key-\(i * 7919 % 100_003)".utf8) }
+
+    /// More keys than one partition: every key is found by point reads after a reopen, absent keys
+    /// are not, the filter is not read by `open` (nothing pinned) and only a small index is
+    /// pinned once read (partitions go through the cache).
+    @Test func partitionedFiltersFindEveryKeyAndAreReadOnDemand() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let count = BloomFilter.partitionKeys * 2 + 1_000
+        do {
+            let db = try StorageEngine.open(path: dir.store, options: .quick())
+            let t = try db.tree("t")
+            for start in stride(from: 0, to: count, by: 1_000) {
+                try db.write { b in for i in start..<min(count, start + 1_000) { b.put(key(i), Array("v\(i)".utf8), in: t) } }
+            }
+            try db.compactNow()
+            try db.close()
+        }
+        let db = try StorageEngine.open(path: dir.store, options: .quick())
+        defer { try? db.close() }
+        // A whole-run filter would pin 1.25 bytes per key at open; opening reads at most the
+        // filter index and index blocks on the path of the engine's own catalog lookups.
+        #expect(db.cache.pinned < count / 2, "opening pinned \(db.cache.pinned) bytes for \(count) keys")
+        let t = try db.tree("t")
+        #expect(try db.get(key(1), in: t) == Array("v1".utf8))
+        let pinned = db.cache.pinned
+        #expect(pinned > 0)
+        for i in 0..<count { #expect(try db.get(key(i), in: t) == Array("v\(i)".utf8)) }
+        for i in count..<(count + 2_000) { #expect(try db.get(Array("absent-\(i)".utf8), in: t) == nil) }
+        // The filter index and the B-tree's index blocks: far less than a whole-run filter (1.25 bytes per key).
+        #expect(db.cache.pinned < count, "pinned \(db.cache.pinned) bytes for \(count) keys")
+        let report = try db.check()
+        #expect(report.problems.isEmpty, "\(report.problems)")
+    }
+
+    @Test func writerCutsPartitionsAndRejectsAbsentKeys() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
+        let fs = EngineOptions.quick().fileSystem
+        let keys = KeyRing(suite: .none, dataKey: nil)
+        let writer = try RunWriter(fs: fs, directory: dir.path, fileNumber: 7, keys: keys, compress: true,
+                                   blockSize: 4096, expectedEntries: 10_000)
+        let sorted = (0..<10_000).map { Array("k\(String(format: "%06d", $0))".utf8) }
+        for k in sorted { try writer.add(key: k, value: k) }
+        let info = try writer.finish()
+        #expect(info.filterLength > 0)
+        let run = try RunFile.open(fs: fs, directory: dir.path, fileNumber: 7, keys: keys, cache: BlockCache(capacity: 1 << 20))
+        #expect(try sorted.allSatisfy { try run.mayContain($0) })
+        // Keys inside the run's range but absent: about 1% pass the filter.
+        let absent = (0..<10_000).map { Array("k\(String(format: "%06d", $0))x".utf8) }
+        let falsePositives = try absent.filter { try run.mayContain($0) }.count
+        #expect(falsePositives < 300, "false positives: \(falsePositives) of 10,000")
+        // Outside the key range: no filter needed.
+        #expect(try !run.mayContain(Array("a".utf8)))
+        #expect(try !run.mayContain(Array("z".utf8)))
+    }
+
+    /// A store written by format version 1 (Fixtures/format-v1-store): opened, read through point
+    /// reads (its whole-run filters), checked, then compacted into version 2 runs.
+    @Test func versionOneStoreOpensReadsAndCompactsToVersionTwo() throws {
+        let fixture = Self.repositoryRoot + "/Fixtures/format-v1-store"
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: fixture, toPath: dir.store)
+        try? FileManager.default.removeItem(atPath: dir.store + "/README.md")
+        func runVersions() throws -> [UInt16] {
+            try FileManager.default.contentsOfDirectory(atPath: dir.store).filter { $0.hasSuffix(".oorun") }.map { name in
+                let bytes = [UInt8](try #require(FileManager.default.contents(atPath: dir.store + "/" + name)))
+                return UInt16(bytes[8]) | UInt16(bytes[9]) << 8
+            }
+        }
+        #expect(try runVersions() == [1])
+        let options = EngineOptions(encryption: .passphrase("a brand new passphrase"))
+        var records: [[UInt8]: [UInt8]] = [:]
+        do {
+            let db = try StorageEngine.open(path: dir.store, options: options)
+            for name in ["SalesOrderItems"] {
+                let t = try db.tree(name)
+                var n = 0
+                try db.snapshot().scan(in: t) { k, v in
+                    records[[UInt8](name.utf8) + [0] + k] = v
+                    n += 1
+                    return true
+                }
+                #expect(n > 0, "tree \(name) is empty")
+                try db.snapshot().scan(in: t) { k, v in
+                    #expect((try? db.get(k, in: t)) == v)
+                    return true
+                }
+                #expect(try db.get(Array("no such key".utf8), in: t) == nil)
+            }
+            #expect(try db.check().problems.isEmpty)
+            try db.compactNow()
+            try db.close()
+        }
+        #expect(try runVersions().allSatisfy { $0 == Format.formatVersion })
+        let db = try StorageEngine.open(path: dir.store, options: options)
+        defer { try? db.close() }
+        var after = 0
+        for name in ["SalesOrderItems"] {
+            let t = try db.tree(name)
+            try db.snapshot().scan(in: t) { k, v in
+                #expect(records[[UInt8](name.utf8) + [0] + k] == v)
+                #expect((try? db.get(k, in: t)) == v)
+                after += 1
+                return true
+            }
+        }
+        #expect(after == records.count)
+        #expect(try db.check().problems.isEmpty)
+    }
+}
