@@ -42,7 +42,9 @@ extension OfflineStore {
     }
 
     /// The metadata stored by an earlier open (nil for a new store), and its model.
-    static func storedMetadata(engine: StorageEngine) throws(ODataError) -> (bytes: [UInt8], model: ServiceModel)? {
+    /// The metadata the store was last opened with (nil: a new store). Only its bytes: parsing
+    /// it is needed only when the app's metadata differs (`parseStoredMetadata`).
+    static func storedMetadata(engine: StorageEngine) throws(ODataError) -> [UInt8]? {
         let value: [UInt8]?
         do {
             guard let tree = try engine.existingTree(StoreFormat.systemTree(OfflineStoreFormat.storeTree)) else { return nil }
@@ -54,9 +56,12 @@ extension OfflineStore {
         guard value.first == OfflineStoreFormat.metadataVersion else {
             throw .offlineCorrupted("stored metadata", "version \(value.first.map(String.init) ?? "none")")
         }
-        let bytes = Array(value.dropFirst())
+        return Array(value.dropFirst())
+    }
+
+    static func parseStoredMetadata(_ bytes: [UInt8]) throws(ODataError) -> ServiceModel {
         do {
-            return (bytes, try ServiceModel.parse(metadata: bytes))
+            return try ServiceModel.parse(metadata: bytes)
         } catch {
             throw .offlineCorrupted("stored metadata", "\(error)")
         }
@@ -64,15 +69,14 @@ extension OfflineStore {
 
     /// An entity set that held data and is gone from the new metadata, or whose key changed,
     /// makes the change incompatible (new sets, new properties are additive: allowed).
-    static func checkRemovedSets(stored: (bytes: [UInt8], model: ServiceModel), now: ServiceModel,
-                                 engine: StorageEngine) throws(ODataError) {
-        for set in stored.model.entitySets {
+    static func checkRemovedSets(stored: ServiceModel, now: ServiceModel, engine: StorageEngine) throws(ODataError) {
+        for set in stored.entitySets {
             let problem: String
             if now.entitySet(named: set.name) == nil || now.entityType(ofSet: set.name) == nil {
                 problem = "entity set '\(set.name)' holds data and is no longer in the metadata"
-            } else if let oldType = stored.model.entityType(ofSet: set.name), let newType = now.entityType(ofSet: set.name),
-                      stored.model.keyProperties(of: oldType).map(\.name) != now.keyProperties(of: newType).map(\.name) {
-                let oldKey = stored.model.keyProperties(of: oldType).map(\.name)
+            } else if let oldType = stored.entityType(ofSet: set.name), let newType = now.entityType(ofSet: set.name),
+                      stored.keyProperties(of: oldType).map(\.name) != now.keyProperties(of: newType).map(\.name) {
+                let oldKey = stored.keyProperties(of: oldType).map(\.name)
                 let newKey = now.keyProperties(of: newType).map(\.name)
                 problem = "the key of '\(set.name)' changed from (\(oldKey.joined(separator: ","))) to (\(newKey.joined(separator: ",")))"
             } else {

@@ -90,14 +90,16 @@ public final class OfflineStore: Sendable {
                                    parameters: OfflineStoreParameters) async throws(ODataError) -> OfflineStore {
         let stored = try storedMetadata(engine: engine)
         // Unchanged metadata needs no check (and reopening must not read the data).
-        if let stored, stored.bytes != metadata { try checkRemovedSets(stored: stored, now: model, engine: engine) }
+        if let stored, stored != metadata {
+            try checkRemovedSets(stored: try parseStoredMetadata(stored), now: model, engine: engine)
+        }
         let storage: EntityStorage
         do {
             storage = try EntityStorage(engine: engine, model: model)
         } catch where error.name == "incompatibleMetadata" {
             throw .offlineIncompatibleMetadata(error.message)
         }
-        if stored?.bytes != metadata {
+        if stored != metadata {
             try storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
                 try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.metadataKey,
                                     value: [OfflineStoreFormat.metadataVersion] + metadata)
