@@ -37,8 +37,10 @@ struct Driver {
     let workDirectory: String
     let reload: Bool
     let only: String?
-    /// The peers measured (default: every peer in `peerTypes`).
-    let peers: [any QueryPeer.Type]
+    /// The peers measured (default: every peer in `allPeerNames` that can run here).
+    let peers: [PeerEntry]
+    /// Peers left out of the run and why (the SQLCipher peer without `sqlcipher-worker`), for the report.
+    let notMeasured: [String: String]
     /// Longest wait for a quieter machine before each query process (0: none).
     let quietWait: Double
 
@@ -51,7 +53,6 @@ struct Driver {
     func run() throws -> [SizeResult] {
         let fm = FileManager.default
         try fm.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
-        let executable = (try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var results: [SizeResult] = []
         for orders in sizes {
             let data = QueryDataSet(orders: orders)
@@ -70,7 +71,7 @@ struct Driver {
                 try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
                 sync()
                 let t0 = now()
-                let metrics = try Workers.spawn(executable, ["load", "--peer", type.name, "--orders", String(orders), "--dir", dir])
+                let metrics = try Workers.spawn(type.executable, type.prefix + ["load", "--peer", type.name, "--orders", String(orders), "--dir", dir])
                 result.load[type.name] = metrics
                 result.loadedNow[type.name] = true
                 let lines = metrics.keys.sorted().map { "METRIC \($0) \(metrics[$0] ?? 0)" }
@@ -86,7 +87,7 @@ struct Driver {
                     var args = ["query", "--peer", type.name, "--orders", String(orders), "--dir", storeDirectory(type.name, orders),
                                 "--min-seconds", String(minSeconds)]
                     if let only { args += ["--workloads", only] }
-                    var metrics = try Workers.spawn(executable, args)
+                    var metrics = try Workers.spawn(type.executable, type.prefix + args)
                     metrics["loadavg"] = Self.loadAverage()
                     for (k, v) in metrics { result.samples[type.name, default: [:]][k, default: []].append(v) }
                     metrics["waited_s"] = waited
@@ -100,7 +101,8 @@ struct Driver {
         return results
     }
 
-    /// EXPLAIN QUERY PLAN of every SQL statement of the two SQLite peers (for the report).
+    /// EXPLAIN QUERY PLAN of every SQL statement of the two SQLite peers (for the report; the
+    /// SQLCipher peer runs the typed peer's SQL on SQLite 3.15, its plans are not read here).
     func plans(_ orders: Int) throws -> [String: [String: [String]]] {
         var out: [String: [String: [String]]] = [:]
         for (peer, file) in [(SQLiteTypedPeer.name, "typed.sqlite"), (SQLiteJSONPeer.name, "json.sqlite")] {
