@@ -101,10 +101,19 @@ struct Driver {
         return results
     }
 
-    /// EXPLAIN QUERY PLAN of every SQL statement of the two SQLite peers (for the report; the
-    /// SQLCipher peer runs the typed peer's SQL on SQLite 3.15, its plans are not read here).
+    /// EXPLAIN QUERY PLAN of every SQL statement of the SQLite peers (for the report; the
+    /// SQLCipher peer's from `sqlcipher-worker query plan`: the typed SQL on SQLite 3.15's planner).
     func plans(_ orders: Int) throws -> [String: [String: [String]]] {
         var out: [String: [String: [String]]] = [:]
+        for peer in peers where peer.name == sqlcipherTyped {
+            let text = Workers.shell(peer.executable, peer.prefix + ["plan", "--peer", peer.name, "--orders", String(orders),
+                                                                     "--dir", storeDirectory(peer.name, orders)])
+            for line in text.split(separator: "\n") where line.hasPrefix("PLAN ") {
+                let parts = line.dropFirst(5).split(separator: " ", maxSplits: 1)
+                guard parts.count == 2 else { continue }
+                out[peer.name, default: [:]][String(parts[0]), default: []].append(String(parts[1]))
+            }
+        }
         for (peer, file) in [(SQLiteTypedPeer.name, "typed.sqlite"), (SQLiteJSONPeer.name, "json.sqlite")] {
             let path = storeDirectory(peer, orders) + "/" + file
             guard FileManager.default.fileExists(atPath: path) else { continue }

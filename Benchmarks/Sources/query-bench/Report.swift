@@ -359,7 +359,7 @@ struct Report {
                 s += "- `\(w.id)` (\(w.title)): `\(w.url)`\n"
                 s += "  - typed (SQLite and SQLCipher): `\(w.typedSQL)`\(w.typedChildSQL.map { "; per parent: `\($0)`" } ?? "")\n"
                 s += "  - JSON: `\(w.jsonSQL)`\(w.jsonChildSQL.map { "; per parent: `\($0)`" } ?? "")\n"
-                for peer in [Self.typed, Self.json] {
+                for peer in [Self.typed, Self.cipher, Self.json] {
                     if let plan = main.plans[peer]?[w.id] { s += "  - plan \(peer): " + plan.map { "`\($0)`" }.joined(separator: "; ") + "\n" }
                 }
             }

@@ -15,6 +15,8 @@ import QueryBenchCipherKit
 //       query-bench's `sqlcipher-typed` peer (QueryBenchCipherKit: the typed SQLite peer's
 //       schema, indexes and SQL on SQLCipher) through the shared `QueryWorker`; started by
 //       `query-bench run`, same arguments and METRIC lines as `query-bench load|query`.
+//   sqlcipher-worker query plan --peer sqlcipher-typed --orders N --dir DIR
+//       EXPLAIN QUERY PLAN of the typed SQL on the loaded store: `PLAN <workload id> <line>` lines.
 //   sqlcipher-worker store --orders N --dir DIR [--updates N] [--cache-bytes B]
 //       store-bench's `sqlcipher-typed` peer (`TypedStoreWorker`: download apply, queued durable
 //       updates with WAL + synchronous=FULL, reopen to first query); started by `store-bench run`.
@@ -114,8 +116,19 @@ case "query":
             let minSeconds = WorkerArguments.option(rest, "--min-seconds").flatMap(Double.init) ?? 0.2
             let only = WorkerArguments.option(rest, "--workloads").map { Set($0.split(separator: ",").map(String.init)) }
             try QueryWorker.query(SQLiteTypedPeer.self, orders: orders, directory: dir, minSeconds: minSeconds, only: only)
+        case "plan":
+            // EXPLAIN QUERY PLAN of every typed statement on the loaded SQLCipher store, one
+            // `PLAN <workload id> <line>` per line (for query-bench's report).
+            let db = try SQLiteConnection(path: dir + "/" + SQLiteTypedPeer.fileName)
+            for w in QueryWorkload.all(orders: orders) {
+                for line in try db.plan(w.typedSQL) { print("PLAN \(w.id) \(line)") }
+                if let child = w.typedChildSQL {
+                    for line in try db.plan(child.replacingOccurrences(of: "?1", with: "'0500000001'")) { print("PLAN \(w.id) per parent: \(line)") }
+                }
+            }
+            try db.close()
         default:
-            fail("query takes load or query")
+            fail("query takes load, query or plan")
         }
     } catch {
         fail("query \(rest.first ?? ""): \(error)")
