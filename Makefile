@@ -31,7 +31,8 @@ bench-query:
 	scripts/bench.sh query
 
 # The offline store, encrypted and unencrypted, vs SQLite and SQLCipher (issues 5, 6): download apply, queued durable updates, reopen to first query,
-# at 10k, 100k and 1M entities (all five sets; 5.5 per SalesOrder): ≈ 11 min for the three sizes.
+# at 10k, 100k and 1M entities (all five sets; 5.5 per SalesOrder): ≈ 11 min for the three sizes with two
+# peers (measured), an estimated ≈ 20–25 min with the four of issue 6.
 bench-store:
 	scripts/bench.sh store
 
@@ -44,7 +45,8 @@ bench-plots:
 	scripts/bench.sh plots
 
 # CI smoke, every peer: engine 100k records + JSON 10 MB + queries at 10k + store at 10k entities, 1 round, under
-# 3 minutes (65 s measured); Benchmarks/.build/BENCHMARKS-quick.md (CSVs and plots in Benchmarks/.build/results-quick/).
+# 3 minutes on an idle machine (65 s measured before the query/store peers of issue 6; 195 s with them and fresh
+# query stores at a load average of 11–13 on the 2 cores); Benchmarks/.build/BENCHMARKS-quick.md (CSVs and plots in Benchmarks/.build/results-quick/).
 bench-quick:
 	scripts/bench.sh quick
 

@@ -107,7 +107,7 @@ assemble() {
     echo "  Each section also has a CSV twin (\`Benchmarks/results/*.csv\`) that the growth curves below are drawn from."
     echo "- Reproduce: \`$command\` (all; an estimate of ≈ 2–3 h on 2 cores the first time, to be re-measured: the 1M query stores load once"
     echo "  (≈ 9 min)); one part: \`make bench-engine\` (≈ 45 min),"
-    echo "  \`make bench-store\` (10k, 100k and 1M entities ≈ 11 min), \`make bench-json\` (≈ 3 min) or"
+    echo "  \`make bench-store\` (10k, 100k and 1M entities, four peers ≈ 20–25 min, an estimate), \`make bench-json\` (≈ 3 min) or"
     echo "  \`make bench-query\` (≈ 15 min the first time, ≈ 4 min with the stores reused); \`make bench-report\` only redraws the plots and"
     echo "  reassembles this file; \`make bench-quick\` is the < 3 min smoke run (report in \`Benchmarks/.build/BENCHMARKS-quick.md\`);"
     echo "  \`make bench-micro-check\` checks the micro-benchmarks' allocation counts against \`Benchmarks/Thresholds/\`."
