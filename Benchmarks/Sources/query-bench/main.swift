@@ -7,6 +7,7 @@ import QueryBenchKit
 // `sqlcipher-worker`) and SQLite over JSON text (`sqlite-json`) (issues 4 and 6; DESIGN.md §5).
 //
 //   query-bench run [--orders 100000[,1000000]] [--rounds 3] [--min-seconds 0.2] [--workloads id,id] [--peers a,b]
+//                   (peers: ours, ours-plain, sqlite-typed, sqlcipher-typed, sqlite-json)
 //                   [--quiet-wait SECONDS]
 //                   [--work-dir /tmp/offline-odata-query-bench] [--reload] [--out Benchmarks/results/query.md]
 //                   [--command "make bench-query"] [--csv Benchmarks/results/query.csv]
@@ -113,5 +114,5 @@ case "run":
         fail("\(error)")
     }
 default:
-    fail("usage: query-bench run [--orders 100000,1000000] [--rounds 3] [--min-seconds 0.2] [--workloads ids] [--peers names] [--work-dir DIR] [--reload] [--out FILE] [--csv FILE] | workloads [--orders N] | load … | query …")
+    fail("usage: query-bench run [--orders 100000,1000000] [--rounds 3] [--min-seconds 0.2] [--workloads ids] [--peers ours,ours-plain,sqlite-typed,sqlcipher-typed,sqlite-json] [--work-dir DIR] [--reload] [--out FILE] [--csv FILE] | workloads [--orders N] | load … | query …")
 }
