@@ -2,11 +2,13 @@
 # Every measuring target writes Benchmarks/results/NAME.md and its CSV twin NAME.csv, redraws the growth
 # curves (scripts/plot.py → Benchmarks/results/plots/*.png; needs Python 3 + matplotlib, which bench.sh
 # installs with pip when it can) and reassembles BENCHMARKS.md. Scales: ENGINE_SCALES, QUERY_SCALES,
-# STORE_SCALES (comma-separated), e.g. `make bench-store STORE_SCALES=10000,100000`.
+# STORE_SCALES (comma-separated), e.g. `make bench-store STORE_SCALES=10000,100000`. Peers of the query and store
+# benchmarks (default all: ours, ours-plain, sqlite-typed, sqlcipher-typed, and sqlite-json for queries): QUERY_PEERS,
+# STORE_PEERS, e.g. `make bench-query QUERY_PEERS=ours,ours-plain`.
 .PHONY: bench bench-engine bench-json bench-query bench-store bench-report bench-plots bench-quick bench-micro \
 	bench-micro-check bench-micro-thresholds
 
-export ENGINE_SCALES QUERY_SCALES STORE_SCALES
+export ENGINE_SCALES QUERY_SCALES STORE_SCALES QUERY_PEERS STORE_PEERS
 
 # Full suite: engine (1M, 100k and 10k records, 3 interleaved rounds), JSON parse (100 MB, 5 rounds),
 # OData queries (1M, 100k and 10k SalesOrders, 3 rounds) and the offline store (10k, 100k and 1M
@@ -22,13 +24,15 @@ bench-engine:
 bench-json:
 	scripts/bench.sh json
 
-# OData queries vs SQLite typed columns / JSON text (issue 4) at 1M, 100k, 10k SalesOrders; the stores
+# OData queries, ours encrypted and unencrypted vs SQLite typed columns, SQLCipher (same tables) and SQLite over JSON
+# text (issues 4, 6) at 1M, 100k, 10k SalesOrders; the stores
 # are loaded once and reused (≈ 15 min the first time, ≈ 4 min after).
 bench-query:
 	scripts/bench.sh query
 
-# The offline store vs SQLite (issue 5): download apply, queued durable updates, reopen to first query,
-# at 10k, 100k and 1M entities (all five sets; 5.5 per SalesOrder): ≈ 11 min for the three sizes.
+# The offline store, encrypted and unencrypted, vs SQLite and SQLCipher (issues 5, 6): download apply, queued durable updates, reopen to first query,
+# at 10k, 100k and 1M entities (all five sets; 5.5 per SalesOrder): ≈ 11 min for the three sizes with two
+# peers (measured), an estimated ≈ 20–25 min with the four of issue 6.
 bench-store:
 	scripts/bench.sh store
 
@@ -40,8 +44,9 @@ bench-report:
 bench-plots:
 	scripts/bench.sh plots
 
-# CI smoke: engine 100k records + JSON 10 MB + queries at 10k + store at 2k SalesOrders, 1 round, under
-# 3 minutes (65 s measured); Benchmarks/.build/BENCHMARKS-quick.md (CSVs and plots in Benchmarks/.build/results-quick/).
+# CI smoke, every peer: engine 100k records + JSON 10 MB + queries at 10k + store at 10k entities, 1 round, under
+# 3 minutes on an idle machine (65 s measured before the query/store peers of issue 6; 195 s with them and fresh
+# query stores at a load average of 11–13 on the 2 cores); Benchmarks/.build/BENCHMARKS-quick.md (CSVs and plots in Benchmarks/.build/results-quick/).
 bench-quick:
 	scripts/bench.sh quick
 

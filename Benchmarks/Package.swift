@@ -61,10 +61,12 @@ let package = Package(
             dependencies: ["BenchCommon", "BenchKV", "BenchSupport"]
         ),
         // Sources: main.swift, CipherSettings.swift and a symbolic link to
-        // BenchSupport/SQLiteStore.swift, compiled here with SQLCIPHER against CSQLCipher.
+        // BenchSupport/SQLiteStore.swift, compiled here with SQLCIPHER against CSQLCipher. Also the
+        // `sqlcipher-typed` peer of query-bench (`query load|query`) and store-bench (`store`),
+        // through QueryBenchCipherKit.
         .executableTarget(
             name: "sqlcipher-worker",
-            dependencies: ["BenchCommon", "BenchKV", "CSQLCipher"],
+            dependencies: ["BenchCommon", "BenchKV", "CSQLCipher", "QueryBenchCipherKit"],
             swiftSettings: [.define("SQLCIPHER")]
         ),
         .executableTarget(
@@ -109,6 +111,20 @@ let package = Package(
                 .product(name: "OfflineODataModel", package: rootPackage),
                 .product(name: "OfflineODataFixtures", package: rootPackage),
             ]
+        ),
+        // QueryBenchKit a second time (every source a symbolic link to QueryBenchKit/, plus
+        // sqlcipher-worker/CipherSettings.swift), compiled with SQLCIPHER against CSQLCipher: the
+        // typed SQLite peer's schema, indexes, SQL and workers on SQLCipher (`sqlcipher-typed`).
+        .target(
+            name: "QueryBenchCipherKit",
+            dependencies: [
+                "BenchCommon",
+                "BenchKV",
+                "CSQLCipher",
+                .product(name: "OfflineODataModel", package: rootPackage),
+                .product(name: "OfflineODataFixtures", package: rootPackage),
+            ],
+            swiftSettings: [.define("SQLCIPHER")]
         ),
         .executableTarget(
             name: "query-bench",

@@ -9,13 +9,16 @@
 #   scripts/bench.sh engine    engine only (Benchmarks/results/engine.{md,csv}), then plots + BENCHMARKS.md
 #   scripts/bench.sh json      JSON only (Benchmarks/results/json.{md,csv}), then plots + BENCHMARKS.md
 #   scripts/bench.sh query     OData queries only (Benchmarks/results/query.{md,csv}), then plots + BENCHMARKS.md
-#   scripts/bench.sh store     offline store vs SQLite (download apply, queued durable updates, reopen;
+#   scripts/bench.sh store     offline store vs SQLite and SQLCipher (download apply, queued durable updates, reopen;
 #                              Benchmarks/results/store.{md,csv}), then plots + BENCHMARKS.md
+# Peers (issue 6): engine, query and store all measure ours encrypted and unencrypted, SQLite and SQLCipher
+# (query also SQLite over JSON text); QUERY_PEERS / STORE_PEERS (comma-separated, e.g. ours,ours-plain) select
+# the query and store peers (default: all).
 #   scripts/bench.sh report    redraws the plots from Benchmarks/results/*.csv and reassembles BENCHMARKS.md from
 #                              Benchmarks/results/*.md (no measuring)
 #   scripts/bench.sh plots     redraws the plots only
-#   scripts/bench.sh quick     CI smoke, < 3 min: engine 100k records, JSON 10 MB, queries at 10k and the store at 10k entities
-#                              SalesOrders, 1 round each; everything under Benchmarks/.build/ (results-quick/ with CSVs
+#   scripts/bench.sh quick     CI smoke, < 3 min: engine 100k records, JSON 10 MB, queries at 10k SalesOrders and the store
+#                              at 10k entities, 1 round each, every peer; everything under Benchmarks/.build/ (results-quick/ with CSVs
 #                              and plots, BENCHMARKS-quick.md)
 #   scripts/bench.sh micro     package-benchmark micro-benchmarks (EngineMicro: lookup, insert batch, scan;
 #                              StoreMicro: JSON parse, encode, decode, scan, queries; wall clock and allocations)
@@ -26,9 +29,9 @@
 #   ENGINE_SCALES (records, default 1000000,100000,10000), QUERY_SCALES (SalesOrders, default 1000000,100000,10000),
 #   STORE_SCALES (entities of all five sets, 5.5 per SalesOrder; default 10000,100000,1000000).
 # Needs libsqlite3-dev, libsodium-dev, liblz4-dev (apt) and a Swift 6.1+ toolchain; the SQLCipher
-# peer (issue 6) needs libsqlcipher-dev, which the engine modes install with apt-get when they may
-# (root or passwordless sudo; BENCH_NO_INSTALL=1 turns that off). Without it the engine benchmark
-# skips SQLCipher and its report says "not measured (libsqlcipher-dev missing)".
+# peers (issue 6) need libsqlcipher-dev, which the engine, query, store, full and quick modes install with
+# apt-get when they may (root or passwordless sudo; BENCH_NO_INSTALL=1 turns that off). Without it the
+# benchmarks skip SQLCipher and their reports say "not measured (libsqlcipher-dev missing)".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-full}"
@@ -46,7 +49,7 @@ store_bin=Benchmarks/.build/release/store-bench
 build() { for p in "$@"; do swift build -c release --package-path Benchmarks --product "$p"; done; }
 
 # The SQLCipher worker is its own product (libsqlcipher and libsqlite3 cannot share a process);
-# engine-bench finds it next to itself. Built only when pkg-config finds sqlcipher: without the
+# engine-bench, query-bench and store-bench find it next to themselves. Built only when pkg-config finds sqlcipher: without the
 # library its target cannot compile (the other products build regardless, with a warning).
 build_sqlcipher() {
   if ! pkg-config --exists sqlcipher 2>/dev/null && [ -z "${BENCH_NO_INSTALL:-}" ] && command -v apt-get >/dev/null; then
@@ -97,13 +100,14 @@ assemble() {
     echo "Assembled by \`scripts/bench.sh\` from the sections under \`$(dirname "$1")/\`; do not edit by hand."
     echo
     echo "- What: the storage engine against SQLite (issue 2, \`engine-bench\`) and SQLCipher (issue 6), OData JSON parse throughput"
-    echo "  against Foundation (issue 3, \`json-bench\`), OData queries against SQLite typed columns and SQLite over"
-    echo "  JSON text (issue 4, \`query-bench\`) and the offline store against SQLite (issue 5, \`store-bench\`), at 10k, 100k"
+    echo "  against Foundation (issue 3, \`json-bench\`), OData queries against SQLite typed columns, SQLCipher (same tables) and SQLite over"
+    echo "  JSON text (issue 4, \`query-bench\`) and the offline store against SQLite and SQLCipher (issue 5, \`store-bench\`);"
+    echo "  ours both encrypted and unencrypted everywhere (the encryption overhead), at 10k, 100k"
     echo "  and 1M records / SalesOrders (issue 6), all in the separate \`Benchmarks/\` SwiftPM package, release builds."
     echo "  Each section also has a CSV twin (\`Benchmarks/results/*.csv\`) that the growth curves below are drawn from."
     echo "- Reproduce: \`$command\` (all; an estimate of ≈ 2–3 h on 2 cores the first time, to be re-measured: the 1M query stores load once"
     echo "  (≈ 9 min)); one part: \`make bench-engine\` (≈ 45 min),"
-    echo "  \`make bench-store\` (10k, 100k and 1M entities ≈ 11 min), \`make bench-json\` (≈ 3 min) or"
+    echo "  \`make bench-store\` (10k, 100k and 1M entities, four peers ≈ 20–25 min, an estimate), \`make bench-json\` (≈ 3 min) or"
     echo "  \`make bench-query\` (≈ 15 min the first time, ≈ 4 min with the stores reused); \`make bench-report\` only redraws the plots and"
     echo "  reassembles this file; \`make bench-quick\` is the < 3 min smoke run (report in \`Benchmarks/.build/BENCHMARKS-quick.md\`);"
     echo "  \`make bench-micro-check\` checks the micro-benchmarks' allocation counts against \`Benchmarks/Thresholds/\`."
@@ -120,8 +124,8 @@ assemble() {
       case "$(basename "$f" .md)" in
         engine) name="engine (ours encrypted vs SQLite, SQLCipher)" ;;
         json) name="JSON parse (ours vs Foundation)" ;;
-        query) name="OData queries (ours vs SQLite)" ;;
-        store) name="offline store (ours vs SQLite)" ;;
+        query) name="OData queries (ours vs SQLite, SQLCipher)" ;;
+        store) name="offline store (ours vs SQLite, SQLCipher)" ;;
         *) name="$(basename "$f" .md)" ;;
       esac
       if [ -f "$f" ]; then
@@ -155,10 +159,12 @@ run_json() { # OUT-FILE COMMAND MEGABYTES ROUNDS QUIET-WAIT-SECONDS
   "$json_bin" run --megabytes "$3" --rounds "$4" --quiet-wait "$5" --work-dir "$work" --out "$1" --csv "${1%.md}.csv" --command "$2"
 }
 run_query() { # OUT-FILE COMMAND ORDERS ROUNDS QUIET-WAIT-SECONDS
-  "$query_bin" run --orders "$3" --rounds "$4" --quiet-wait "$5" --work-dir "$work/query" --out "$1" --csv "${1%.md}.csv" --command "$2"
+  "$query_bin" run --orders "$3" --rounds "$4" --quiet-wait "$5" --work-dir "$work/query" --out "$1" --csv "${1%.md}.csv" --command "$2" \
+    ${QUERY_PEERS:+--peers "$QUERY_PEERS"}
 }
 run_store() { # OUT-FILE COMMAND ENTITIES ROUNDS UPDATES
-  "$store_bin" run --entities "$3" --rounds "$4" --updates "$5" --work-dir "$work/store" --out "$1" --csv "${1%.md}.csv" --command "$2"
+  "$store_bin" run --entities "$3" --rounds "$4" --updates "$5" --work-dir "$work/store" --out "$1" --csv "${1%.md}.csv" --command "$2" \
+    ${STORE_PEERS:+--peers "$STORE_PEERS"}
 }
 sections=("$results/engine.md" "$results/json.md" "$results/query.md" "$results/store.md")
 # The report at the repository root links the plots by this path.
@@ -199,11 +205,13 @@ case "$mode" in
     ;;
   query)
     build query-bench
+    build_sqlcipher
     run_query "$results/query.md" "make bench-query" "$query_scales" 3 10
     report
     ;;
   store)
     build store-bench
+    build_sqlcipher
     run_store "$results/store.md" "make bench-store" "$store_scales" 3 500
     report
     ;;

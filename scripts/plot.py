@@ -16,6 +16,12 @@ and store benchmarks):
   filter.png      ms per query: indexed equality, indexed range, non-indexed compound filter
   memory.png      MiB: peak RSS of the engine's durable insert, the store's download and the
                   query benchmark's load
+  encryption.png  % (linear y): encryption overhead of our store against itself unencrypted
+                  (query: CPU per query, `query-enc-overhead.*`; store: `enc-overhead.*`), one
+                  line per workload, with DESIGN.md §5's bar (10 %) and goal (5 %)
+Peers (one line each where a CSV has them): ours encrypted (`ours-enc`) and unencrypted
+(`ours-plain`), SQLite (`sqlite`: typed tables in the query and store benchmarks), SQLCipher
+(`sqlcipher`: the same typed tables), SQLite over JSON text (`sqlite-json`).
 Needs matplotlib (scripts/bench.sh installs it with pip when it can). A plot whose CSV rows are
 missing is skipped with a message; nothing is invented.
 """
@@ -130,6 +136,55 @@ def figure(plt, out, name, panels, suptitle):
     return True
 
 
+def overhead_figure(plt, out, name, panels, suptitle):
+    """panels: [(lines: {label: [(scale, percent)]}, title, xlabel)]; linear y with the §5 bar and
+    goal as horizontal lines; writes out/name unless every panel is empty."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.2), squeeze=False)
+    drawn = []
+    for ax, (lines, title, xlabel) in zip(axes[0], panels):
+        for label, pts in sorted(lines.items()):
+            xs, ys = zip(*pts)
+            ax.plot(xs, ys, label=label, marker="o")
+        ax.axhline(10, color="tab:red", linestyle="--", linewidth=1, label="bar 10 %")
+        ax.axhline(5, color="tab:green", linestyle=":", linewidth=1, label="goal 5 %")
+        ax.axhline(0, color="black", linewidth=0.5)
+        ax.set_title(title, fontsize=10)
+        ax.set_xscale("log")
+        ax.set_xlabel(xlabel, fontsize=9)
+        ax.set_ylabel("% (ours encrypted / unencrypted − 1)", fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+        if lines:
+            from matplotlib.ticker import NullLocator
+            scales = sorted({s for pts in lines.values() for s, _ in pts})
+            ax.set_xticks(scales)
+            ax.set_xticklabels([scale_label(s) for s in scales], fontsize=8)
+            ax.xaxis.set_minor_locator(NullLocator())
+            ax.legend(fontsize=7)
+        else:
+            ax.text(0.5, 0.5, "not measured", ha="center", va="center", transform=ax.transAxes)
+        drawn.append(bool(lines))
+    if not any(drawn):
+        plt.close(fig)
+        print(f"plot.py: {name}: no data in the CSVs, skipped", file=sys.stderr)
+        return False
+    fig.suptitle(suptitle, fontsize=11)
+    fig.tight_layout()
+    path = os.path.join(out, name)
+    fig.savefig(path, dpi=90, metadata={"Software": None})
+    plt.close(fig)
+    print(f"plot.py: wrote {path}", file=sys.stderr)
+    return True
+
+
+def overhead_lines(data, prefix, peer="ours-enc"):
+    """label → sorted [(scale, percent)] for every workload id starting with prefix."""
+    out = {}
+    for workload, peers in data.items():
+        if workload.startswith(prefix) and peer in peers:
+            out[workload[len(prefix):]] = sorted(peers[peer].items())
+    return out
+
+
 def coverage(label, data, unit_name):
     scales = sorted({s for peers in data.values() for pts in peers.values() for s in pts})
     if not scales:
@@ -183,6 +238,11 @@ def main():
         (series(query, "load.peak-rss"), "query benchmark: peak RSS while loading", "MiB (VmHWM)", "SalesOrders"),
     ], "Peak memory against store size (lower is better)"):
         written.append(("memory.png", "Peak memory (MiB)"))
+    if overhead_figure(plt, out, "encryption.png", [
+        (overhead_lines(query, "query-enc-overhead."), "OData queries: CPU per query", "SalesOrders"),
+        (overhead_lines(store, "enc-overhead."), "offline store: download, update median, reopen", "entities (all five sets)"),
+    ], "Encryption overhead against our unencrypted store (lower is better)"):
+        written.append(("encryption.png", "Encryption overhead: ours encrypted against ours unencrypted (%)"))
 
     with open(os.path.join(out, "plots.md"), "w") as f:
         f.write("Drawn by `scripts/plot.py` from the CSVs the benchmarks write beside their sections "

@@ -1,8 +1,19 @@
 import BenchCommon
+// This file (with the rest of QueryBenchKit) is compiled twice: in QueryBenchKit against the
+// system libsqlite3, and in QueryBenchCipherKit (symbolic links, `SQLCIPHER` defined) against
+// libsqlcipher for the `sqlcipher-typed` peer, which runs in `sqlcipher-worker`: the two libraries
+// export the same `sqlite3_*` symbols, so they cannot share one process.
+#if SQLCIPHER
+import CSQLCipher
+#else
 import CSQLite
+#endif
 
-/// A small SQLite handle for the query benchmark's two SQLite peers: WAL, synchronous=NORMAL,
-/// prepared statements (`SQLITE_PREPARE_PERSISTENT`), text bound without copies.
+/// A small SQLite handle for the query and store benchmarks' SQLite peers: WAL,
+/// synchronous=NORMAL, prepared statements (`SQLITE_PREPARE_PERSISTENT`), text bound without
+/// copies. Built with `SQLCIPHER`: the same on SQLCipher, keyed and configured by
+/// `CipherSettings.pragmas` right after open (before any page is read), statements prepared with
+/// `sqlite3_prepare_v2` (SQLCipher 3.4 is SQLite 3.15, before `prepare_v3`).
 public final class SQLiteConnection {
     public let path: String
     private(set) var db: OpaquePointer?
@@ -13,6 +24,9 @@ public final class SQLiteConnection {
         let rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         db = handle
         guard rc == SQLITE_OK else { throw BenchError("sqlite3_open_v2 \(path): \(message())") }
+        #if SQLCIPHER
+        for pragma in CipherSettings.pragmas { try exec(pragma) }
+        #endif
         try exec("PRAGMA journal_mode=WAL")
         try exec("PRAGMA synchronous=NORMAL")
         if let cacheKiB { try exec("PRAGMA cache_size=-\(cacheKiB)") }
@@ -28,7 +42,12 @@ public final class SQLiteConnection {
 
     public func prepare(_ sql: String) throws -> Statement {
         var stmt: OpaquePointer?
-        guard sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil) == SQLITE_OK, let stmt else {
+        #if SQLCIPHER
+        let rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nil)
+        #else
+        let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+        #endif
+        guard rc == SQLITE_OK, let stmt else {
             throw BenchError("prepare \(sql): \(message())")
         }
         return Statement(stmt, connection: self, sql: sql)

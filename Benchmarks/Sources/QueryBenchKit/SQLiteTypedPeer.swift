@@ -4,10 +4,19 @@ import OfflineODataModel
 
 /// SQLite with typed columns (`TypedSchema`): each entity's OData JSON is parsed (our
 /// `JSONReader`) and bound column by column; queries select every column and decode each into a
-/// Swift value (`SQLValue`).
+/// Swift value (`SQLValue`). Compiled with `SQLCIPHER` (QueryBenchCipherKit, run by
+/// `sqlcipher-worker`): the same schema, indexes and SQL on SQLCipher, the `sqlcipher-typed` peer.
 public final class SQLiteTypedPeer: QueryPeer {
+    #if SQLCIPHER
+    public static let name = "sqlcipher-typed"
+    public static let summary = "SQLCipher (AES-256, raw 256-bit key, 4 KiB cipher pages; library and settings below), the `sqlite-typed` peer's exact tables, indexes and SQL"
+    #else
     public static let name = "sqlite-typed"
     public static let summary = "SQLite, one WITHOUT ROWID table per entity set with typed columns (decimals REAL, dates TEXT, Address flattened), `CREATE INDEX` per secondary index"
+    #endif
+
+    /// The database file in the peer's store directory.
+    public static let fileName = "typed.sqlite"
 
     let db: SQLiteConnection
     var inserts: [SalesEntitySet: SQLiteConnection.Statement] = [:]
@@ -16,7 +25,7 @@ public final class SQLiteTypedPeer: QueryPeer {
     let commit: SQLiteConnection.Statement
 
     public init(directory: String, creating: Bool) throws {
-        db = try SQLiteConnection(path: directory + "/typed.sqlite", cacheKiB: creating ? nil : QueryWorkload.cacheKiB)
+        db = try SQLiteConnection(path: directory + "/" + Self.fileName, cacheKiB: creating ? nil : QueryWorkload.cacheKiB)
         if creating {
             for set in SalesEntitySet.allCases { try db.exec(TypedSchema.createTable(set)) }
             for index in SecondaryIndex.all where index.needsTypedIndex {

@@ -37,8 +37,10 @@ struct Driver {
     let workDirectory: String
     let reload: Bool
     let only: String?
-    /// The peers measured (default: every peer in `peerTypes`).
-    let peers: [any QueryPeer.Type]
+    /// The peers measured (default: every peer in `allPeerNames` that can run here).
+    let peers: [PeerEntry]
+    /// Peers left out of the run and why (the SQLCipher peer without `sqlcipher-worker`), for the report.
+    let notMeasured: [String: String]
     /// Longest wait for a quieter machine before each query process (0: none).
     let quietWait: Double
 
@@ -51,7 +53,6 @@ struct Driver {
     func run() throws -> [SizeResult] {
         let fm = FileManager.default
         try fm.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
-        let executable = (try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var results: [SizeResult] = []
         for orders in sizes {
             let data = QueryDataSet(orders: orders)
@@ -70,7 +71,7 @@ struct Driver {
                 try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
                 sync()
                 let t0 = now()
-                let metrics = try Workers.spawn(executable, ["load", "--peer", type.name, "--orders", String(orders), "--dir", dir])
+                let metrics = try Workers.spawn(type.executable, type.prefix + ["load", "--peer", type.name, "--orders", String(orders), "--dir", dir])
                 result.load[type.name] = metrics
                 result.loadedNow[type.name] = true
                 let lines = metrics.keys.sorted().map { "METRIC \($0) \(metrics[$0] ?? 0)" }
@@ -86,7 +87,7 @@ struct Driver {
                     var args = ["query", "--peer", type.name, "--orders", String(orders), "--dir", storeDirectory(type.name, orders),
                                 "--min-seconds", String(minSeconds)]
                     if let only { args += ["--workloads", only] }
-                    var metrics = try Workers.spawn(executable, args)
+                    var metrics = try Workers.spawn(type.executable, type.prefix + args)
                     metrics["loadavg"] = Self.loadAverage()
                     for (k, v) in metrics { result.samples[type.name, default: [:]][k, default: []].append(v) }
                     metrics["waited_s"] = waited
@@ -100,9 +101,19 @@ struct Driver {
         return results
     }
 
-    /// EXPLAIN QUERY PLAN of every SQL statement of the two SQLite peers (for the report).
+    /// EXPLAIN QUERY PLAN of every SQL statement of the SQLite peers (for the report; the
+    /// SQLCipher peer's from `sqlcipher-worker query plan`: the typed SQL on SQLite 3.15's planner).
     func plans(_ orders: Int) throws -> [String: [String: [String]]] {
         var out: [String: [String: [String]]] = [:]
+        for peer in peers where peer.name == sqlcipherTyped {
+            let text = Workers.shell(peer.executable, peer.prefix + ["plan", "--peer", peer.name, "--orders", String(orders),
+                                                                     "--dir", storeDirectory(peer.name, orders)])
+            for line in text.split(separator: "\n") where line.hasPrefix("PLAN ") {
+                let parts = line.dropFirst(5).split(separator: " ", maxSplits: 1)
+                guard parts.count == 2 else { continue }
+                out[peer.name, default: [:]][String(parts[0]), default: []].append(String(parts[1]))
+            }
+        }
         for (peer, file) in [(SQLiteTypedPeer.name, "typed.sqlite"), (SQLiteJSONPeer.name, "json.sqlite")] {
             let path = storeDirectory(peer, orders) + "/" + file
             guard FileManager.default.fileExists(atPath: path) else { continue }

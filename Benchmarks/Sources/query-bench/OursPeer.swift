@@ -10,10 +10,15 @@ import QueryBenchKit
 /// Our store: the storage engine (encrypted with a raw 256-bit key, so no key derivation is
 /// timed; durability `.relaxed`, the counterpart of WAL + synchronous=NORMAL; 256 MiB cache like
 /// the SQLite peers), entities in `EntityStorage` with the same secondary indexes, queries through
-/// `QueryExecutor` from the OData URL. Every result entity is decoded completely.
-final class ours: QueryPeer {
-    static let name = "ours"
-    static let summary = "our store: encrypted (AES-256-GCM or XChaCha20, raw key), durability .relaxed, 256 MiB cache, `EntityStorage` + secondary indexes, queries from the OData URL through `QueryExecutor`"
+/// `QueryExecutor` from the OData URL. Every result entity is decoded completely. `oursPlain`
+/// (`ours-plain`) is the same store opened with the explicit `.unencrypted` opt-out: the two give
+/// the encryption overhead.
+class ours: QueryPeer {
+    class var name: String { "ours" }
+    class var summary: String {
+        "our store: encrypted (AES-256-GCM or XChaCha20, raw key), durability .relaxed, 256 MiB cache, `EntityStorage` + secondary indexes, queries from the OData URL through `QueryExecutor`"
+    }
+    class var encryption: EngineOptions.Encryption { .key(key) }
     static let key = [UInt8](repeating: 0x5A, count: 32)
 
     let engine: StorageEngine
@@ -21,10 +26,10 @@ final class ours: QueryPeer {
     let model: ServiceModel
     let jsonReader: ODataJSONReader
 
-    init(directory: String, creating: Bool) throws {
+    required init(directory: String, creating: Bool) throws {
         let generator = SalesServiceGenerator(seed: 1, scale: .tiny)
         model = try ServiceModel.parse(metadata: Array(generator.metadataXML().utf8))
-        var options = EngineOptions(encryption: .key(Self.key))
+        var options = EngineOptions(encryption: Self.encryption)
         options.durability = .relaxed
         options.cacheSize = QueryWorkload.cacheKiB * 1024
         engine = try StorageEngine.open(path: directory + "/ours", options: options)
@@ -86,6 +91,16 @@ final class ours: QueryPeer {
     func close() throws {
         try engine.close()
     }
+}
+
+/// Our store unencrypted (`EngineOptions(encryption: .unencrypted)`, the explicit opt-out),
+/// otherwise identical to `ours`: same durability, cache, indexes, load and queries.
+final class oursPlain: ours {
+    override class var name: String { "ours-plain" }
+    override class var summary: String {
+        "our store unencrypted (explicit `.unencrypted` opt-out), otherwise identical to `ours`: durability .relaxed, 256 MiB cache, same indexes, load and queries"
+    }
+    override class var encryption: EngineOptions.Encryption { .unencrypted }
 }
 
 /// Waits for a task from synchronous code (index declaration happens before any load).

@@ -11,7 +11,7 @@ struct Report {
     let command: String
     let output: String
 
-    static let ours = "ours", typed = SQLiteTypedPeer.name, json = SQLiteJSONPeer.name
+    static let ours = "ours", plain = "ours-plain", typed = SQLiteTypedPeer.name, cipher = sqlcipherTyped, json = SQLiteJSONPeer.name
 
     static func grouped(_ n: Int) -> String {
         var out = ""
@@ -86,18 +86,88 @@ struct Report {
         }
     }
 
+    /// Column label of a peer.
+    static func label(_ name: String) -> String {
+        switch name {
+        case ours: "ours (encrypted)"
+        case plain: "ours unencrypted"
+        case typed: "SQLite typed"
+        case cipher: "SQLCipher typed"
+        case json: "SQLite JSON"
+        default: name
+        }
+    }
+
+    /// Short name of a peer in ratio headers.
+    static func short(_ name: String) -> String {
+        switch name {
+        case typed: "typed"
+        case cipher: "SQLCipher"
+        case json: "JSON"
+        case plain: "plain"
+        default: name
+        }
+    }
+
+    /// Encryption overhead: encrypted / unencrypted − 1 (0.05 = ours encrypted is 5 % slower).
+    static func overhead(_ encrypted: Double?, _ plain: Double?) -> Double? {
+        guard let encrypted, let plain, encrypted > 0, plain > 0 else { return nil }
+        return encrypted / plain - 1
+    }
+
+    static func percent(_ v: Double?) -> String {
+        guard let v else { return "—" }
+        return (v < 0 ? "−" : "+") + String(format: "%.1f %%", abs(v) * 100)
+    }
+
+    /// The peers measured, in column order.
+    var names: [String] { driver.peers.map(\.name) }
+
+    /// Header cells of one table: per peer its figure, then (for the other peers) the ratio to
+    /// ours, for ours-plain the encryption overhead.
+    func headerCells(_ unit: String) -> [String] {
+        var cells: [String] = []
+        for name in names {
+            cells.append("\(Self.label(name))\(unit)")
+            if name == Self.plain { cells.append("encryption overhead (ours / plain − 1)") }
+            else if name != Self.ours { cells.append("\(Self.short(name)) / ours") }
+        }
+        return cells
+    }
+
+    func rowCells(_ r: SizeResult, _ metric: String) -> [String] {
+        var cells: [String] = []
+        let o = r.median(Self.ours, metric)
+        for name in names {
+            let v = r.median(name, metric)
+            cells.append(Self.latency(v))
+            if name == Self.plain { cells.append(Self.percent(Self.overhead(o, v))) }
+            else if name != Self.ours { cells.append(Self.x(Self.ratio(v, o))) }
+        }
+        return cells
+    }
+
+    func measuredWorkloads(_ r: SizeResult) -> [QueryWorkload] {
+        QueryWorkload.all(orders: r.orders).filter { w in r.samples.values.contains { $0["\(w.id).median_s"] != nil } }
+    }
+
+    /// Two tables: median wall-clock latency, then CPU time per query (the goal status uses the
+    /// CPU ratios) with the machine's idle share per peer.
     func table(_ r: SizeResult) -> String {
-        var s = "| workload | result rows (selectivity) | ours | SQLite typed | typed / ours | SQLite JSON | JSON / ours | CPU per query: ours, typed, JSON | CPU ratio typed / ours, JSON / ours | machine idle: ours, typed, JSON |\n"
-        s += "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
-        for w in QueryWorkload.all(orders: r.orders) where r.samples.values.contains(where: { $0["\(w.id).median_s"] != nil }) {
-            let o = r.median(Self.ours, "\(w.id).median_s")
-            let t = r.median(Self.typed, "\(w.id).median_s"), j = r.median(Self.json, "\(w.id).median_s")
-            s += "| `\(w.id)`: \(w.title) | \(outcomeText(r, w)) | \(Self.latency(o)) | \(Self.latency(t)) | \(Self.x(Self.ratio(t, o))) | "
-            s += "\(Self.latency(j)) | \(Self.x(Self.ratio(j, o))) | "
-            s += [Self.ours, Self.typed, Self.json].map { Self.latency(r.median($0, "\(w.id).cpu_s")) }.joined(separator: ", ") + " | "
-            let oc = r.median(Self.ours, "\(w.id).cpu_s")
-            s += "\(Self.x(Self.ratio(r.median(Self.typed, "\(w.id).cpu_s"), oc))), \(Self.x(Self.ratio(r.median(Self.json, "\(w.id).cpu_s"), oc))) | "
-            s += [Self.ours, Self.typed, Self.json].map { p in r.median(p, "\(w.id).idle").map { String(format: "%.0f %%", $0 * 100) } ?? "—" }
+        let header = headerCells("")
+        var s = "Wall clock, median latency per query:\n\n"
+        s += "| workload | result rows (selectivity) | " + header.joined(separator: " | ") + " |\n"
+        s += "| --- | ---: |" + String(repeating: " ---: |", count: header.count) + "\n"
+        for w in measuredWorkloads(r) {
+            s += "| `\(w.id)`: \(w.title) | \(outcomeText(r, w)) | " + rowCells(r, "\(w.id).median_s").joined(separator: " | ") + " |\n"
+        }
+        s += "\nCPU time per query (user + system, mean of the timed runs), and the share of all cores idle while each peer ran:\n\n"
+        let cpuHeader = headerCells(" CPU")
+        s += "| workload | " + cpuHeader.joined(separator: " | ") + " | machine idle: " + names.map(Self.short).joined(separator: ", ") + " |\n"
+        s += "| --- |" + String(repeating: " ---: |", count: cpuHeader.count + 1) + "\n"
+        for w in measuredWorkloads(r) {
+            s += "| `\(w.id)` | " + rowCells(r, "\(w.id).cpu_s").joined(separator: " | ") + " | "
+            s += names.map { p in r.median(p, "\(w.id).idle").map { String(format: "%.0f %%", $0 * 100) } ?? "—" }
                 .joined(separator: ", ") + " |\n"
         }
         return s
@@ -106,9 +176,9 @@ struct Report {
     func loadTable(_ r: SizeResult) -> String {
         var s = "| peer | load (entities/s) | ANALYZE / finish | store size | peak RSS while loading | loaded |\n"
         s += "| --- | ---: | ---: | ---: | ---: | --- |\n"
-        for name in [Self.ours, Self.typed, Self.json] {
+        for name in names {
             guard let m = r.load[name] else {
-                s += "| \(name) | — | — | — | — | not plugged in |\n"
+                s += "| \(name) | — | — | — | — | not loaded |\n"
                 continue
             }
             let load = m["load_s"] ?? 0
@@ -116,19 +186,24 @@ struct Report {
             s += "\(String(format: "%.2f s", m["finish_s"] ?? 0)) | \(String(format: "%.1f MB", (m["size_bytes"] ?? 0) / 1e6)) | "
             s += "\(String(format: "%.1f MiB", (m["peak_rss_load"] ?? 0) / 1048576)) | \(r.loadedNow[name] == true ? "this run" : "reused from an earlier run") |\n"
         }
+        if let o = r.load[Self.ours]?["load_s"], let p = r.load[Self.plain]?["load_s"] {
+            s += "\nLoad encryption overhead (ours / ours-plain − 1): \(Self.percent(Self.overhead(o, p))).\n"
+        }
         return s
     }
 
     func goals(_ r: SizeResult) -> String {
         var s = ""
         let size = Self.grouped(r.orders) + " SalesOrders"
-        for w in QueryWorkload.all(orders: r.orders) where r.samples.values.contains(where: { $0["\(w.id).median_s"] != nil }) {
+        for w in measuredWorkloads(r) {
             // Status from CPU-time ratios (the machine is shared); wall-clock ratios beside them.
             let o = r.median(Self.ours, "\(w.id).median_s"), oc = r.median(Self.ours, "\(w.id).cpu_s")
             let t = Self.ratio(r.median(Self.typed, "\(w.id).cpu_s"), oc)
             let j = Self.ratio(r.median(Self.json, "\(w.id).cpu_s"), oc)
+            let c = Self.ratio(r.median(Self.cipher, "\(w.id).cpu_s"), oc)
             let tw = Self.ratio(r.median(Self.typed, "\(w.id).median_s"), o)
             let jw = Self.ratio(r.median(Self.json, "\(w.id).median_s"), o)
+            let cw = Self.ratio(r.median(Self.cipher, "\(w.id).median_s"), o)
             let (bar, goal, barMet, goalMet): (String, String, Bool?, Bool?)
             switch w.goalClass {
             case .indexed:
@@ -141,32 +216,57 @@ struct Report {
             func both(_ p: String) -> String {
                 "\(Self.latency(r.median(p, "\(w.id).median_s"))) (CPU \(Self.latency(r.median(p, "\(w.id).cpu_s"))))"
             }
-            let measured = o == nil ? "— (ours not plugged in; SQLite typed \(both(Self.typed)), JSON \(both(Self.json)))"
-                : "CPU \(Self.x(t)) vs typed, \(Self.x(j)) vs JSON (wall \(Self.x(tw)), \(Self.x(jw)))"
-            let status: String
-            switch (barMet, goalMet) {
-            case (nil, _), (_, nil): status = "not measured"
-            case (true?, true?): status = "goal met"
-            case (true?, false?): status = "bar met, goal not met"
-            default: status = "not met"
-            }
-            s += "| \(w.title) (`\(w.url)`), \(size) | \(bar) | \(goal) | \(measured) | \(status) |\n"
+            // SQLCipher: for information (§5 names SQLCipher for the insert and the scan only).
+            let cipherText = names.contains(Self.cipher) ? "; \(Self.x(c)) vs SQLCipher typed (wall \(Self.x(cw)))" : ""
+            let measured = o == nil ? "— (ours not measured; SQLite typed \(both(Self.typed)), JSON \(both(Self.json)))"
+                : "CPU \(Self.x(t)) vs typed, \(Self.x(j)) vs JSON (wall \(Self.x(tw)), \(Self.x(jw)))\(cipherText)"
+            s += "| \(w.title) (`\(w.url)`), \(size) | \(bar) | \(goal) | \(measured) | \(Self.status(barMet, goalMet)) |\n"
         }
+        s += encryptionGoal(r)
         return s
+    }
+
+    static func status(_ barMet: Bool?, _ goalMet: Bool?) -> String {
+        switch (barMet, goalMet) {
+        case (nil, _), (_, nil): "not measured"
+        case (true?, true?): "goal met"
+        case (true?, false?): "bar met, goal not met"
+        default: "not met"
+        }
+    }
+
+    /// DESIGN.md §5 "encryption overhead vs our own unencrypted store": ≤ 10 % (goal ≤ 5 %), per
+    /// workload from the CPU medians of `ours` and `ours-plain`; the worst workload sets the status.
+    func encryptionGoal(_ r: SizeResult) -> String {
+        let per = measuredWorkloads(r).compactMap { w -> (String, Double, Double?)? in
+            guard let cpu = Self.overhead(r.median(Self.ours, "\(w.id).cpu_s"), r.median(Self.plain, "\(w.id).cpu_s")) else { return nil }
+            return (w.id, cpu, Self.overhead(r.median(Self.ours, "\(w.id).median_s"), r.median(Self.plain, "\(w.id).median_s")))
+        }
+        let size = Self.grouped(r.orders) + " SalesOrders"
+        let title = "encryption overhead vs our unencrypted store (ours / ours-plain − 1, CPU), every query workload, \(size)"
+        guard let worst = per.max(by: { $0.1 < $1.1 }) else {
+            return "| \(title) | ≤ 10 % | ≤ 5 % | — (needs peers ours and ours-plain) | not measured |\n"
+        }
+        let list = per.map { "\($0.0) \(Self.percent($0.1))" }.joined(separator: ", ")
+        let status = worst.1 <= 0.05 ? "goal met" : (worst.1 <= 0.10 ? "bar met, goal not met" : "not met")
+        return "| \(title) | ≤ 10 % | ≤ 5 % | worst \(Self.percent(worst.1)) (`\(worst.0)`; wall \(Self.percent(worst.2))); \(list) | \(status) |\n"
     }
 
     /// Peer ids in the CSV (shared with the engine and store benchmarks: ours is encrypted).
     static func csvPeer(_ name: String) -> String {
         switch name {
         case ours: "ours-enc"
+        case plain: "ours-plain"
         case typed: "sqlite"
+        case cipher: "sqlcipher"
         default: name
         }
     }
 
     /// The tables' figures as CSV rows (`--csv`): per size and peer, every workload's median
     /// latency (`query.ID`, ms) and CPU time per query (`query-cpu.ID`, ms), and the load's rate,
-    /// store size and peak RSS.
+    /// store size and peak RSS; per size, the encryption overhead (`query-enc-overhead.ID`, CPU,
+    /// percent, peer `ours-enc`).
     func csv() -> ResultsCSV {
         var out = ResultsCSV()
         for r in results {
@@ -181,6 +281,10 @@ struct Report {
                     out.add("load.size", scale: r.orders, peer: peer, value: m["size_bytes"].map { $0 / 1e6 }, unit: "MB")
                     out.add("load.peak-rss", scale: r.orders, peer: peer, value: m["peak_rss_load"].map { $0 / 1048576 }, unit: "MiB")
                 }
+            }
+            for w in QueryWorkload.all(orders: r.orders) {
+                let v = Self.overhead(r.median(Self.ours, "\(w.id).cpu_s"), r.median(Self.plain, "\(w.id).cpu_s"))
+                out.add("query-enc-overhead.\(w.id)", scale: r.orders, peer: "ours-enc", value: v.map { $0 * 100 }, unit: "%")
             }
         }
         return out
@@ -198,11 +302,16 @@ struct Report {
         let date = ISO8601DateFormatter().string(from: Date())
         let main = results.max { $0.orders < $1.orders }
 
-        var s = "## Query benchmark: OData queries, ours vs SQLite typed columns and SQLite over JSON text\n\n"
+        var s = "## Query benchmark: OData queries, ours (encrypted and unencrypted) vs SQLite typed columns, SQLCipher and SQLite over JSON text\n\n"
         s += "Generated by `query-bench` (Benchmarks/); do not edit by hand — rerun `\(command)`.\n\n"
         s += "- Machine: `\(uname)`\n- CPU: \(cpu), \(cores) cores; memory \(String(format: "%.1f", memory)) GiB\n"
         s += "- Commit: `\(commit)`\(dirty); date: \(date)\n- Toolchain: \(swift); release build\n"
-        s += "- SQLite \(SQLiteConnection.version) (system libsqlite3)\n"
+        s += "- SQLite \(SQLiteConnection.version) (system libsqlite3)"
+        if let c = driver.peers.first(where: { $0.name == Self.cipher }) {
+            s += "; SQLCipher peer run by `\(URL(fileURLWithPath: c.executable).lastPathComponent)`"
+        }
+        s += "\n"
+        for (name, why) in driver.notMeasured.sorted(by: { $0.key < $1.key }) { s += "- `\(name)`: \(why)\n" }
         s += "- Method: each peer's store is loaded once per size in a child process (reused by later runs while the data is the same); "
         s += "then \(driver.rounds) round(s), each starting one query process per peer (order rotated each round, `sync()` before each). "
         s += "In a query process every workload runs once untimed (warm-up; its rows and key checksum are the reference), then "
@@ -220,11 +329,11 @@ struct Report {
             s += "- Machine load (1-minute load average after each query process, \(cores) cores): min \(String(format: "%.2f", lo)), max \(String(format: "%.2f", hi)).\n"
         }
         s += "\nReproduce: `\(command)` (= `swift build -c release --package-path Benchmarks && Benchmarks/.build/release/query-bench run "
-        s += "--orders \(results.map { String($0.orders) }.joined(separator: ",")) --rounds \(driver.rounds)\(driver.quietWait > 0 ? " --quiet-wait \(String(format: "%g", driver.quietWait))" : "") --out \(output)`).\n\n"
+        s += "--orders \(results.map { String($0.orders) }.joined(separator: ",")) --rounds \(driver.rounds) --peers \(names.joined(separator: ","))\(driver.quietWait > 0 ? " --quiet-wait \(String(format: "%g", driver.quietWait))" : "") --out \(output)`).\n\n"
 
         if let main {
             s += "### Goals (DESIGN.md §5) at \(Self.grouped(main.orders)) SalesOrders\n\n"
-            s += "| workload (DESIGN.md §5) | bar | goal | measured (ours vs SQLite) | status |\n| --- | --- | --- | --- | --- |\n"
+            s += "| workload (DESIGN.md §5) | bar | goal | measured (ours encrypted vs each peer) | status |\n| --- | --- | --- | --- | --- |\n"
             s += "<!-- goals:begin -->\n" + goals(main) + "<!-- goals:end -->\n\n"
         }
         s += "### Data and peers\n\n"
@@ -236,10 +345,11 @@ struct Report {
         s += "- Secondary indexes (every peer): " + SecondaryIndex.all.map { "`\($0.set.name).\($0.property)`" }.joined(separator: ", ")
         s += " (SQLite typed: the last is the leading column of the items' key `(SalesOrderID, ItemPosition)`, so the primary key serves).\n"
         for type in driver.peers { s += "- `\(type.name)`: \(type.summary).\n" }
-        s += "- Query processes: SQLite `cache_size` \(QueryWorkload.cacheKiB / 1024) MiB (ours: the same budget), mmap off, statements prepared once per process.\n\n"
+        s += "- Query processes: SQLite / SQLCipher `cache_size` \(QueryWorkload.cacheKiB / 1024) MiB (ours and ours-plain: the same budget as block cache), mmap off, statements prepared once per process; "
+        s += "durability while loading: WAL + `synchronous=NORMAL` (SQLite, SQLCipher), `.relaxed` (ours, ours-plain).\n\n"
         for r in results {
             s += "### \(Self.grouped(r.orders)) SalesOrders (\(Self.grouped(r.entities)) entities)\n\n"
-            s += "Median latency per query (lower is better); ratios: peer latency / ours (> 1 = ours faster).\n\n"
+            s += "Lower is better; ratios: peer / ours encrypted (> 1 = ours faster); encryption overhead: ours encrypted / ours unencrypted − 1.\n\n"
             s += table(r) + "\n"
             s += "Load:\n\n" + loadTable(r) + "\n"
         }
@@ -247,9 +357,9 @@ struct Report {
         if let main {
             for w in QueryWorkload.all(orders: main.orders) {
                 s += "- `\(w.id)` (\(w.title)): `\(w.url)`\n"
-                s += "  - typed: `\(w.typedSQL)`\(w.typedChildSQL.map { "; per parent: `\($0)`" } ?? "")\n"
+                s += "  - typed (SQLite and SQLCipher): `\(w.typedSQL)`\(w.typedChildSQL.map { "; per parent: `\($0)`" } ?? "")\n"
                 s += "  - JSON: `\(w.jsonSQL)`\(w.jsonChildSQL.map { "; per parent: `\($0)`" } ?? "")\n"
-                for peer in [Self.typed, Self.json] {
+                for peer in [Self.typed, Self.cipher, Self.json] {
                     if let plan = main.plans[peer]?[w.id] { s += "  - plan \(peer): " + plan.map { "`\($0)`" }.joined(separator: "; ") + "\n" }
                 }
             }

@@ -2,10 +2,12 @@ import BenchCommon
 import Foundation
 import QueryBenchKit
 
-// query-bench: OData queries on our store against SQLite with typed columns and SQLite over
-// JSON text (issue 4; DESIGN.md §5).
+// query-bench: OData queries on our store (encrypted `ours`, unencrypted `ours-plain`) against
+// SQLite with typed columns (`sqlite-typed`), the same on SQLCipher (`sqlcipher-typed`, run by
+// `sqlcipher-worker`) and SQLite over JSON text (`sqlite-json`) (issues 4 and 6; DESIGN.md §5).
 //
 //   query-bench run [--orders 100000[,1000000]] [--rounds 3] [--min-seconds 0.2] [--workloads id,id] [--peers a,b]
+//                   (peers: ours, ours-plain, sqlite-typed, sqlcipher-typed, sqlite-json)
 //                   [--quiet-wait SECONDS]
 //                   [--work-dir /tmp/offline-odata-query-bench] [--reload] [--out Benchmarks/results/query.md]
 //                   [--command "make bench-query"] [--csv Benchmarks/results/query.csv]
@@ -14,6 +16,8 @@ import QueryBenchKit
 //       medians over rounds, cross-checks rows and checksums between peers, writes the section.
 //       Before each query process it waits up to --quiet-wait seconds (default 0) for one idle core.
 //       --csv also writes the tables' figures as `workload,scale,peer,value,unit` rows (ResultsCSV).
+//       --peers selects and orders the peers (default: all five; sqlcipher-typed only when
+//       `sqlcipher-worker` is built next to query-bench, else left out with a note in the report).
 //   query-bench load --peer NAME --orders N --dir DIR          (child of run)
 //   query-bench query --peer NAME --orders N --dir DIR [--min-seconds S] [--workloads ids]   (child of run)
 //   query-bench workloads [--orders N]     prints every workload's URL and SQL
@@ -46,12 +50,12 @@ func workloadFilter() -> Set<String>? {
 switch arguments.first {
 case "load":
     let (type, orders, dir) = workerPeer()
-    do { try Worker.load(type, orders: orders, directory: dir) } catch { fail("load \(type.name): \(error)") }
+    do { try QueryWorker.load(type, orders: orders, directory: dir) } catch { fail("load \(type.name): \(error)") }
 case "query":
     let (type, orders, dir) = workerPeer()
     let minSeconds = option(arguments, "--min-seconds").flatMap(Double.init) ?? 0.2
     do {
-        try Worker.query(type, orders: orders, directory: dir, minSeconds: minSeconds, only: workloadFilter())
+        try QueryWorker.query(type, orders: orders, directory: dir, minSeconds: minSeconds, only: workloadFilter())
     } catch { fail("query \(type.name): \(error)") }
 case "workloads":
     let orders = option(arguments, "--orders").flatMap(Int.init) ?? 100_000
@@ -66,19 +70,33 @@ case "run":
         let known = Set(QueryWorkload.all(orders: 1000).map(\.id))
         guard ids.isSubset(of: known) else { fail("--workloads: unknown \(ids.subtracting(known).sorted()); known: \(known.sorted())") }
     }
-    var peers = peerTypes
-    if let names = option(arguments, "--peers")?.split(separator: ",").map(String.init) {
-        peers = names.compactMap(peerType(named:))
-        guard peers.count == names.count else { fail("--peers: known peers are \(peerTypes.map { $0.name }.joined(separator: ", "))") }
+    let workDirectory = option(arguments, "--work-dir") ?? "/tmp/offline-odata-query-bench"
+    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    let requested = option(arguments, "--peers")?.split(separator: ",").map(String.init)
+    if let names = requested, let unknown = names.first(where: { !allPeerNames.contains($0) }) {
+        fail("--peers: unknown \(unknown); known peers are \(allPeerNames.joined(separator: ", "))")
     }
+    let names = requested ?? allPeerNames
+    let sqlcipher = names.contains(sqlcipherTyped)
+        ? SQLCipherPeer.locate(next: executable, workDirectory: workDirectory)
+        : SQLCipherPeer(worker: nil, description: "not requested")
+    let peers = PeerEntry.entries(names, executable: executable, sqlcipher: sqlcipher)
+    var notMeasured: [String: String] = [:]
+    if names.contains(sqlcipherTyped), sqlcipher.worker == nil {
+        if requested != nil { fail("--peers \(sqlcipherTyped): \(sqlcipher.description)") }
+        notMeasured[sqlcipherTyped] = sqlcipher.description
+        FileHandle.standardError.write(Data("query-bench: \(sqlcipherTyped) \(sqlcipher.description)\n".utf8))
+    }
+    guard !peers.isEmpty else { fail("--peers: no peer to measure") }
     let driver = Driver(
         sizes: sizes,
         rounds: option(arguments, "--rounds").flatMap(Int.init) ?? 3,
         minSeconds: option(arguments, "--min-seconds").flatMap(Double.init) ?? 0.2,
-        workDirectory: option(arguments, "--work-dir") ?? "/tmp/offline-odata-query-bench",
+        workDirectory: workDirectory,
         reload: arguments.contains("--reload"),
         only: option(arguments, "--workloads"),
         peers: peers,
+        notMeasured: notMeasured,
         quietWait: option(arguments, "--quiet-wait").flatMap(Double.init) ?? 0)
     let output = option(arguments, "--out") ?? "Benchmarks/results/query.md"
     let command = option(arguments, "--command") ?? "make bench-query"
@@ -96,5 +114,5 @@ case "run":
         fail("\(error)")
     }
 default:
-    fail("usage: query-bench run [--orders 100000,1000000] [--rounds 3] [--min-seconds 0.2] [--workloads ids] [--peers names] [--work-dir DIR] [--reload] [--out FILE] [--csv FILE] | workloads [--orders N] | load … | query …")
+    fail("usage: query-bench run [--orders 100000,1000000] [--rounds 3] [--min-seconds 0.2] [--workloads ids] [--peers ours,ours-plain,sqlite-typed,sqlcipher-typed,sqlite-json] [--work-dir DIR] [--reload] [--out FILE] [--csv FILE] | workloads [--orders N] | load … | query …")
 }

@@ -4,12 +4,16 @@ import OfflineODataFixtures
 
 /// A download's OData JSON pages kept in a file (8-byte little-endian length, then the page),
 /// written before the clock starts and read back one page at a time, so neither peer's peak
-/// RSS includes the whole download (at 1M SalesOrders the pages are gigabytes).
-struct PageFile: Sequence {
-    let path: String
+/// RSS includes the whole download (at 1M SalesOrders the pages are gigabytes). Used by every
+/// store-bench peer (ours through `applyDownload`, the typed SQLite / SQLCipher peers through
+/// `TypedStoreWorker`).
+public struct PageFile: Sequence {
+    public let path: String
+
+    public init(path: String) { self.path = path }
 
     /// Generates every page of `set` (1,000 entities each) into `path`, one page in memory at a time.
-    static func write(_ g: SalesServiceGenerator, _ set: SalesEntitySet, to path: String) throws -> PageFile {
+    public static func write(_ g: SalesServiceGenerator, _ set: SalesEntitySet, to path: String) throws -> PageFile {
         guard FileManager.default.createFile(atPath: path, contents: nil),
               let handle = FileHandle(forWritingAtPath: path) else { throw BenchError("cannot create \(path)") }
         defer { try? handle.close() }
@@ -22,12 +26,12 @@ struct PageFile: Sequence {
         return PageFile(path: path)
     }
 
-    func makeIterator() -> Iterator { Iterator(handle: FileHandle(forReadingAtPath: path)) }
+    public func makeIterator() -> Iterator { Iterator(handle: FileHandle(forReadingAtPath: path)) }
 
-    struct Iterator: IteratorProtocol {
+    public struct Iterator: IteratorProtocol {
         let handle: FileHandle?
 
-        mutating func next() -> [UInt8]? {
+        public mutating func next() -> [UInt8]? {
             guard let handle, let header = try? handle.read(upToCount: 8), header.count == 8 else { return nil }
             let length = header.withUnsafeBytes { Int(UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))) }
             guard let body = try? handle.read(upToCount: length), body.count == length else { return nil }

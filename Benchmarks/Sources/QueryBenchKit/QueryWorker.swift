@@ -1,17 +1,18 @@
 import BenchCommon
 import Foundation
-import QueryBenchKit
 
-/// The child processes the driver starts: one load per peer and size, one query pass per peer,
-/// size and round. Each prints `METRIC name value` lines.
-enum Worker {
-    static func emit(_ name: String, _ value: Double) {
+/// The child processes query-bench's driver starts: one load per peer and size, one query pass
+/// per peer, size and round. Each prints `METRIC name value` lines. Shared by `query-bench`
+/// (`load` / `query`: ours, ours-plain, sqlite-typed, sqlite-json) and `sqlcipher-worker`
+/// (`query load` / `query query`: sqlcipher-typed), so every peer is measured by the same code.
+public enum QueryWorker {
+    public static func emit(_ name: String, _ value: Double) {
         FileHandle.standardOutput.write(Data("METRIC \(name) \(value)\n".utf8))
     }
 
     /// Creates the peer's store in `directory` and loads the data set; times only the peer's
     /// `load` calls (generating the JSON is not timed) and `finishLoad` separately.
-    static func load(_ type: any QueryPeer.Type, orders: Int, directory: String) throws {
+    public static func load(_ type: any QueryPeer.Type, orders: Int, directory: String) throws {
         let data = QueryDataSet(orders: orders)
         emit("rss_start", Double(ProcStats.rss))
         let peer = try type.init(directory: directory, creating: true)
@@ -43,7 +44,7 @@ enum Worker {
     /// Opens the loaded store and runs every workload: one untimed warm-up run (its outcome is
     /// the reference), then timed runs until `minSeconds` have passed (at least 3); emits the
     /// median latency, CPU seconds per run, the run count and the outcome.
-    static func query(_ type: any QueryPeer.Type, orders: Int, directory: String, minSeconds: Double, only: Set<String>?) throws {
+    public static func query(_ type: any QueryPeer.Type, orders: Int, directory: String, minSeconds: Double, only: Set<String>?) throws {
         let t0 = now()
         let peer = try type.init(directory: directory, creating: false)
         emit("open_s", now() - t0)

@@ -1,0 +1,1 @@
+../sqlcipher-worker/CipherSettings.swift

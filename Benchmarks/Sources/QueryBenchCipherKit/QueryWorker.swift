@@ -1,0 +1,1 @@
+../QueryBenchKit/QueryWorker.swift

@@ -1,0 +1,1 @@
+../QueryBenchKit/QueryWorkload.swift

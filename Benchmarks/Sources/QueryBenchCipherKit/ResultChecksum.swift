@@ -1,0 +1,1 @@
+../QueryBenchKit/ResultChecksum.swift

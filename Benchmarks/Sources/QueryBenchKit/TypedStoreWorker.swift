@@ -1,0 +1,107 @@
+import BenchCommon
+import Foundation
+import OfflineODataFixtures
+import OfflineODataModel
+
+/// store-bench's typed SQLite peer (issue 5), shared by `store-bench worker sqlite-typed` (against
+/// libsqlite3) and `sqlcipher-worker store` (this file compiled in QueryBenchCipherKit against
+/// libsqlcipher: the `sqlcipher-typed` peer), so both libraries run the same schema, indexes,
+/// transactions and SQL. Prints `METRIC name value` lines:
+/// 1. download apply: every OData JSON page (1,000 entities) parsed with our `JSONReader` and
+///    inserted into the typed tables (`TypedSchema`, the query benchmark's indexes), one
+///    transaction per page;
+/// 2. `updates` local updates with queueing, each its own durable commit (WAL +
+///    `synchronous=FULL`): `UPDATE SalesOrders SET Note` + `INSERT INTO RequestQueue` in one
+///    transaction;
+/// 3. reopen to first query: close, open (SQLCipher: raw key, no PBKDF2), one key read.
+public enum TypedStoreWorker {
+    public static let fileName = "store.sqlite"
+
+    static func metric(_ name: String, _ value: Double) { print("METRIC \(name) \(value)") }
+
+    /// The value at quantile `p` (0…1) of `values` (nearest rank below), 0 for none.
+    public static func percentile(_ values: [Double], _ p: Double) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))]
+    }
+
+    /// SalesOrderID of the `i`-th update (spread over the set; the same for every peer).
+    public static func updateKey(_ i: Int, orders: Int) -> String { "05" + pad8((i * 7919) % orders) }
+
+    public static func pad8(_ n: Int) -> String {
+        let s = String(n)
+        return String(repeating: "0", count: max(0, 8 - s.count)) + s
+    }
+
+    public static func run(orders: Int, directory dir: String, updates: Int, cacheBytes: Int) throws {
+        let g = SalesServiceGenerator(seed: QueryDataSet.seed, scale: .entities(salesOrders: orders))
+        let path = dir + "/" + fileName
+        var db = try SQLiteConnection(path: path, cacheKiB: cacheBytes / 1024)
+        try db.exec("PRAGMA synchronous=FULL")
+        for set in SalesEntitySet.allCases { try db.exec(TypedSchema.createTable(set)) }
+        for index in SecondaryIndex.all where index.needsTypedIndex {
+            try db.exec("CREATE INDEX \(index.name) ON \(index.set.name)(\(index.property))")
+        }
+        try db.exec("CREATE TABLE RequestQueue(RequestID INTEGER PRIMARY KEY, Method TEXT, URL TEXT, Body TEXT, EntitySet TEXT, EntityKey TEXT)")
+        var total = 0.0
+        var entities = 0
+        for set in SalesEntitySet.allCases {
+            let body = try PageFile.write(g, set, to: dir + "-pages-\(set.name).bin")
+            defer { try? FileManager.default.removeItem(atPath: body.path) }
+            let columns = TypedSchema.columns(of: set)
+            let insert = try db.prepare(TypedSchema.insert(set))
+            let start = now()
+            for page in body {
+                guard case .object(let root) = try JSONReader.parse(page), case .array(let values)? = root["value"] else {
+                    throw BenchError("page without value")
+                }
+                try db.exec("BEGIN")
+                for case .object(let object) in values {
+                    try TypedSchema.bind(object, columns: columns, to: insert)
+                    try insert.run()
+                    entities += 1
+                }
+                try db.exec("COMMIT")
+            }
+            total += now() - start
+            insert.finalize()
+        }
+        metric("download_s", total)
+        metric("download_entities", Double(entities))
+        metric("download_rss", Double(ProcStats.peakRSS))
+        let update = try db.prepare("UPDATE SalesOrders SET Note = ?1 WHERE SalesOrderID = ?2")
+        let queue = try db.prepare("INSERT INTO RequestQueue(Method, URL, Body, EntitySet, EntityKey) VALUES('PATCH', ?1, ?2, 'SalesOrders', ?3)")
+        var latencies: [Double] = []
+        let updateStart = now()
+        for i in 0..<updates {
+            let id = updateKey(i, orders: orders)
+            let t = now()
+            try db.exec("BEGIN")
+            try update.bind(1, "bench \(i)")
+            try update.bind(2, id)
+            try update.run()
+            try queue.bind(1, "SalesOrders('\(id)')")
+            try queue.bind(2, #"{"Note":"bench \#(i)"}"#)
+            try queue.bind(3, id)
+            try queue.run()
+            try db.exec("COMMIT")
+            latencies.append(now() - t)
+        }
+        metric("update_total_s", now() - updateStart)
+        metric("update_median_s", percentile(latencies, 0.5))
+        metric("update_p99_s", percentile(latencies, 0.99))
+        update.finalize()
+        queue.finalize()
+        try db.close()
+        let reopen = now()
+        db = try SQLiteConnection(path: path, cacheKiB: cacheBytes / 1024)
+        let select = try db.prepare("SELECT * FROM SalesOrders WHERE SalesOrderID = ?1")
+        try select.bind(1, "05" + pad8(orders / 2))
+        guard try select.step() else { throw BenchError("first query found nothing") }
+        metric("reopen_first_query_s", now() - reopen)
+        select.finalize()
+        try db.close()
+        metric("size_bytes", Double(directorySize(dir)))
+    }
+}

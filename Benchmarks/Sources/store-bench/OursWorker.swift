@@ -1,0 +1,74 @@
+import BenchCommon
+import Foundation
+import OfflineODataEngine
+import OfflineODataFixtures
+import OfflineODataModel
+import OfflineODataStore
+import QueryBenchKit
+
+/// store-bench's `ours` (encrypted with a raw 256-bit key) and `ours-plain` (the explicit
+/// `.unencrypted` opt-out) peers, otherwise identical: durability `.full`, `cacheBytes` of cache,
+/// the same indexes, download through `applyDownload`, updates through `execute(.patch)`.
+/// Prints `METRIC name value` lines (the same names as `TypedStoreWorker`).
+enum OursWorker {
+    static let key = [UInt8](repeating: 0x5A, count: 32)
+
+    static func metric(_ name: String, _ value: Double) { print("METRIC \(name) \(value)") }
+
+    static func run(orders: Int, directory dir: String, encrypted: Bool, updates: Int, cacheBytes: Int) async throws {
+        let g = SalesServiceGenerator(seed: QueryDataSet.seed, scale: .entities(salesOrders: orders))
+        let metadata = Array(g.metadataXML().utf8)
+        let indexes = SecondaryIndex.all.filter { $0.set != .salesOrderItems }.map {
+            IndexDefinition(name: $0.name, entitySet: $0.set.name, properties: [$0.property])
+        }
+        let parameters = OfflineStoreParameters(
+            storeName: "bench", storePath: dir, encryption: encrypted ? .key(key) : .unencrypted,
+            definingQueries: SalesEntitySet.allCases.map { DefiningQuery(name: $0.name, url: $0.name) },
+            durability: .full, cacheSize: cacheBytes,
+            indexes: indexes, keyDerivation: .minimum,
+            downloadBatchBytes: Int(ProcessInfo.processInfo.environment["STORE_BENCH_DOWNLOAD_BATCH_BYTES"] ?? "") ?? 4 << 20)
+        // The pages first, so the peak RSS of the download is not the generator's.
+        let files = try SalesEntitySet.allCases.map { try PageFile.write(g, $0, to: dir + "-pages-\($0.name).bin") }
+        defer { for file in files { try? FileManager.default.removeItem(atPath: file.path) } }
+        metric("generated_rss", Double(ProcStats.peakRSS))
+        var store = try await OfflineStore.open(metadata: metadata, parameters: parameters)
+        // 1. Download apply (pages are generated before the clock starts).
+        var total = 0.0
+        var entities = 0
+        for (set, body) in zip(SalesEntitySet.allCases, files) {
+            let start = now()
+            let summary = try await store.applyDownload(definingQuery: set.name, pages: body)
+            total += now() - start
+            entities += summary.entitiesApplied
+            if ProcessInfo.processInfo.environment["STORE_BENCH_TRACE"] != nil {
+                FileHandle.standardError.write(Data("after \(set.name): \(summary.entitiesApplied) entities, peak RSS \(ProcStats.peakRSS / 1_048_576) MiB\n".utf8))
+            }
+        }
+        metric("download_s", total)
+        metric("download_entities", Double(entities))
+        metric("download_rss", Double(ProcStats.peakRSS))
+        // 2. Local updates with queueing, one durable commit each.
+        var latencies: [Double] = []
+        let updateStart = now()
+        for i in 0..<updates {
+            let id = TypedStoreWorker.updateKey(i, orders: orders)
+            let t = now()
+            let response = try store.execute(.patch, "SalesOrders('\(id)')", body: #"{"Note":"bench \#(i)"}"#)
+            latencies.append(now() - t)
+            guard response.status == 204 || response.status == 200 else { throw BenchError("PATCH returned \(response.status)") }
+        }
+        metric("update_total_s", now() - updateStart)
+        metric("update_median_s", TypedStoreWorker.percentile(latencies, 0.5))
+        metric("update_p99_s", TypedStoreWorker.percentile(latencies, 0.99))
+        metric("queue_rows", Double(try store.service.requestQueue().count))
+        // 3. Reopen to first query.
+        try store.close()
+        let reopen = now()
+        store = try await OfflineStore.open(metadata: metadata, parameters: parameters)
+        let first = try store.query("SalesOrders('05\(TypedStoreWorker.pad8(orders / 2))')")
+        metric("reopen_first_query_s", now() - reopen)
+        guard first.entities.count == 1 else { throw BenchError("first query found \(first.entities.count) entities") }
+        try store.close()
+        metric("size_bytes", Double(directorySize(dir)))
+    }
+}

@@ -1,0 +1,182 @@
+import BenchCommon
+import Foundation
+import QueryBenchKit
+
+/// The store section (Benchmarks/results/store.md) and its CSV twin: per size a table with every
+/// peer, the ratios to ours encrypted and ours' encryption overhead; the DESIGN.md §5 goals.
+struct StoreReport {
+    let driver: StoreDriver
+    var sections = ""
+    var goals: [String] = []
+    var csv = ResultsCSV()
+    /// The previous size's entities and our peak RSS (the memory bar compares against it).
+    var smaller: (entities: Int, rss: Double)?
+
+    init(driver: StoreDriver) { self.driver = driver }
+
+    /// One row of a size's table: how to read the figure from a peer's medians and whether
+    /// lower is better.
+    struct Measure {
+        let title: String
+        let lowerIsBetter: Bool
+        let value: (_ m: (String) -> Double?) -> Double?
+        let format: (Double) -> String
+        /// CSV workload id and unit, and the factor from `value` to that unit.
+        let csv: (id: String, unit: String, factor: Double)?
+    }
+
+    static func fmt(_ v: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", v) }
+
+    static func duration(_ seconds: Double) -> String {
+        seconds >= 1 ? fmt(seconds) + " s" : (seconds >= 0.001 ? fmt(seconds * 1000) + " ms" : fmt(seconds * 1_000_000, 1) + " µs")
+    }
+
+    static func median(_ values: [Double]) -> Double? { values.isEmpty ? nil : TypedStoreWorker.percentile(values, 0.5) }
+
+    static func percent(_ v: Double?) -> String {
+        guard let v else { return "—" }
+        return (v < 0 ? "−" : "+") + String(format: "%.1f %%", abs(v) * 100)
+    }
+
+    var measures: [Measure] {
+        func ratio(_ a: Double?, _ b: Double?) -> Double? {
+            guard let a, let b, a > 0, b > 0 else { return nil }
+            return a / b
+        }
+        return [
+            Measure(title: "download apply (wall)", lowerIsBetter: true, value: { $0("download_s") }, format: Self.duration,
+                    csv: ("download.apply", "s", 1)),
+            Measure(title: "download throughput", lowerIsBetter: false, value: { ratio($0("download_entities"), $0("download_s")) },
+                    format: { "\(Int($0).formatted()) entities/s" }, csv: ("download.rate", "entities/s", 1)),
+            Measure(title: "download cost per entity", lowerIsBetter: true, value: { ratio($0("download_s"), $0("download_entities")) },
+                    format: { Self.fmt($0 * 1e6, 1) + " µs" }, csv: ("download.us-per-entity", "us", 1e6)),
+            Measure(title: "local update with queueing: median latency per durable commit", lowerIsBetter: true,
+                    value: { $0("update_median_s") }, format: Self.duration, csv: ("update.median", "ms", 1e3)),
+            Measure(title: "local update with queueing: p99 latency", lowerIsBetter: true, value: { $0("update_p99_s") },
+                    format: Self.duration, csv: ("update.p99", "ms", 1e3)),
+            Measure(title: "local updates: total for \(updates)", lowerIsBetter: true, value: { $0("update_total_s") },
+                    format: Self.duration, csv: nil),
+            Measure(title: "updates per second", lowerIsBetter: false, value: { m in m("update_total_s").flatMap { $0 > 0 ? Double(updates) / $0 : nil } },
+                    format: { Self.fmt($0, 0) }, csv: ("update.rate", "updates/s", 1)),
+            Measure(title: "reopen to first query (close → open → one key read)", lowerIsBetter: true,
+                    value: { $0("reopen_first_query_s") }, format: Self.duration, csv: ("reopen.first-query", "ms", 1e3)),
+            Measure(title: "peak RSS of the worker after the download", lowerIsBetter: true, value: { $0("download_rss") },
+                    format: { Self.fmt($0 / 1_048_576, 1) + " MiB" }, csv: ("download.peak-rss", "MiB", 1 / 1_048_576)),
+            Measure(title: "store size after the run", lowerIsBetter: true, value: { $0("size_bytes") },
+                    format: { Self.fmt($0 / 1_000_000, 1) + " MB" }, csv: ("size.after-run", "MB", 1e-6)),
+        ]
+    }
+
+    /// > 1 = ours better: peer / ours for lower-is-better figures, ours / peer otherwise.
+    static func advantage(_ measure: Measure, ours: Double?, peer: Double?) -> Double? {
+        guard let ours, let peer, ours > 0, peer > 0 else { return nil }
+        return measure.lowerIsBetter ? peer / ours : ours / peer
+    }
+
+    /// Encryption overhead (> 0 = encrypted worse): ours / plain − 1, or plain / ours − 1 for
+    /// higher-is-better figures.
+    static func overhead(_ measure: Measure, ours: Double?, plain: Double?) -> Double? {
+        advantage(measure, ours: plain, peer: ours).map { $0 - 1 }
+    }
+
+    mutating func add(orders: Int, scale: Int, results: [StorePeer: [String: [Double]]]) {
+        let peers = driver.peers
+        func reader(_ peer: StorePeer) -> (String) -> Double? { { key in Self.median(results[peer]?[key] ?? []) } }
+        let entities = peers.lazy.compactMap { reader($0)("download_entities") }.first ?? 0
+        var s = "### \(orders.formatted()) SalesOrders (\(Int(entities).formatted()) entities)\n\n"
+        var header = ["measure"], align = ["---"]
+        for peer in peers {
+            header.append(peer.label)
+            align.append("---:")
+            if peer == .oursPlain { header.append("encryption overhead (ours / plain − 1)"); align.append("---:") }
+            else if peer != .ours { header.append("\(peer.label) / ours (> 1 = ours better)"); align.append("---:") }
+        }
+        s += "| " + header.joined(separator: " | ") + " |\n| " + align.joined(separator: " | ") + " |\n"
+        for measure in measures {
+            let o = measure.value(reader(.ours))
+            var cells = [measure.title]
+            for peer in peers {
+                let v = measure.value(reader(peer))
+                cells.append(v.map(measure.format) ?? "—")
+                if peer == .oursPlain { cells.append(Self.percent(Self.overhead(measure, ours: o, plain: v))) }
+                else if peer != .ours { cells.append(Self.advantage(measure, ours: o, peer: v).map { Self.fmt($0) + "x" } ?? "—") }
+                if let c = measure.csv, let v { csv.add(c.id, scale: scale, peer: peer.csvID, value: v * c.factor, unit: c.unit) }
+            }
+            s += "| " + cells.joined(separator: " | ") + " |\n"
+        }
+        sections += s + "\n"
+        addGoals(orders: orders, entities: Int(entities), scale: scale, reader: reader)
+    }
+
+    mutating func addGoals(orders: Int, entities: Int, scale: Int, reader: (StorePeer) -> (String) -> Double?) {
+        let label = "\(entities.formatted()) entities (\(orders.formatted()) SalesOrders)"
+        let ours = reader(.ours)
+        if let reopen = ours("reopen_first_query_s") {
+            let ms = reopen * 1000
+            goals.append("| open + first query after clean close (excluding KDF), offline store, \(label) | ≤ 10 ms | ≤ 2 ms | \(Self.fmt(ms)) ms | \(ms <= 2 ? "goal met" : (ms <= 10 ? "bar met, goal not met" : "not met")) |")
+        }
+        if let rss = ours("download_rss") {
+            if let s = smaller, s.entities >= entities { smaller = nil }
+            let growth = smaller.map { rss / max($0.rss, 1) }
+            let rssStatus = (growth.map { $0 <= 1.2 ? "bar met" : "bar not met" } ?? "bar not measured (no smaller size)") + ", " + (rss <= 64 * 1_048_576 ? "goal met" : "goal not met")
+            goals.append("| peak memory during the download (worker VmHWM), \(entities.formatted()) entities | ≤ 1.2x the figure at \(smaller.map { $0.entities.formatted() + " entities" } ?? "the smaller size") | ≤ 64 MiB | \(Self.fmt(rss / 1_048_576, 1)) MiB\(growth.map { " (" + Self.fmt($0) + "x)" } ?? "") | \(rssStatus) |")
+            smaller = (entities, rss)
+        }
+        // §5 "batched durable insert, encrypted, with indexes": the store's download apply is that
+        // workload through the OData layer (durable: .full vs WAL + synchronous=FULL).
+        let download = measures[0]
+        let vsSQLite = Self.advantage(download, ours: ours("download_s"), peer: reader(.sqliteTyped)("download_s"))
+        let vsCipher = Self.advantage(download, ours: ours("download_s"), peer: reader(.sqlcipherTyped)("download_s"))
+        if vsSQLite != nil || vsCipher != nil {
+            let bar = vsSQLite.map { $0 >= 3 }
+            let goal: Bool? = vsSQLite.map { s in s >= 6 && (vsCipher.map { $0 >= 10 } ?? false) }
+            let status = bar == nil ? "not measured" : (goal == true ? "goal met" : (bar == true ? "bar met, goal not met" : "not met"))
+            let measured = "\(vsSQLite.map { Self.fmt($0) + "x" } ?? "—") vs SQLite, \(vsCipher.map { Self.fmt($0) + "x" } ?? "— (not measured)") vs SQLCipher"
+            goals.append("| batched durable insert, encrypted, with indexes: download apply (wall), \(label) | ≥ 3x SQLite | ≥ 6x SQLite, ≥ 10x SQLCipher | \(measured) | \(status) |")
+        }
+        // §5 "encryption overhead vs our own unencrypted store": the worst of the store workloads.
+        let plain = reader(.oursPlain)
+        let checked: [(String, Measure)] = [("download apply", measures[0]), ("update median", measures[3]), ("reopen", measures[7])]
+        let per = checked.compactMap { name, m -> (String, Double)? in
+            Self.overhead(m, ours: m.value(ours), plain: m.value(plain)).map { (name, $0) }
+        }
+        let title = "encryption overhead vs our unencrypted store (ours / ours-plain − 1: download apply, update median latency, reopen), \(label)"
+        if let worst = per.max(by: { $0.1 < $1.1 }) {
+            let status = worst.1 <= 0.05 ? "goal met" : (worst.1 <= 0.10 ? "bar met, goal not met" : "not met")
+            goals.append("| \(title) | ≤ 10 % | ≤ 5 % | worst \(Self.percent(worst.1)) (\(worst.0)); " + per.map { "\($0.0) \(Self.percent($0.1))" }.joined(separator: ", ") + " | \(status) |")
+            for (name, v) in per {
+                let id = ["download apply": "download", "update median": "update-median", "reopen": "reopen"][name] ?? name
+                csv.add("enc-overhead.\(id)", scale: scale, peer: StorePeer.ours.csvID, value: v * 100, unit: "%")
+            }
+        } else {
+            goals.append("| \(title) | ≤ 10 % | ≤ 5 % | — (needs peers ours and ours-plain) | not measured |")
+        }
+    }
+
+    func markdown() -> String {
+        var r = "## Store benchmark: download apply, queued durable updates, reopen (issues 5 and 6)\n\n"
+        r += "Generated by `store-bench` (Benchmarks/); rerun with `\(driver.command)`.\n\n"
+        r += "- Commit: `\(Workers.shell("/usr/bin/git", ["rev-parse", "--short", "HEAD"]))`; date: \(ISO8601DateFormatter().string(from: Date())); \(driver.rounds) round(s), medians, peers' order rotated each round; SQLite \(SQLiteConnection.version).\n"
+        r += "- Peers: \(driver.peers.map { "`\($0.rawValue)`" }.joined(separator: ", ")) (`--peers`).\n"
+        let cache = "\(cacheBytes >> 20) MiB"
+        for peer in driver.peers {
+            switch peer {
+            case .ours:
+                r += "- `ours`: `OfflineStore` encrypted with a raw 256-bit key (no KDF in any timing), durability `.full` (each commit fdatasync'd), \(cache) cache (`cacheSize`, our default), indexes `SalesOrders.LifecycleStatus`, `SalesOrders.GrossAmount` (the items' foreign key is indexed by the store); the download is `applyDownload` per defining query (one per entity set), each atomic (one commit up to `downloadBatchBytes` = 4 MiB of JSON, beyond that staged and applied in bounded commits, docs/OfflineStore.md §7.1); an update is `execute(.patch, …)`: entity, request-queue row and server image in one commit.\n"
+            case .oursPlain:
+                r += "- `ours-plain`: the same store opened with the explicit `.unencrypted` opt-out; everything else as `ours` (durability `.full`, \(cache) cache, indexes, download, updates).\n"
+            case .sqliteTyped:
+                r += "- `sqlite-typed`: typed tables (`TypedSchema`, as in the query benchmark) with the same indexes, WAL + `synchronous=FULL`, \(cache) page cache (`cache_size`), the download one transaction per 1,000-entity page (each entity's JSON parsed with our `JSONReader`), an update is `UPDATE` + `INSERT INTO RequestQueue` in one transaction (`TypedStoreWorker`).\n"
+            case .sqlcipherTyped:
+                r += "- `sqlcipher-typed`: the `sqlite-typed` peer's exact code (`TypedStoreWorker`, compiled against libsqlcipher in QueryBenchCipherKit, run by `sqlcipher-worker store`): same tables, indexes, transactions, WAL + `synchronous=FULL`, \(cache) page cache; `PRAGMA key` = a raw 256-bit key (`x'…'`, no PBKDF2), `cipher_page_size` 4096; \(driver.sqlcipher.description).\n"
+            }
+        }
+        for (peer, why) in driver.notMeasured.sorted(by: { $0.key.rawValue < $1.key.rawValue }) { r += "- `\(peer.rawValue)`: \(why).\n" }
+        r += "- Same data: `SalesServiceGenerator(seed: 0x0D47A_2026, scale: .entities(salesOrders: N))`, all five sets (5.5 N entities), OData JSON pages of 1,000 entities generated into a file before the clock starts and read back one page at a time (so no peer holds the whole download in memory). \(updates) updates per run.\n\n"
+        r += "Ratios: > 1 = ours (encrypted) better; encryption overhead: ours encrypted against ours unencrypted, > 0 = encryption costs that much.\n\n"
+        r += sections
+        r += "### Goals (DESIGN.md §5)\n\n| workload | bar | goal | measured | status |\n| --- | --- | --- | --- | --- |\n<!-- goals:begin -->\n"
+        r += goals.joined(separator: "\n") + "\n<!-- goals:end -->\n"
+        return r
+    }
+}
