@@ -1,3 +1,4 @@
+import Foundation
 import OfflineODataModel
 import PropertyBased
 import Testing
@@ -221,6 +222,46 @@ import Testing
             return nil
         } catch {
             return error
+        }
+    }
+
+    @Test("a batch built with MultipartBatchRequest runs like the text form: PUT $n in the change set, GET $n after it")
+    func builtBatch() throws {
+        let h = try Self.harness()
+        let json = ["Content-Type": "application/json"]
+        let batch = MultipartBatchRequest(boundary: "batch (built)", items: [
+            .changeSet(boundary: "cs", [
+                .init(contentID: "n", request: ODataRequest(.post, "BusinessPartners", headers: json, body: Array(newPartner("9900000003").utf8))),
+                .init(contentID: "r", request: ODataRequest(.put, "$n", headers: json,
+                                                            body: Array(newPartner("9900000003", name: "replaced").utf8))),
+            ]),
+            .request(.init(request: ODataRequest(.get, "$n?$select=CompanyName"))),
+        ])
+        #expect(batch.contentType == #"multipart/mixed; boundary="batch (built)""#)
+        let answer = try post(h, batch.serialized(), contentType: batch.contentType)
+        #expect(answer.parts.map(\.response.status) == [201, 204, 200])
+        #expect(answer.parts.map(\.contentID) == ["n", "r", nil])
+        #expect(try JSONReader.parse(try #require(answer.parts.last?.response.body))["CompanyName"]?.stringValue == "replaced")
+        #expect(try h.entity("BusinessPartners", [.string("9900000003")])?.value(named: "CompanyName") == .string("replaced"))
+        let queue = try h.queue()
+        #expect(queue.map(\.method) == ["POST", "PUT"] && queue[1].url == "BusinessPartners('9900000003')")
+        #expect(queue.map(\.options.transactionID) == ["changeset-1", "changeset-1"])
+    }
+
+    @Test("the multipart error codes are in the service range and documented")
+    func errorCodes() throws {
+        let errors: [ODataError] = [.serviceInvalidBatch("d", "offset 0"), .serviceOversizeBatchHeader("d", "offset 0"),
+                                    .serviceUnknownContentID("$1", "offset 0")]
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let service = try String(contentsOf: root.appendingPathComponent("docs/LocalService.md"), encoding: .utf8)
+        let errorsDoc = try String(contentsOf: root.appendingPathComponent("docs/Errors.md"), encoding: .utf8)
+        for error in errors {
+            #expect(StoreErrorCodes.serviceRange.contains(error.code))
+            let row = "| \(error.code) | `\(error.name)` | \(error.category.rawValue)"
+            #expect(service.components(separatedBy: "| \(error.code) |").count == 2, "one row for \(error.code) in LocalService.md §8")
+            #expect(service.contains(row) && errorsDoc.contains(row), "\(row)")
+            #expect(!error.message.isEmpty)
         }
     }
 
