@@ -1,8 +1,10 @@
 import OfflineODataModel
 
-/// `$batch` in the OData JSON batch format (OData JSON Format 4.01 §19): `{"requests":[…]}`,
-/// requests with the same `atomicityGroup` (adjacent) form a change set applied atomically.
-/// Multipart/mixed batches are not supported (docs/LocalService.md §2.5).
+/// `$batch` (docs/LocalService.md §2.5). The `Content-Type` picks the format: `multipart/mixed`
+/// (OData 4.01 Part 1 §11.7.7, LocalService+MultipartBatch.swift) or the OData JSON batch format
+/// (OData JSON Format 4.01 §19): `{"requests":[…]}`, requests with the same `atomicityGroup`
+/// (adjacent) form a change set applied atomically. Both formats run change sets through
+/// `runAtomicGroup` and single requests through `runBatchRequest`.
 extension LocalService {
     struct BatchItem {
         var id: String
@@ -11,9 +13,27 @@ extension LocalService {
         var index: Int
     }
 
+    /// One request of a batch as the runners see it: the name later URLs use for it
+    /// (`$<contentID>`), a label for errors, the request.
+    struct BatchStep {
+        var contentID: String?
+        var label: String
+        var request: ODataRequest
+    }
+
+    /// What became of an atomic group: every response, or the failing request and its error
+    /// (then nothing of the group was applied).
+    enum GroupOutcome {
+        case applied([ODataResponse])
+        case failed(index: Int, error: ODataError)
+    }
+
     func executeBatch(_ request: ODataRequest) throws(ODataError) -> ODataResponse {
         if let type = request.header("Content-Type"), type.lowercased().hasPrefix("multipart/") {
-            throw .serviceNotSupported("multipart/mixed $batch is not supported; send the JSON batch format", "$batch")
+            guard try MultipartReader.mediaType(type, at: "Content-Type").type == "multipart/mixed" else {
+                throw .serviceNotSupported("$batch with Content-Type '\(type)': send multipart/mixed or the JSON batch format", "$batch")
+            }
+            return try executeMultipartBatch(request, contentType: type)
         }
         guard let body = request.body, !body.isEmpty else { throw .serviceInvalidBatch("$batch needs a JSON body", "$") }
         let items = try parseBatch(try JSONReader.parse(body))
@@ -28,47 +48,15 @@ extension LocalService {
             }
             i += group.count
             if group.count == 1, group[0].group == nil {
-                var item = group[0]
-                item.request.url = resolveContentID(item.request.url, locations)
-                let response: ODataResponse
-                do throws(ODataError) {
-                    response = try execute(item.request)
-                } catch {
-                    response = ODataResponse.error(error)
-                }
-                if let location = response.headers["Location"] { locations[item.id] = location }
-                responses.append((item.id, response))
+                let step = BatchStep(contentID: group[0].id, label: group[0].id, request: group[0].request)
+                responses.append((group[0].id, runBatchRequest(step, locations: &locations)))
                 continue
             }
-            var failed: (Int, ODataError)?
-            var groupResponses: [ODataResponse] = []
-            var groupLocations = locations
-            do throws(ODataError) {
-                try perform { (tx: inout ServiceTransaction) throws(ODataError) -> Void in
-                    for (n, item) in group.enumerated() {
-                        var request = item.request
-                        request.url = resolveContentID(request.url, groupLocations)
-                        do throws(ODataError) {
-                            try request.options.validate()
-                            let route = try self.route(request)
-                            switch route {
-                            case .read, .batch, .deleteArchiveEntry:
-                                throw .serviceNotSupported("\(request.method.rawValue) '\(request.url)' cannot be part of an atomicity group", item.id)
-                            default: break
-                            }
-                            let response = try self.apply(route, request, tx: &tx)
-                            if let location = response.headers["Location"] { groupLocations[item.id] = location }
-                            groupResponses.append(response)
-                        } catch {
-                            failed = (n, error)
-                            throw error
-                        }
-                    }
-                }
-                locations = groupLocations
+            let steps = group.map { BatchStep(contentID: $0.id, label: $0.id, request: $0.request) }
+            switch runAtomicGroup(steps, locations: &locations, sharedTransactionID: false) {
+            case .applied(let groupResponses):
                 for (item, response) in zip(group, groupResponses) { responses.append((item.id, response)) }
-            } catch {
-                let (index, cause) = failed ?? (0, error)
+            case .failed(let index, let cause):
                 for (n, item) in group.enumerated() {
                     responses.append((item.id, n == index ? ODataResponse.error(cause)
                                                            : ODataResponse(status: 424, body: ODataResponse.error(.serviceDependencyFailed(item.id)).body)))
@@ -86,6 +74,61 @@ extension LocalService {
         }
         let json = JSONValue.object(JSONObject.unique([("responses", .array(out))]))
         return ODataResponse(status: 200, headers: ["Content-Type": "application/json"], body: json.serialized())
+    }
+
+    /// A request outside any group: executed on its own (its own commit); an error becomes its
+    /// error response. Its `Location` is remembered for later `$<contentID>` URLs.
+    func runBatchRequest(_ step: BatchStep, locations: inout [String: String]) -> ODataResponse {
+        var request = step.request
+        request.url = resolveContentID(request.url, locations)
+        let response: ODataResponse
+        do throws(ODataError) {
+            response = try execute(request)
+        } catch {
+            response = ODataResponse.error(error)
+        }
+        if let id = step.contentID, let location = response.headers["Location"] { locations[id] = location }
+        return response
+    }
+
+    /// A change set: every request in **one** commit, or nothing. GET and ErrorArchive deletion
+    /// are refused inside. With `sharedTransactionID`, requests without a transaction ID get
+    /// `changeset-<RequestID of the group's first request>`, so the upload sends them as one
+    /// change set again.
+    func runAtomicGroup(_ steps: [BatchStep], locations: inout [String: String], sharedTransactionID: Bool) -> GroupOutcome {
+        var failed: (Int, ODataError)?
+        var groupResponses: [ODataResponse] = []
+        var groupLocations = locations
+        do throws(ODataError) {
+            try perform { (tx: inout ServiceTransaction) throws(ODataError) -> Void in
+                let transactionID = sharedTransactionID ? "changeset-\(tx.counters.nextRequestID)" : nil
+                for (n, step) in steps.enumerated() {
+                    var request = step.request
+                    request.url = resolveContentID(request.url, groupLocations)
+                    if request.options.transactionID == nil, let transactionID { request.options.transactionID = transactionID }
+                    do throws(ODataError) {
+                        try request.options.validate()
+                        let route = try self.route(request)
+                        switch route {
+                        case .read, .batch, .deleteArchiveEntry:
+                            throw .serviceNotSupported("\(request.method.rawValue) '\(request.url)' cannot be part of an atomicity group", step.label)
+                        default: break
+                        }
+                        let response = try self.apply(route, request, tx: &tx)
+                        if let id = step.contentID, let location = response.headers["Location"] { groupLocations[id] = location }
+                        groupResponses.append(response)
+                    } catch {
+                        failed = (n, error)
+                        throw error
+                    }
+                }
+            }
+        } catch {
+            let (index, cause) = failed ?? (0, error)
+            return .failed(index: index, error: cause)
+        }
+        locations = groupLocations
+        return .applied(groupResponses)
     }
 
     private func parseBatch(_ json: JSONValue) throws(ODataError) -> [BatchItem] {
@@ -131,7 +174,7 @@ extension LocalService {
     }
 
     /// `$1/ToItems` → the Location of request `1` followed by `/ToItems`.
-    private func resolveContentID(_ url: String, _ locations: [String: String]) -> String {
+    func resolveContentID(_ url: String, _ locations: [String: String]) -> String {
         guard url.hasPrefix("$") else { return url }
         let rest = url.dropFirst()
         let end = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
