@@ -341,8 +341,9 @@ final class RunFile: @unchecked Sendable {
     }
 
     /// Loads the block at a child pointer: index blocks from the run's pinned set, leaves
-    /// through the shared cache.
-    func block(at offset: UInt64, length: Int, leaf: Bool) throws(EngineError) -> Block {
+    /// through the shared cache (`fillCache` false: a leaf read from the file is not added to
+    /// it, so a compaction's sequential reads do not evict what readers use).
+    func block(at offset: UInt64, length: Int, leaf: Bool, fillCache: Bool = true) throws(EngineError) -> Block {
         if !leaf, let b = indexBlocks.withLock({ $0[offset] }) { return b }
         let key = BlockCache.key(file: number, offset: offset)
         if leaf, let b = cache.get(key) { return b }
@@ -354,7 +355,7 @@ final class RunFile: @unchecked Sendable {
         let (_, raw) = try codec.decode(frame, offset: offset, expecting: [kind.rawValue])
         let block = try Block(data: raw, isLeaf: leaf, file: name, offset: offset, verifyOrder: !codec.isAuthenticated)
         if leaf {
-            cache.insert(key, block)
+            if fillCache { cache.insert(key, block) }
         } else {
             let added = indexBlocks.withLock { blocks -> Bool in
                 guard blocks[offset] == nil else { return false }
@@ -408,10 +409,15 @@ final class RunFile: @unchecked Sendable {
 /// Bidirectional cursor over a run (a class, so stepping never copies its path).
 final class RunCursor {
     let run: RunFile
+    /// Whether leaves this cursor reads from the file enter the block cache.
+    let fillCache: Bool
     /// From the root (index 0) down to the leaf. One cursor is used by one thread at a time.
     @exclusivity(unchecked) private var path: [(block: Block, index: Int)] = []
 
-    init(run: RunFile) { self.run = run }
+    init(run: RunFile, fillCache: Bool = true) {
+        self.run = run
+        self.fillCache = fillCache
+    }
 
     func withKey<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         let (block, i) = path[path.count - 1]
@@ -435,7 +441,7 @@ final class RunCursor {
     var leafIndex: Int { path[path.count - 1].index }
 
     private func load(_ pointer: (offset: UInt64, length: Int), depth: Int) throws(EngineError) -> Block {
-        try run.block(at: pointer.offset, length: pointer.length, leaf: depth == run.info.height - 1)
+        try run.block(at: pointer.offset, length: pointer.length, leaf: depth == run.info.height - 1, fillCache: fillCache)
     }
 
     func seek(_ key: [UInt8]) throws(EngineError) {

@@ -100,7 +100,7 @@ extension StorageEngine {
     private func mergeIntoRun(frozen: MemTable, runs: [RunFile], dropTombstones: Bool, cancel: CancelFlag?,
                               progress: (@Sendable (CompactionProgress) -> Void)?) throws(EngineError) -> RunFile? {
         let total = UInt64(frozen.count) + runs.reduce(0) { $0 + $1.info.entryCount }
-        let sources: [SourceCursor] = [.mem(frozen.cursor())] + runs.map { .run(RunCursor(run: $0)) }
+        let sources: [SourceCursor] = [.mem(frozen.cursor())] + runs.map { .run(RunCursor(run: $0, fillCache: false)) }
         var merge = MergeCursor(sources: sources, forward: true, includeTombstones: !dropTombstones)
         let writer = try RunWriter(fs: fs, directory: directory, fileNumber: allocateFileNumber(), keys: keys,
                                    compress: options.compression, blockSize: options.blockSize,

@@ -165,7 +165,7 @@ extension StorageEngine {
         var lastKey: [UInt8]?
         func walk(_ pointer: (offset: UInt64, length: Int), depth: Int, upperKey: [UInt8]?) throws(EngineError) {
             let isLeaf = depth == run.info.height - 1
-            let block = try run.block(at: pointer.offset, length: pointer.length, leaf: isLeaf)
+            let block = try run.block(at: pointer.offset, length: pointer.length, leaf: isLeaf, fillCache: false)
             report.framesVerified += 1
             for i in 0..<block.count {
                 let k = block.key(i)

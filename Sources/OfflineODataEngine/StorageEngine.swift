@@ -267,16 +267,33 @@ public final class StorageEngine: Sendable {
             s.active = MemTable()
             return f
         }
+        // The flush takes the memtable out of the handoff, so it is freed (tens of thousands of
+        // nodes) inside the flush, before `flushGroup.leave()`: not later on the flush thread,
+        // where it would race with whoever waited for the flush (a close, then the next open).
+        let handoff = FlushHandoff(frozen)
         flushGroup.enter()
         flushQueue.async { [self] in
             defer { flushGroup.leave() }
             do throws(EngineError) {
-                try runFlush(frozen: frozen, boundary: boundary, full: full, cancel: nil, progress: nil)
+                if let frozen = handoff.take() {
+                    try runFlush(frozen: frozen, boundary: boundary, full: full, cancel: nil, progress: nil)
+                }
             } catch {
                 state.withLock { s in
                     if s.failure == nil { s.failure = error }
                 }
             }
+            releaseFreeMemory()
+        }
+    }
+
+    /// Hands a frozen memtable to the flush queue exactly once.
+    final class FlushHandoff: @unchecked Sendable {  // set on the writer, taken once on the flush queue
+        private var memTable: MemTable?
+        init(_ memTable: MemTable) { self.memTable = memTable }
+        func take() -> MemTable? {
+            defer { memTable = nil }
+            return memTable
         }
     }
 
