@@ -24,6 +24,8 @@ struct ResultCollector {
     /// Resume strictly after this position (`$skiptoken`): sort values and encoded key.
     let after: (values: [ODataValue], key: [UInt8])?
     let countAll: Bool
+    /// `/$count`: only `matched` is needed (no row is kept).
+    let countOnly: Bool
 
     /// `$orderby` expressions compiled once (`CompiledFilter.value`).
     let sortKeys: [CompiledFilter.Value]
@@ -33,7 +35,7 @@ struct ResultCollector {
     private var heap: TopKHeap<ResultRow>?
 
     init(orderBy: [BoundOrderItem], evaluator: Evaluator, context: EvaluationContext, limit: Int?, streams: Bool,
-         after: (values: [ODataValue], key: [UInt8])?, countAll: Bool) {
+         after: (values: [ODataValue], key: [UInt8])?, countAll: Bool, countOnly: Bool = false) {
         self.orderBy = orderBy
         self.evaluator = evaluator
         self.context = context
@@ -41,6 +43,7 @@ struct ResultCollector {
         self.streams = streams
         self.after = after
         self.countAll = countAll
+        self.countOnly = countOnly && limit == nil && after == nil
         self.sortKeys = orderBy.map { CompiledFilter.value($0.expression, evaluator) }
         if !streams, let limit {
             let descending = orderBy.first?.descending ?? false
@@ -50,35 +53,55 @@ struct ResultCollector {
     }
 
     mutating func offer(_ entity: StoredEntity) throws(ODataError) -> Decision {
+        let current: StoredInstance
+        if let instance {
+            instance.reset(entity)
+            current = instance
+        } else {
+            current = StoredInstance(entity, context: context)
+            instance = current
+        }
+        return try offer(current)
+    }
+
+    /// Offers the entity an instance points at (owned or borrowed). A borrowed entity is
+    /// copied only when it is kept: rows that a full top-k heap would drop, rows before the
+    /// page start and rows past a streamed limit never are.
+    mutating func offer(_ current: StoredInstance) throws(ODataError) -> Decision {
         matched += 1
+        if countOnly { return .more }
         var values: [ODataValue] = []
         if !sortKeys.isEmpty {
-            let current: StoredInstance
-            if let instance {
-                instance.reset(entity)
-                current = instance
-            } else {
-                current = StoredInstance(entity, context: context)
-                instance = current
-            }
             values.reserveCapacity(sortKeys.count)
             for key in sortKeys { values.append(try key(current)) }
         }
-        if let after, compare(values, entity.keyBytes, after.values, after.key) <= 0 {
+        if let after, order(values, current, after.values, after.key) <= 0 {
             // Before the page start: counted, not returned.
             return .more
         }
-        let row = ResultRow(entity: entity, sortValues: values)
+        if let worst = heap?.worst, heap?.isFull == true, order(values, current, worst.sortValues, worst.entity.keyBytes) >= 0 {
+            // Not better than the worst row kept: the heap would drop it.
+            return .more
+        }
+        if heap == nil, let limit, rows.count >= limit {
+            return countAll ? .more : .stop
+        }
+        let row = ResultRow(entity: try current.entity(), sortValues: values)
         if heap != nil {
             heap?.insert(row)
             return .more
         }
-        if let limit, rows.count >= limit {
-            return countAll ? .more : .stop
-        }
         rows.append(row)
         if streams, let limit, rows.count >= limit, !countAll { return .stop }
         return .more
+    }
+
+    /// `compare` with the current row's key read from the instance (no copy).
+    func order(_ values: [ODataValue], _ current: StoredInstance, _ other: [ODataValue], _ otherKey: [UInt8]) -> Int {
+        let order = Self.compareValues(values, other, orderBy)
+        if order != 0 { return order }
+        let keyOrder = current.compareKey(otherKey)
+        return (orderBy.first?.descending ?? false) ? -keyOrder : keyOrder
     }
 
     /// The rows of the page (after `skip`, at most `take`) and whether more rows follow.
@@ -105,11 +128,18 @@ struct ResultCollector {
 
     static func compare(_ a: [ODataValue], _ aKey: [UInt8], _ b: [ODataValue], _ bKey: [UInt8],
                         _ orderBy: [BoundOrderItem], _ firstDescending: Bool) -> Int {
+        let order = compareValues(a, b, orderBy)
+        if order != 0 { return order }
+        let keyOrder = aKey.lexicographicallyPrecedes(bKey) ? -1 : (aKey == bKey ? 0 : 1)
+        return firstDescending ? -keyOrder : keyOrder
+    }
+
+    /// The `$orderby` part of `compare` (0 when every key is equal).
+    static func compareValues(_ a: [ODataValue], _ b: [ODataValue], _ orderBy: [BoundOrderItem]) -> Int {
         for (index, item) in orderBy.enumerated() where index < a.count && index < b.count {
             let order = ODataOrdering.compare(a[index], b[index])
             if order != 0 { return item.descending ? -order : order }
         }
-        let keyOrder = aKey.lexicographicallyPrecedes(bKey) ? -1 : (aKey == bKey ? 0 : 1)
-        return firstDescending ? -keyOrder : keyOrder
+        return 0
     }
 }
