@@ -129,7 +129,14 @@ public struct QueryExecutor {
         if let scan = borrowedScan {
             // Filter and `$orderby` keys are read in place; only kept rows are copied.
             var reused: StoredInstance?
+            let info = try reader.catalog.set(set)
+            let encoded = needsFilter ? options.filter.flatMap { EncodedFilter($0, info: info) } : nil
             try reader.forEachEntity(set, reverse: scan.reverse, after: scan.after) { (row: BorrowedEntity) throws(ODataError) -> Bool in
+                var decided = false
+                if let encoded, case .decided(let truth) = encoded.evaluate(row.codec) {
+                    if truth != true { return true }
+                    decided = true
+                }
                 let instance: StoredInstance
                 if let existing = reused {
                     existing.reset(borrowing: row)
@@ -139,7 +146,7 @@ public struct QueryExecutor {
                     reused = instance
                 }
                 if needsFilter {
-                    if let compiled, try !compiled.matches(instance) { return true }
+                    if !decided, let compiled, try !compiled.matches(instance) { return true }
                     if let search = options.search, let searcher, try !searcher.matches(search, on: instance) { return true }
                 }
                 return try collector.offer(instance) == .more

@@ -33,6 +33,12 @@ struct ResultCollector {
     private(set) var matched = 0
     private var rows: [ResultRow] = []
     private var heap: TopKHeap<ResultRow>?
+    /// One `$orderby` key that is a declared property: with a full heap, rows are compared
+    /// with the worst row kept on their encoded bytes first, and most are dropped unread.
+    private let singleKey: BoundPropertyStep?
+    /// The worst kept row's key value, prepared for encoded comparisons (nil: recompute).
+    private var threshold: CompiledFilter.EncodedOperand?
+    private var thresholdValue: ODataValue = .null
 
     init(orderBy: [BoundOrderItem], evaluator: Evaluator, context: EvaluationContext, limit: Int?, streams: Bool,
          after: (values: [ODataValue], key: [UInt8])?, countAll: Bool, countOnly: Bool = false) {
@@ -45,6 +51,7 @@ struct ResultCollector {
         self.countAll = countAll
         self.countOnly = countOnly && limit == nil && after == nil
         self.sortKeys = orderBy.map { CompiledFilter.value($0.expression, evaluator) }
+        self.singleKey = orderBy.count == 1 ? CompiledFilter.declaredStep(orderBy[0].expression) : nil
         if !streams, let limit {
             let descending = orderBy.first?.descending ?? false
             let items = orderBy
@@ -70,6 +77,7 @@ struct ResultCollector {
     mutating func offer(_ current: StoredInstance) throws(ODataError) -> Decision {
         matched += 1
         if countOnly { return .more }
+        if try dropsUnread(current) { return .more }
         var values: [ODataValue] = []
         if !sortKeys.isEmpty {
             values.reserveCapacity(sortKeys.count)
@@ -88,12 +96,29 @@ struct ResultCollector {
         }
         let row = ResultRow(entity: try current.entity(), sortValues: values)
         if heap != nil {
-            heap?.insert(row)
+            if heap?.insert(row) == true { threshold = nil }
             return .more
         }
         rows.append(row)
         if streams, let limit, rows.count >= limit, !countAll { return .stop }
         return .more
+    }
+
+    /// True when the heap is full and the row's single `$orderby` value, read in place, sorts
+    /// strictly after the worst row kept (so `offer` would drop it). Equal values, nulls,
+    /// incomparable values and anything not read in place go the full way.
+    private mutating func dropsUnread(_ current: StoredInstance) throws(ODataError) -> Bool {
+        guard let step = singleKey, heap?.isFull == true, let worst = heap?.worst, let first = orderBy.first else { return false }
+        if threshold == nil {
+            guard let value = worst.sortValues.first, !value.isNull else { return false }
+            threshold = CompiledFilter.EncodedOperand(value)
+            thresholdValue = value
+        }
+        guard let operand = threshold else { return false }
+        let literal = thresholdValue
+        let outcome = try current.withScalar(step) { CompiledFilter.encodedOrder($0, operand, literal) }
+        guard case .order(let order?)? = outcome, order != 0 else { return false }
+        return (first.descending ? -order : order) > 0
     }
 
     /// `compare` with the current row's key read from the instance (no copy).
