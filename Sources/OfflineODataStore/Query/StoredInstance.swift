@@ -150,7 +150,7 @@ final class StoredInstance: EvaluationInstance {
 
     func navigate(_ navigation: BoundNavigationStep) throws(ODataError) -> EvaluationNavigation {
         let entity = try entity()
-        var cursor = try context.reader.navigationTargets(from: entity.entitySet, key: try entity.key(), navigation: navigation.name)
+        var cursor = try context.reader.navigationTargets(from: entity, navigation: navigation.name)
         var targets: [any EvaluationInstance] = []
         while let key = try cursor.next() {
             if let target = try context.reader.entity(in: cursor.targetSet, keyBytes: key) {
@@ -163,7 +163,7 @@ final class StoredInstance: EvaluationInstance {
 
     func navigationCount(_ navigation: BoundNavigationStep) throws(ODataError) -> Int? {
         let entity = try entity()
-        var cursor = try context.reader.navigationTargets(from: entity.entitySet, key: try entity.key(), navigation: navigation.name)
+        var cursor = try context.reader.navigationTargets(from: entity, navigation: navigation.name)
         var count = 0
         while try cursor.next() != nil { count += 1 }
         return count

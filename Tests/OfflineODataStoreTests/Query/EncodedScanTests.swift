@@ -132,7 +132,11 @@ import Testing
             }
             return true
         }
-        if encoded != nil { #expect(decidedInPlace == rows.count, "\(filter): \(decidedInPlace) of \(rows.count) rows decided in place") }
+        // Without floating-point operands (compared through Double, so decoded) the program
+        // decides every row on the bytes.
+        if encoded != nil, !["e0", "e3", "D "].contains(where: { filter.contains($0) }) {
+            #expect(decidedInPlace == rows.count, "\(filter): \(decidedInPlace) of \(rows.count) rows decided in place")
+        }
 
         // The executor's scan (no index on these properties) returns the same rows.
         let executor = QueryExecutor(reader: reader, model: model)
