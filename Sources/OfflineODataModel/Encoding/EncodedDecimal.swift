@@ -26,19 +26,25 @@ public struct EncodedDecimal {
     /// Three-way numeric comparison with `key` (-1, 0, 1), equal to `EdmDecimal.compare`
     /// of the two values (the scale does not matter: 1.0 equals 1.00).
     public func compare(_ key: DecimalKey) -> Int {
+        key.digits.withUnsafeBufferPointer { compare(sign: key.sign, exponent: key.exponent, digits: $0) }
+    }
+
+    /// `compare(_:)` with the key's parts given: `sign` -1/0/1, value = 0.d1 d2 … × 10^exponent,
+    /// `digits` without leading zero (trailing zeros allowed).
+    public func compare(sign: Int, exponent keyExponent: Int, digits: UnsafeBufferPointer<UInt8>) -> Int {
         let own = digitCount == 0 ? 0 : (isNegative ? -1 : 1)
-        if own != key.sign { return own < key.sign ? -1 : 1 }
+        if own != sign { return own < sign ? -1 : 1 }
         if own == 0 { return 0 }
         let magnitude: Int
         let exponent = digitCount - scale
-        if exponent != key.exponent {
-            magnitude = exponent < key.exponent ? -1 : 1
+        if exponent != keyExponent {
+            magnitude = exponent < keyExponent ? -1 : 1
         } else {
             var result = 0
-            let count = max(digitCount, key.digits.count)
+            let count = max(digitCount, digits.count)
             for index in 0..<count {
                 let left = index < digitCount ? digit(index) : 0
-                let right = index < key.digits.count ? key.digits[index] : 0
+                let right = index < digits.count ? digits[index] : 0
                 if left != right {
                     result = left < right ? -1 : 1
                     break

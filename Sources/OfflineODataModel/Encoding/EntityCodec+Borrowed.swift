@@ -47,13 +47,30 @@ extension EntityCodec {
     /// decimals, and anything malformed or of another shape than declared, for which
     /// `readProperty` throws the precise error).
     public func scalar(at index: Int, from bytes: UnsafeRawBufferPointer) throws(ODataError) -> EncodedScalar? {
-        guard index >= 0, index < layout.properties.count else {
+        guard let expectation = expectation(at: index) else {
             throw .encodingLayoutMismatch("property index \(index) is outside the layout's \(layout.properties.count)", path: "$")
         }
-        guard let range = try Self.slotRange(index, in: bytes) else { return nil }
+        return try Self.scalar(at: index, from: bytes, expecting: expectation)
+    }
+
+    /// What the layout declares for slot `index` (nil outside the layout), prepared once for
+    /// repeated `scalar(at:from:expecting:)` calls.
+    public func expectation(at index: Int) -> SlotExpectation? {
+        guard index >= 0, index < layout.properties.count else { return nil }
+        switch layout.properties[index].shape {
+        case .primitive(.untyped): return .any
+        case .primitive(let kind): return .primitive(kind)
+        default: return .structured
+        }
+    }
+
+    /// `scalar(at:from:)` with the layout's declaration of the slot given (no layout access).
+    public static func scalar(at index: Int, from bytes: UnsafeRawBufferPointer,
+                              expecting expectation: SlotExpectation) throws(ODataError) -> EncodedScalar? {
+        guard let range = try slotRange(index, in: bytes) else { return nil }
         let scalar = EncodedScalar.read(UnsafeRawBufferPointer(rebasing: bytes[range]))
-        switch (scalar, layout.properties[index].shape) {
-        case (.null, _), (.other, _), (_, .primitive(.untyped)): return scalar
+        switch (scalar, expectation) {
+        case (.null, _), (.other, _), (_, .any): return scalar
         case (_, .primitive(let kind)) where scalar.fits(kind): return scalar
         default: return .other
         }
@@ -64,4 +81,14 @@ extension EntityCodec {
     public func readProperty(at index: Int, from bytes: UnsafeRawBufferPointer) throws(ODataError) -> ODataValue? {
         try readProperty(at: index, from: Array(bytes))
     }
+}
+
+/// The declaration of one layout slot as the in-place reader checks it.
+public enum SlotExpectation: Sendable, Hashable {
+    /// A primitive property of this kind.
+    case primitive(EdmPrimitiveKind)
+    /// An untyped property: any value.
+    case any
+    /// An enum, complex or collection property: only null is read in place.
+    case structured
 }
