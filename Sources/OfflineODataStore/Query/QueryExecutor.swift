@@ -131,12 +131,16 @@ public struct QueryExecutor {
             var reused: StoredInstance?
             let info = try reader.catalog.set(set)
             let encoded = needsFilter ? options.filter.flatMap { EncodedFilter($0, info: info) } : nil
+            collector.prepareBorrowedScan(info)
             try reader.forEachEntity(set, reverse: scan.reverse, after: scan.after) { (row: BorrowedEntity) throws(ODataError) -> Bool in
                 var decided = false
                 if let encoded, case .decided(let truth) = encoded.evaluate(row.codec) {
                     if truth != true { return true }
                     decided = true
                 }
+                // A matching row that a full top-k heap would drop is counted without an instance.
+                let matches = !needsFilter || (options.search == nil && (decided || options.filter == nil))
+                if matches, collector.offerDropping(row.codec) { return true }
                 let instance: StoredInstance
                 if let existing = reused {
                     existing.reset(borrowing: row)

@@ -39,6 +39,8 @@ struct ResultCollector {
     /// The worst kept row's key value, prepared for encoded comparisons (nil: recompute).
     private var threshold: CompiledFilter.EncodedOperand?
     private var thresholdValue: ODataValue = .null
+    /// `singleKey`'s slot in the scanned set's layout (`prepareBorrowedScan`).
+    private var keySlot: (index: Int, expectation: SlotExpectation)?
 
     init(orderBy: [BoundOrderItem], evaluator: Evaluator, context: EvaluationContext, limit: Int?, streams: Bool,
          after: (values: [ODataValue], key: [UInt8])?, countAll: Bool, countOnly: Bool = false) {
@@ -102,6 +104,37 @@ struct ResultCollector {
         rows.append(row)
         if streams, let limit, rows.count >= limit, !countAll { return .stop }
         return .more
+    }
+
+    /// Prepares `offerDropping` for a scan of the set `info` describes.
+    mutating func prepareBorrowedScan(_ info: SetInfo) {
+        guard let step = singleKey, case .declared(let index) = step.access else { return }
+        let layout = info.layout.properties
+        guard index < layout.count, layout[index].name == step.name, let expectation = info.codec.expectation(at: index) else { return }
+        keySlot = (index, expectation)
+    }
+
+    /// Counts a matching borrowed row and returns true when a full heap would drop it (its
+    /// single `$orderby` value, read in place from `codec`, sorts strictly after the worst row
+    /// kept); false leaves the row to `offer`. No instance is needed for the rows dropped.
+    mutating func offerDropping(_ codec: UnsafeRawBufferPointer) -> Bool {
+        guard !countOnly, let slot = keySlot, heap?.isFull == true, let worst = heap?.worst, let first = orderBy.first else { return false }
+        if threshold == nil {
+            guard let value = worst.sortValues.first, !value.isNull else { return false }
+            threshold = CompiledFilter.EncodedOperand(value)
+            thresholdValue = value
+        }
+        guard let operand = threshold else { return false }
+        let scalar: EncodedScalar?
+        do throws(ODataError) {
+            scalar = try EntityCodec.scalar(at: slot.index, from: codec, expecting: slot.expectation)
+        } catch {
+            return false
+        }
+        guard case .order(let order?) = CompiledFilter.encodedOrder(scalar, operand, thresholdValue), order != 0,
+              (first.descending ? -order : order) > 0 else { return false }
+        matched += 1
+        return true
     }
 
     /// True when the heap is full and the row's single `$orderby` value, read in place, sorts
