@@ -154,7 +154,7 @@ public struct EntityCodec: Sendable {
         let count = try reader.count(minimumItemSize: 4)
         var offsets: [Int] = []
         offsets.reserveCapacity(count + 1)
-        for _ in 0...count { offsets.append(Int(try reader.littleEndian(4))) }
+        for _ in 0..<count + 1 { offsets.append(Int(try reader.littleEndian(4))) }
         let dataStart = reader.position
         let dataLength = bytes.count - dataStart
         guard offsets.first == 0 else { throw .encodingInvalid("entity: first offset is not 0", offset: dataStart) }

@@ -49,45 +49,13 @@ struct CompiledFilter {
             let inner = truth(operand, evaluator)
             return { (instance: StoredInstance) throws(ODataError) -> Bool? in try inner(instance).map { !$0 } }
         case .binary(let op, let left, let right, _) where op.isComparison && isPlain(left.type) && isPlain(right.type):
-            let l = value(left, evaluator), r = value(right, evaluator)
-            switch op {
-            case .eq, .ne:
-                let wantEqual = op == .eq
-                return { (instance: StoredInstance) throws(ODataError) -> Bool? in
-                    let a = try l(instance), b = try r(instance)
-                    let equal: Bool
-                    switch (a, b) {
-                    case (.null, .null): equal = true
-                    case (.null, _), (_, .null): equal = false
-                    default: equal = ODataValue.comparePromoted(a, b) == 0
-                    }
-                    return equal == wantEqual
-                }
-            default:
-                return { (instance: StoredInstance) throws(ODataError) -> Bool? in
-                    let a = try l(instance), b = try r(instance)
-                    guard !a.isNull, !b.isNull, let order = ODataValue.comparePromoted(a, b) else { return false }
-                    switch op {
-                    case .gt: return order > 0
-                    case .ge: return order >= 0
-                    case .lt: return order < 0
-                    default: return order <= 0
-                    }
-                }
-            }
+            let general = comparison(op, left, right, evaluator)
+            return encodedComparison(op, left, right, general: general) ?? general
         case .call(let function, let arguments)
             where (function == .startswith || function == .endswith || function == .contains) && arguments.count == 2
                 && arguments[0].type == .string && arguments[1].type == .string:
-            let h = value(arguments[0], evaluator), n = value(arguments[1], evaluator)
-            return { (instance: StoredInstance) throws(ODataError) -> Bool? in
-                guard case .string(let hay) = try h(instance), case .string(let needle) = try n(instance) else { return nil }
-                let text = hay.unicodeScalars, part = needle.unicodeScalars
-                switch function {
-                case .startswith: return text.starts(with: part)
-                case .endswith: return text.reversed().starts(with: part.reversed())
-                default: return contains(text, part)
-                }
-            }
+            let general = stringSearch(function, arguments[0], arguments[1], evaluator)
+            return encodedStringSearch(function, arguments[0], arguments[1], general: general) ?? general
         default:
             // Anything else: the evaluator decides, with its own type checks and messages.
             return { (instance: StoredInstance) throws(ODataError) -> Bool? in
@@ -98,6 +66,50 @@ struct CompiledFilter {
                     throw ODataError(.invalidInput, name: "evaluationTypeMismatch", code: 1704,
                                      message: "a logical operator needs Boolean operands", location: "$filter, position \(expr.position)")
                 }
+            }
+        }
+    }
+
+    /// A comparison of two plain values, evaluated on decoded values.
+    static func comparison(_ op: BoundBinaryOperator, _ left: BoundExpr, _ right: BoundExpr, _ evaluator: Evaluator) -> Truth {
+        let l = value(left, evaluator), r = value(right, evaluator)
+        switch op {
+        case .eq, .ne:
+            let wantEqual = op == .eq
+            return { (instance: StoredInstance) throws(ODataError) -> Bool? in
+                let a = try l(instance), b = try r(instance)
+                let equal: Bool
+                switch (a, b) {
+                case (.null, .null): equal = true
+                case (.null, _), (_, .null): equal = false
+                default: equal = ODataValue.comparePromoted(a, b) == 0
+                }
+                return equal == wantEqual
+            }
+        default:
+            return { (instance: StoredInstance) throws(ODataError) -> Bool? in
+                let a = try l(instance), b = try r(instance)
+                guard !a.isNull, !b.isNull, let order = ODataValue.comparePromoted(a, b) else { return false }
+                switch op {
+                case .gt: return order > 0
+                case .ge: return order >= 0
+                case .lt: return order < 0
+                default: return order <= 0
+                }
+            }
+        }
+    }
+
+    /// `startswith`/`endswith`/`contains` on decoded strings (ordinal, by Unicode scalar).
+    static func stringSearch(_ function: CanonicalFunction, _ haystack: BoundExpr, _ needle: BoundExpr, _ evaluator: Evaluator) -> Truth {
+        let h = value(haystack, evaluator), n = value(needle, evaluator)
+        return { (instance: StoredInstance) throws(ODataError) -> Bool? in
+            guard case .string(let hay) = try h(instance), case .string(let needle) = try n(instance) else { return nil }
+            let text = hay.unicodeScalars, part = needle.unicodeScalars
+            switch function {
+            case .startswith: return text.starts(with: part)
+            case .endswith: return text.reversed().starts(with: part.reversed())
+            default: return contains(text, part)
             }
         }
     }

@@ -22,18 +22,26 @@ extension QueryExecutor {
     /// The expanded content of one navigation property of one entity: its targets through the
     /// navigation index or links (never a scan of the target set), then the nested options.
     func expand(_ item: BoundExpandItem, of source: StoredEntity, depth: Int) throws(ODataError) -> ODataNavigationContent {
-        var cursor = try reader.navigationTargets(from: source.entitySet, key: try source.key(), navigation: item.navigation.name)
+        var cursor = try reader.navigationTargets(from: source, navigation: item.navigation.name)
         let context = EvaluationContext(reader: reader, model: model)
         let options = item.options
         var collector = ResultCollector(orderBy: options.orderBy, evaluator: evaluator, context: context,
                                         limit: options.top.map { (options.skip ?? 0) + $0 }, streams: options.orderBy.isEmpty,
                                         after: nil, countAll: true)
         let searcher = try options.search.map { _ throws(ODataError) in try SearchMatcher(model: model, entityType: item.navigation.targetEntityType) }
-        var keys: [[UInt8]] = []
-        while let key = try cursor.next() { keys.append(key) }
-        keys.sort { $0.lexicographicallyPrecedes($1) }
-        for key in keys {
-            guard let target = try reader.entity(in: cursor.targetSet, keyBytes: key) else { continue }
+        // Targets in key order: read straight from a key-prefix range, else looked up by key.
+        var targets: [StoredEntity] = []
+        if cursor.readsEntities {
+            while let target = try cursor.nextEntity() { targets.append(target) }
+        } else {
+            var keys: [[UInt8]] = []
+            while let key = try cursor.next() { keys.append(key) }
+            keys.sort { $0.lexicographicallyPrecedes($1) }
+            for key in keys {
+                if let target = try reader.entity(in: cursor.targetSet, keyBytes: key) { targets.append(target) }
+            }
+        }
+        for target in targets {
             let instance = StoredInstance(target, context: context)
             if let filter = options.filter, try !evaluator.matches(filter, on: instance) { continue }
             if let search = options.search, let searcher, try !searcher.matches(search, on: instance) { continue }

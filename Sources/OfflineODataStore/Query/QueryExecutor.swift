@@ -66,6 +66,8 @@ public struct QueryExecutor {
         let searcher = try options.search.map { _ throws(ODataError) in try SearchMatcher(model: model, entityType: type) }
         var plan: QueryPlan?
         var stream: CandidateStream
+        /// A whole-set scan runs on borrowed bytes (`EntityReader.forEachEntity`) instead.
+        var borrowedScan: (reverse: Bool, after: [UInt8]?)?
         switch source {
         case .keys(let keys):
             stream = CandidateStream(reader: reader, set: set, keys: keys, reverse: false)
@@ -88,14 +90,27 @@ public struct QueryExecutor {
             plan = chosen
             var reverse = false
             if case .accessOrder(let backward) = chosen.order { reverse = backward }
-            stream = try CandidateStream(reader: reader, set: set, access: chosen.access, reverse: reverse, primaryKey: primaryKey,
-                                         resumeAfterKey: page.resumeKeyForScan(chosen))
+            if case .scan = chosen.access {
+                borrowedScan = (reverse, page.resumeKeyForScan(chosen))
+                stream = CandidateStream(reader: reader, set: set, keys: [], reverse: false)
+            } else {
+                stream = try CandidateStream(reader: reader, set: set, access: chosen.access, reverse: reverse, primaryKey: primaryKey,
+                                             resumeAfterKey: page.resumeKeyForScan(chosen))
+            }
         }
         // 3. Filter, order, page.
         let needsFilter = plan?.needsFilter ?? true
         if request.path.suffix == .count, !needsFilter {
             // The access path answers the filter exactly: count index entries, read no entity.
-            let count = try stream.countRemaining()
+            var count = 0
+            if let scan = borrowedScan {
+                try reader.forEachEntity(set, reverse: scan.reverse, after: scan.after) { (_: BorrowedEntity) throws(ODataError) -> Bool in
+                    count += 1
+                    return true
+                }
+            } else {
+                count = try stream.countRemaining()
+            }
             return QueryResult(payload: .count(count), entitySet: set, entityType: type, plan: plan)
         }
         let streamsInOrder: Bool
@@ -109,8 +124,38 @@ public struct QueryExecutor {
         }
         var collector = ResultCollector(orderBy: options.orderBy, evaluator: evaluator, context: context,
                                         limit: page.limit.map { $0 + 1 }, streams: streamsInOrder, after: page.position,
-                                        countAll: options.count)
+                                        countAll: options.count, countOnly: request.path.suffix == .count)
         let compiled = options.filter.map { CompiledFilter($0, evaluator: evaluator) }
+        if let scan = borrowedScan {
+            // Filter and `$orderby` keys are read in place; only kept rows are copied.
+            var reused: StoredInstance?
+            let info = try reader.catalog.set(set)
+            let encoded = needsFilter ? options.filter.flatMap { EncodedFilter($0, info: info) } : nil
+            collector.prepareBorrowedScan(info)
+            try reader.forEachEntity(set, reverse: scan.reverse, after: scan.after) { (row: BorrowedEntity) throws(ODataError) -> Bool in
+                var decided = false
+                if let encoded, case .decided(let truth) = encoded.evaluate(row.codec) {
+                    if truth != true { return true }
+                    decided = true
+                }
+                // A matching row that a full top-k heap would drop is counted without an instance.
+                let matches = !needsFilter || (options.search == nil && (decided || options.filter == nil))
+                if matches, collector.offerDropping(row.codec) { return true }
+                let instance: StoredInstance
+                if let existing = reused {
+                    existing.reset(borrowing: row)
+                    instance = existing
+                } else {
+                    instance = StoredInstance(borrowing: row, context: context)
+                    reused = instance
+                }
+                if needsFilter {
+                    if !decided, let compiled, try !compiled.matches(instance) { return true }
+                    if let search = options.search, let searcher, try !searcher.matches(search, on: instance) { return true }
+                }
+                return try collector.offer(instance) == .more
+            }
+        }
         var reusable: StoredInstance?
         while let candidate = try stream.next() {
             if needsFilter {

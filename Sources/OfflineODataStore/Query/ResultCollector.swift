@@ -24,6 +24,8 @@ struct ResultCollector {
     /// Resume strictly after this position (`$skiptoken`): sort values and encoded key.
     let after: (values: [ODataValue], key: [UInt8])?
     let countAll: Bool
+    /// `/$count`: only `matched` is needed (no row is kept).
+    let countOnly: Bool
 
     /// `$orderby` expressions compiled once (`CompiledFilter.value`).
     let sortKeys: [CompiledFilter.Value]
@@ -31,9 +33,17 @@ struct ResultCollector {
     private(set) var matched = 0
     private var rows: [ResultRow] = []
     private var heap: TopKHeap<ResultRow>?
+    /// One `$orderby` key that is a declared property: with a full heap, rows are compared
+    /// with the worst row kept on their encoded bytes first, and most are dropped unread.
+    private let singleKey: BoundPropertyStep?
+    /// The worst kept row's key value, prepared for encoded comparisons (nil: recompute).
+    private var threshold: CompiledFilter.EncodedOperand?
+    private var thresholdValue: ODataValue = .null
+    /// `singleKey`'s slot in the scanned set's layout (`prepareBorrowedScan`).
+    private var keySlot: (index: Int, expectation: SlotExpectation)?
 
     init(orderBy: [BoundOrderItem], evaluator: Evaluator, context: EvaluationContext, limit: Int?, streams: Bool,
-         after: (values: [ODataValue], key: [UInt8])?, countAll: Bool) {
+         after: (values: [ODataValue], key: [UInt8])?, countAll: Bool, countOnly: Bool = false) {
         self.orderBy = orderBy
         self.evaluator = evaluator
         self.context = context
@@ -41,7 +51,9 @@ struct ResultCollector {
         self.streams = streams
         self.after = after
         self.countAll = countAll
+        self.countOnly = countOnly && limit == nil && after == nil
         self.sortKeys = orderBy.map { CompiledFilter.value($0.expression, evaluator) }
+        self.singleKey = orderBy.count == 1 ? CompiledFilter.declaredStep(orderBy[0].expression) : nil
         if !streams, let limit {
             let descending = orderBy.first?.descending ?? false
             let items = orderBy
@@ -50,35 +62,104 @@ struct ResultCollector {
     }
 
     mutating func offer(_ entity: StoredEntity) throws(ODataError) -> Decision {
+        let current: StoredInstance
+        if let instance {
+            instance.reset(entity)
+            current = instance
+        } else {
+            current = StoredInstance(entity, context: context)
+            instance = current
+        }
+        return try offer(current)
+    }
+
+    /// Offers the entity an instance points at (owned or borrowed). A borrowed entity is
+    /// copied only when it is kept: rows that a full top-k heap would drop, rows before the
+    /// page start and rows past a streamed limit never are.
+    mutating func offer(_ current: StoredInstance) throws(ODataError) -> Decision {
         matched += 1
+        if countOnly { return .more }
+        if try dropsUnread(current) { return .more }
         var values: [ODataValue] = []
         if !sortKeys.isEmpty {
-            let current: StoredInstance
-            if let instance {
-                instance.reset(entity)
-                current = instance
-            } else {
-                current = StoredInstance(entity, context: context)
-                instance = current
-            }
             values.reserveCapacity(sortKeys.count)
             for key in sortKeys { values.append(try key(current)) }
         }
-        if let after, compare(values, entity.keyBytes, after.values, after.key) <= 0 {
+        if let after, order(values, current, after.values, after.key) <= 0 {
             // Before the page start: counted, not returned.
             return .more
         }
-        let row = ResultRow(entity: entity, sortValues: values)
-        if heap != nil {
-            heap?.insert(row)
+        if let worst = heap?.worst, heap?.isFull == true, order(values, current, worst.sortValues, worst.entity.keyBytes) >= 0 {
+            // Not better than the worst row kept: the heap would drop it.
             return .more
         }
-        if let limit, rows.count >= limit {
+        if heap == nil, let limit, rows.count >= limit {
             return countAll ? .more : .stop
+        }
+        let row = ResultRow(entity: try current.entity(), sortValues: values)
+        if heap != nil {
+            if heap?.insert(row) == true { threshold = nil }
+            return .more
         }
         rows.append(row)
         if streams, let limit, rows.count >= limit, !countAll { return .stop }
         return .more
+    }
+
+    /// Prepares `offerDropping` for a scan of the set `info` describes.
+    mutating func prepareBorrowedScan(_ info: SetInfo) {
+        guard let step = singleKey, case .declared(let index) = step.access else { return }
+        let layout = info.layout.properties
+        guard index < layout.count, layout[index].name == step.name, let expectation = info.codec.expectation(at: index) else { return }
+        keySlot = (index, expectation)
+    }
+
+    /// Counts a matching borrowed row and returns true when a full heap would drop it (its
+    /// single `$orderby` value, read in place from `codec`, sorts strictly after the worst row
+    /// kept); false leaves the row to `offer`. No instance is needed for the rows dropped.
+    mutating func offerDropping(_ codec: UnsafeRawBufferPointer) -> Bool {
+        guard !countOnly, let slot = keySlot, heap?.isFull == true, let worst = heap?.worst, let first = orderBy.first else { return false }
+        if threshold == nil {
+            guard let value = worst.sortValues.first, !value.isNull else { return false }
+            threshold = CompiledFilter.EncodedOperand(value)
+            thresholdValue = value
+        }
+        guard let operand = threshold else { return false }
+        let scalar: EncodedScalar?
+        do throws(ODataError) {
+            scalar = try EntityCodec.scalar(at: slot.index, from: codec, expecting: slot.expectation)
+        } catch {
+            return false
+        }
+        guard case .order(let order?) = CompiledFilter.encodedOrder(scalar, operand, thresholdValue), order != 0,
+              (first.descending ? -order : order) > 0 else { return false }
+        matched += 1
+        return true
+    }
+
+    /// True when the heap is full and the row's single `$orderby` value, read in place, sorts
+    /// strictly after the worst row kept (so `offer` would drop it). Equal values, nulls,
+    /// incomparable values and anything not read in place go the full way.
+    private mutating func dropsUnread(_ current: StoredInstance) throws(ODataError) -> Bool {
+        guard let step = singleKey, heap?.isFull == true, let worst = heap?.worst, let first = orderBy.first else { return false }
+        if threshold == nil {
+            guard let value = worst.sortValues.first, !value.isNull else { return false }
+            threshold = CompiledFilter.EncodedOperand(value)
+            thresholdValue = value
+        }
+        guard let operand = threshold else { return false }
+        let literal = thresholdValue
+        let outcome = try current.withScalar(step) { CompiledFilter.encodedOrder($0, operand, literal) }
+        guard case .order(let order?)? = outcome, order != 0 else { return false }
+        return (first.descending ? -order : order) > 0
+    }
+
+    /// `compare` with the current row's key read from the instance (no copy).
+    func order(_ values: [ODataValue], _ current: StoredInstance, _ other: [ODataValue], _ otherKey: [UInt8]) -> Int {
+        let order = Self.compareValues(values, other, orderBy)
+        if order != 0 { return order }
+        let keyOrder = current.compareKey(otherKey)
+        return (orderBy.first?.descending ?? false) ? -keyOrder : keyOrder
     }
 
     /// The rows of the page (after `skip`, at most `take`) and whether more rows follow.
@@ -105,11 +186,18 @@ struct ResultCollector {
 
     static func compare(_ a: [ODataValue], _ aKey: [UInt8], _ b: [ODataValue], _ bKey: [UInt8],
                         _ orderBy: [BoundOrderItem], _ firstDescending: Bool) -> Int {
+        let order = compareValues(a, b, orderBy)
+        if order != 0 { return order }
+        let keyOrder = aKey.lexicographicallyPrecedes(bKey) ? -1 : (aKey == bKey ? 0 : 1)
+        return firstDescending ? -keyOrder : keyOrder
+    }
+
+    /// The `$orderby` part of `compare` (0 when every key is equal).
+    static func compareValues(_ a: [ODataValue], _ b: [ODataValue], _ orderBy: [BoundOrderItem]) -> Int {
         for (index, item) in orderBy.enumerated() where index < a.count && index < b.count {
             let order = ODataOrdering.compare(a[index], b[index])
             if order != 0 { return item.descending ? -order : order }
         }
-        let keyOrder = aKey.lexicographicallyPrecedes(bKey) ? -1 : (aKey == bKey ? 0 : 1)
-        return firstDescending ? -keyOrder : keyOrder
+        return 0
     }
 }

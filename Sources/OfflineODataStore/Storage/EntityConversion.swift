@@ -18,8 +18,9 @@ enum EntityConversion {
     static func entity(from record: EntityRecord, meta: StoredValue.Meta, info: SetInfo) -> ODataEntity {
         var properties: [ODataProperty] = []
         properties.reserveCapacity(record.values.count + record.dynamicProperties.count)
-        for (i, value) in record.values.enumerated() where i < info.layout.properties.count {
-            if let value { properties.append(ODataProperty(info.layout.properties[i].name, value)) }
+        let layout = info.layout.properties
+        for i in 0..<min(record.values.count, layout.count) {
+            if case .some(let value) = record.values[i] { properties.append(ODataProperty(layout[i].name, value)) }
         }
         properties += record.dynamicProperties
         return ODataEntity(typeName: meta.typeName ?? info.typeName, properties: properties,

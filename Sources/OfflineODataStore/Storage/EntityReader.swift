@@ -137,9 +137,29 @@ public struct EntityReader: Sendable {
     /// empty when the source does not exist). The cursor names the target set.
     public func navigationTargets(from set: String, key: [ODataValue], navigation: String) throws(ODataError) -> NavigationCursor {
         let info = try catalog.set(set)
-        let plan = try catalog.plan(set, navigation)
-        let source = try EntityStorage.encodeKey(key, info: info)
+        return try navigationTargets(info, source: try EntityStorage.encodeKey(key, info: info), entity: nil, navigation: navigation)
+    }
+
+    /// The same for an entity already read from this reader: no second lookup of the source,
+    /// and only the foreign-key properties are decoded.
+    public func navigationTargets(from entity: StoredEntity, navigation: String) throws(ODataError) -> NavigationCursor {
+        try navigationTargets(try catalog.set(entity.entitySet), source: entity.keyBytes, entity: entity, navigation: navigation)
+    }
+
+    func navigationTargets(_ info: SetInfo, source: [UInt8], entity known: StoredEntity?, navigation: String) throws(ODataError) -> NavigationCursor {
+        let plan = try catalog.plan(info.name, navigation)
         let target = try catalog.set(plan.target)
+        /// The source entity's values of `columns` (one property decoded each); nil when the
+        /// source does not exist.
+        func sourceValues(_ columns: [IndexColumn]) throws(ODataError) -> [ODataValue]? {
+            let found: StoredEntity?
+            if let known { found = known } else { found = try entity(info, source) }
+            guard let stored = found else { return nil }
+            var values: [ODataValue] = []
+            values.reserveCapacity(columns.count)
+            for column in columns { values.append(try column.value(from: stored.bytes, codec: info.codec)) }
+            return values
+        }
         switch plan {
         case .link(_, let forward, _, _, _):
             let cursor = try mapEngine("reading links") { () throws(EngineError) in
@@ -147,28 +167,25 @@ public struct EntityReader: Sendable {
             }
             return NavigationCursor(targetSet: target.name, mode: .links(cursor, prefixLength: source.count))
         case .toKey(_, let columns):
-            guard let stored = try entity(info, source) else { return NavigationCursor(targetSet: target.name, mode: .done) }
-            let record = try stored.record()
-            let values = columns.map { $0.value(in: record) }
-            if values.contains(where: \.isNull) { return NavigationCursor(targetSet: target.name, mode: .done) }
+            guard let values = try sourceValues(columns), !values.contains(where: \.isNull) else {
+                return NavigationCursor(targetSet: target.name, mode: .done)
+            }
             let targetKey = try EntityStorage.encodeKey(values, info: target)
             guard try entity(target, targetKey) != nil else { return NavigationCursor(targetSet: target.name, mode: .done) }
             return NavigationCursor(targetSet: target.name, mode: .one(targetKey))
         case .keyPrefix(_, let columns):
-            guard let stored = try entity(info, source) else { return NavigationCursor(targetSet: target.name, mode: .done) }
-            let record = try stored.record()
-            let values = columns.map { $0.value(in: record) }
-            if values.contains(where: \.isNull) { return NavigationCursor(targetSet: target.name, mode: .done) }
+            guard let values = try sourceValues(columns), !values.contains(where: \.isNull) else {
+                return NavigationCursor(targetSet: target.name, mode: .done)
+            }
             let prefix = try EntityStorage.encodeKeyPrefix(values, info: target)
             let cursor = try mapEngine("reading \(target.name)") { () throws(EngineError) in
                 try snapshot.cursor(in: target.tree, from: prefix, to: IndexBounds.prefixEnd(prefix))
             }
-            return NavigationCursor(targetSet: target.name, mode: .links(cursor, prefixLength: 0))
+            return NavigationCursor(targetSet: target.name, mode: .entities(EntityCursor(cursor: cursor, info: target)))
         case .byIndex(_, let sourceColumns, let index):
-            guard let stored = try entity(info, source) else { return NavigationCursor(targetSet: target.name, mode: .done) }
-            let record = try stored.record()
-            let values = sourceColumns.map { $0.value(in: record) }
-            if values.contains(where: \.isNull) { return NavigationCursor(targetSet: target.name, mode: .done) }
+            guard let values = try sourceValues(sourceColumns), !values.contains(where: \.isNull) else {
+                return NavigationCursor(targetSet: target.name, mode: .done)
+            }
             return NavigationCursor(targetSet: target.name, mode: .index(try indexScan(index, equal: values)))
         }
     }

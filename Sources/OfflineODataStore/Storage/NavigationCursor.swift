@@ -5,6 +5,8 @@ import OfflineODataModel
 public struct NavigationCursor {
     enum Mode {
         case links(KeyValueCursor, prefixLength: Int)
+        /// The target entities themselves, in key order (a key-prefix range of the target set).
+        case entities(EntityCursor)
         case one([UInt8])
         case index(IndexCursor)
         case done
@@ -21,6 +23,10 @@ public struct NavigationCursor {
         case .one(let key):
             mode = .done
             return key
+        case .entities(var cursor):
+            let entity = try cursor.next()
+            mode = entity == nil ? .done : .entities(cursor)
+            return entity?.keyBytes
         case .index(var cursor):
             let entry = try cursor.next()
             mode = entry == nil ? .done : .index(cursor)
@@ -33,5 +39,21 @@ public struct NavigationCursor {
             mode = .links(cursor, prefixLength: prefixLength)
             return Array(key[prefixLength...])
         }
+    }
+
+    /// True when the cursor reads the target entities themselves, in key order (`nextEntity`
+    /// then costs no lookup).
+    public var readsEntities: Bool {
+        if case .entities = mode { return true }
+        return false
+    }
+
+    /// The next target entity when `readsEntities` (nil at the end, and for the other modes:
+    /// use `next()` and a lookup).
+    public mutating func nextEntity() throws(ODataError) -> StoredEntity? {
+        guard case .entities(var cursor) = mode else { return nil }
+        let entity = try cursor.next()
+        mode = entity == nil ? .done : .entities(cursor)
+        return entity
     }
 }
