@@ -324,7 +324,7 @@ final class RunFile: @unchecked Sendable {
     }
 
     /// One partition's filter bits, through the block cache.
-    private func filterPartition(at offset: UInt64, length: Int) throws(EngineError) -> Block {
+    private func filterPartition(at offset: UInt64, length: Int, fillCache: Bool) throws(EngineError) -> Block {
         let key = BlockCache.key(file: number, offset: offset)
         if let b = cache.get(key) { return b }
         guard length >= Format.frameHeaderSize, offset + UInt64(length) <= fileSize else {
@@ -336,7 +336,7 @@ final class RunFile: @unchecked Sendable {
             throw .corrupt("filter partition has an invalid size (\(bits.count) bytes)", file: name, offset: offset)
         }
         let block = Block(filterBits: bits)
-        cache.insert(key, block)
+        if fillCache { cache.insert(key, block) }
         return block
     }
 
@@ -370,8 +370,9 @@ final class RunFile: @unchecked Sendable {
     var root: (offset: UInt64, length: Int) { (info.rootOffset, info.rootLength) }
 
     /// False when the run certainly does not hold `key` (outside its key range, or its filter
-    /// says no); reads the filter on first use.
-    func mayContain(_ key: [UInt8]) throws(EngineError) -> Bool {
+    /// says no); reads the filter on first use (`fillCache: false`: a partition read from the
+    /// file does not enter the block cache).
+    func mayContain(_ key: [UInt8], fillCache: Bool = true) throws(EngineError) -> Bool {
         guard !isEmpty, compareBytes(key, minKey) >= 0, compareBytes(key, maxKey) <= 0 else { return false }
         guard let filter = try filter() else { return true }
         if let whole = filter.whole { return whole.mayContain(key) }
@@ -382,7 +383,7 @@ final class RunFile: @unchecked Sendable {
             throw .corrupt("filter index ends before the run's last key", file: name, offset: info.filterOffset)
         }
         let pointer = index.child(i)
-        let bits = try filterPartition(at: pointer.offset, length: pointer.length)
+        let bits = try filterPartition(at: pointer.offset, length: pointer.length, fillCache: fillCache)
         let h = key.withUnsafeBytes { BloomFilter.hash($0) }
         return bits.data.withUnsafeBytes { BloomFilter.mayContain(hash: h, encoded: $0) }
     }

@@ -39,18 +39,21 @@ public struct Snapshot: @unchecked Sendable {
         return nil
     }
 
-    func mergeCursor(forward: Bool, includeTombstones: Bool = false) -> MergeCursor {
+    func mergeCursor(forward: Bool, includeTombstones: Bool = false, fillCache: Bool = true) -> MergeCursor {
         var sources: [SourceCursor] = mems.map { .mem($0.cursor()) }
-        sources += runs.map { .run(RunCursor(run: $0)) }
+        sources += runs.map { .run(RunCursor(run: $0, fillCache: fillCache)) }
         return MergeCursor(sources: sources, forward: forward, includeTombstones: includeTombstones)
     }
 
     /// A cursor over `tree` from `start` (inclusive; nil = the first key, or the last key when
-    /// `reverse`) up to `end` (exclusive; nil = the tree's end).
-    public func cursor(in tree: Tree, from start: [UInt8]? = nil, to end: [UInt8]? = nil, reverse: Bool = false)
-        throws(EngineError) -> KeyValueCursor
+    /// `reverse`) up to `end` (exclusive; nil = the tree's end). `fillCache: false` for a one-pass
+    /// scan over much data: leaves it reads from the files do not enter the block cache, so it
+    /// neither evicts what other reads use nor grows the cache's share of memory (leaves already
+    /// cached are still used).
+    public func cursor(in tree: Tree, from start: [UInt8]? = nil, to end: [UInt8]? = nil, reverse: Bool = false,
+                       fillCache: Bool = true) throws(EngineError) -> KeyValueCursor
     {
-        var merge = mergeCursor(forward: !reverse)
+        var merge = mergeCursor(forward: !reverse, fillCache: fillCache)
         let lower = tree.internalKey(reverse ? (end ?? []) : (start ?? []))
         if reverse {
             // Start at the last key < end (or the tree's last key).

@@ -170,8 +170,10 @@ struct DownloadApply {
             let prefix = OfflineStoreFormat.membershipPrefix(name)
             // Nothing is committed yet: the last commit is the state before the download, and
             // the batch's own writes tell which members this generation stored.
+            // One pass over every member: around the block cache (it would fill with membership
+            // leaves that nothing reads again).
             var cursor = try writer.currentReader().systemScan(tree: OfflineStoreFormat.membershipTree, from: prefix,
-                                                               to: OfflineStoreFormat.end(of: prefix))
+                                                               to: OfflineStoreFormat.end(of: prefix), fillCache: false)
             _ = try removeStale(&cursor, prefix: prefix, cursorIsCurrent: false, into: &tx, counts: &next, limit: Int.max)
             try finishDownload(&tx, counts: next, pages: pages.count)
             if Task.isCancelled { throw cancelled() }
@@ -211,7 +213,8 @@ struct DownloadApply {
         }
         let prefix = OfflineStoreFormat.membershipPrefix(name)
         let scan = try writer.currentReader()
-        var cursor = try scan.systemScan(tree: OfflineStoreFormat.membershipTree, from: prefix, to: OfflineStoreFormat.end(of: prefix))
+        var cursor = try scan.systemScan(tree: OfflineStoreFormat.membershipTree, from: prefix, to: OfflineStoreFormat.end(of: prefix),
+                                         fillCache: false)
         var done = false
         while !done {
             var next = marker

@@ -9,11 +9,12 @@ extension EntityReader {
     }
 
     /// Records of a system tree from `from` (inclusive) to `to` (exclusive), in key order or reverse.
+    /// `fillCache: false` for one pass over many records (the engine's block cache is left as it is).
     public func systemScan(tree name: String, from: [UInt8]? = nil, to: [UInt8]? = nil,
-                           reverse: Bool = false) throws(ODataError) -> SystemCursor {
+                           reverse: Bool = false, fillCache: Bool = true) throws(ODataError) -> SystemCursor {
         guard let tree = try existingSystemTree(name) else { return SystemCursor(cursor: nil, tree: name) }
         let cursor = try mapEngine("scanning system tree '\(name)'") { () throws(EngineError) in
-            try snapshot.cursor(in: tree, from: from, to: to, reverse: reverse)
+            try snapshot.cursor(in: tree, from: from, to: to, reverse: reverse, fillCache: fillCache)
         }
         return SystemCursor(cursor: cursor, tree: name)
     }
