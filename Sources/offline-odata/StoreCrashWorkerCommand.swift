@@ -26,11 +26,11 @@ struct StoreCrashWorkerCommand: AsyncParsableCommand {
     @Option(help: "Sales orders in the generated service.") var orders = 60
     @Flag(help: "Only re-apply SalesOrders downloads, alternating two versions of the back end (staged-download crash test).")
     var downloads = false
-    @Option(help: "downloadBatchBytes of the store (small: every download is staged).") var batchBytes = 4 << 20
+    @Option(help: "downloadBatchBytes of the store (small: every download is staged).") var batchBytes = OfflineStoreParameters.defaultDownloadBatchBytes
 
     static let key = [UInt8](repeating: 0x37, count: 32)
 
-    static func parameters(path: String, batchBytes: Int = 4 << 20) -> OfflineStoreParameters {
+    static func parameters(path: String, batchBytes: Int = OfflineStoreParameters.defaultDownloadBatchBytes) -> OfflineStoreParameters {
         OfflineStoreParameters(storeName: "crash", storePath: path, encryption: .key(key),
                                definingQueries: [DefiningQuery(name: "BusinessPartners", url: "BusinessPartners"),
                                                  DefiningQuery(name: "SalesOrders", url: "SalesOrders")],

@@ -26,7 +26,7 @@ enum OursWorker {
             definingQueries: SalesEntitySet.allCases.map { DefiningQuery(name: $0.name, url: $0.name) },
             durability: .full, cacheSize: cacheBytes,
             indexes: indexes, keyDerivation: .minimum,
-            downloadBatchBytes: Int(ProcessInfo.processInfo.environment["STORE_BENCH_DOWNLOAD_BATCH_BYTES"] ?? "") ?? 4 << 20)
+            downloadBatchBytes: Int(ProcessInfo.processInfo.environment["STORE_BENCH_DOWNLOAD_BATCH_BYTES"] ?? "") ?? OfflineStoreParameters.defaultDownloadBatchBytes)
         // The pages first, so the peak RSS of the download is not the generator's.
         let files = try SalesEntitySet.allCases.map { try PageFile.write(g, $0, to: dir + "-pages-\($0.name).bin") }
         defer { for file in files { try? FileManager.default.removeItem(atPath: file.path) } }

@@ -162,7 +162,7 @@ struct StoreReport {
         for peer in driver.peers {
             switch peer {
             case .ours:
-                r += "- `ours`: `OfflineStore` encrypted with a raw 256-bit key (no KDF in any timing), durability `.full` (each commit fdatasync'd), \(cache) cache (`cacheSize`, our default), indexes `SalesOrders.LifecycleStatus`, `SalesOrders.GrossAmount` (the items' foreign key is indexed by the store); the download is `applyDownload` per defining query (one per entity set), each atomic (one commit up to `downloadBatchBytes` = 4 MiB of JSON, beyond that staged and applied in bounded commits, docs/OfflineStore.md §7.1); an update is `execute(.patch, …)`: entity, request-queue row and server image in one commit.\n"
+                r += "- `ours`: `OfflineStore` encrypted with a raw 256-bit key (no KDF in any timing), durability `.full` (each commit fdatasync'd), \(cache) cache (`cacheSize`, our default), indexes `SalesOrders.LifecycleStatus`, `SalesOrders.GrossAmount` (the items' foreign key is indexed by the store); the download is `applyDownload` per defining query (one per entity set), each atomic (one commit up to `downloadBatchBytes` = its default, 1 MiB of JSON, beyond that staged and applied in bounded commits, docs/OfflineStore.md §7.1); an update is `execute(.patch, …)`: entity, request-queue row and server image in one commit.\n"
             case .oursPlain:
                 r += "- `ours-plain`: the same store opened with the explicit `.unencrypted` opt-out; everything else as `ours` (durability `.full`, \(cache) cache, indexes, download, updates).\n"
             case .sqliteTyped:
