@@ -24,20 +24,5 @@ enum ResponsePrinter {
         return String(decoding: value.serialized(options: JSONWriter.Options(pretty: true)), as: UTF8.self)
     }
 
-    static func reason(_ status: Int) -> String {
-        switch status {
-        case 200: "OK"
-        case 201: "Created"
-        case 204: "No Content"
-        case 400: "Bad Request"
-        case 404: "Not Found"
-        case 405: "Method Not Allowed"
-        case 409: "Conflict"
-        case 412: "Precondition Failed"
-        case 428: "Precondition Required"
-        case 500: "Internal Server Error"
-        case 501: "Not Implemented"
-        default: ""
-        }
-    }
+    static func reason(_ status: Int) -> String { ODataResponse.reasonPhrase(status) ?? "" }
 }

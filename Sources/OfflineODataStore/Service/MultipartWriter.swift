@@ -56,32 +56,10 @@ enum MultipartWriter {
 
     static func responsePart(_ part: MultipartBatchResponse.Part) -> [UInt8] {
         var out = httpPartHeaders(part.contentID)
-        out += Array("HTTP/1.1 \(part.response.status) \(reason(part.response.status))".utf8) + crlf
+        out += Array("HTTP/1.1 \(part.response.status) \(ODataResponse.reasonPhrase(part.response.status) ?? "Status")".utf8) + crlf
         out += headerBlock(httpHeaders(part.response.headers, body: part.response.body))
         if let body = part.response.body { out += body }
         return out
-    }
-
-    /// The reason phrase of a status code (RFC 9110).
-    static func reason(_ status: Int) -> String {
-        switch status {
-        case 200: return "OK"
-        case 201: return "Created"
-        case 202: return "Accepted"
-        case 204: return "No Content"
-        case 304: return "Not Modified"
-        case 400: return "Bad Request"
-        case 401: return "Unauthorized"
-        case 403: return "Forbidden"
-        case 404: return "Not Found"
-        case 405: return "Method Not Allowed"
-        case 409: return "Conflict"
-        case 412: return "Precondition Failed"
-        case 424: return "Failed Dependency"
-        case 500: return "Internal Server Error"
-        case 501: return "Not Implemented"
-        default: return "Status"
-        }
     }
 
     /// True when `needle` occurs in `haystack` (for choosing a boundary that no body contains).

@@ -94,6 +94,30 @@ public struct ODataRequest: Sendable, Hashable {
 /// The local service's answer: status code, headers (`ETag`, `Location`,
 /// `Preference-Applied`), the JSON body (OData JSON) and, for entity results, the typed entity.
 public struct ODataResponse: Sendable, Hashable {
+    /// The reason phrase of a status code (RFC 9110; nil for codes the store does not answer
+    /// with): the multipart `$batch` response's status lines and the CLI print it.
+    public static func reasonPhrase(_ status: Int) -> String? {
+        switch status {
+        case 200: "OK"
+        case 201: "Created"
+        case 202: "Accepted"
+        case 204: "No Content"
+        case 304: "Not Modified"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 409: "Conflict"
+        case 412: "Precondition Failed"
+        case 424: "Failed Dependency"
+        case 428: "Precondition Required"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        default: nil
+        }
+    }
+
     public var status: Int
     public var headers: [String: String]
     public var body: [UInt8]?
