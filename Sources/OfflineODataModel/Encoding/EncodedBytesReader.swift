@@ -36,6 +36,29 @@ struct EncodedBytesReader {
         return Array(bytes[position..<position + count])
     }
 
+    /// `count` decimal digits packed two per byte, high nibble first (docs/EntityEncoding.md
+    /// §2.3, tag 0x08), unpacked into one array allocated once. Every digit must be 0–9 and the
+    /// first not 0 (coefficients carry no leading zeros); the pad nibble of an odd count is
+    /// ignored.
+    mutating func packedDigits(_ count: Int) throws(ODataError) -> [UInt8] {
+        let byteCount = (count + 1) / 2
+        guard count >= 0, byteCount <= remaining else { throw truncated() }
+        let start = position
+        var valid = true
+        let digits = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
+            for i in 0..<count {
+                let byte = bytes[start + i / 2]
+                let digit = i & 1 == 0 ? byte >> 4 : byte & 0x0F
+                if digit > 9 || (i == 0 && digit == 0) { valid = false }
+                out[i] = digit
+            }
+            initialized = count
+        }
+        guard valid else { throw invalid("decimal digits") }
+        position += byteCount
+        return digits
+    }
+
     /// Big-endian unsigned integer of `count` bytes (count <= 8).
     mutating func bigEndian(_ count: Int) throws(ODataError) -> UInt64 {
         guard count <= remaining else { throw truncated() }

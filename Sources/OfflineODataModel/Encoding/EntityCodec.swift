@@ -58,24 +58,51 @@ public struct EntityCodec: Sendable {
             throw .encodingInvalid("entity has \(header.count) declared properties, layout only \(layout.properties.count)", offset: 1)
         }
         var values: [ODataValue?] = []
+        values.reserveCapacity(layout.properties.count)
         for index in 0..<layout.properties.count {
             if index < header.count {
                 let value = try Self.readSlot(index, header, bytes)
-                if let value { try verify(value, at: index, header.slotStart(index)) }
+                if let value { try verify(value, at: index, header.slotStart(index, bytes)) }
                 values.append(value)
             } else {
                 values.append(nil)
             }
         }
-        var reader = EncodedBytesReader(bytes, from: header.dataStart + header.offsets[header.count], what: "entity")
+        let dynamic = try Self.readDynamic(header, bytes, into: [])
+        return EntityRecord(values: values, dynamicProperties: dynamic)
+    }
+
+    /// Every property as name and value: the declared ones present in the bytes, in layout
+    /// order, then the dynamic ones. The same properties, order and errors as `decode` followed
+    /// by dropping the absent slots, without building the record in between (the read path of
+    /// every query result).
+    public func decodeProperties(_ bytes: [UInt8]) throws(ODataError) -> [ODataProperty] {
+        let header = try Self.readHeader(bytes)
+        let declared = layout.properties
+        guard header.count <= declared.count else {
+            throw .encodingInvalid("entity has \(header.count) declared properties, layout only \(declared.count)", offset: 1)
+        }
+        var properties: [ODataProperty] = []
+        properties.reserveCapacity(header.count)
+        for index in 0..<header.count {
+            guard let value = try Self.readSlot(index, header, bytes) else { continue }
+            try verify(value, at: index, header.slotStart(index, bytes))
+            properties.append(ODataProperty(declared[index].name, value))
+        }
+        return try Self.readDynamic(header, bytes, into: properties)
+    }
+
+    /// Appends the dynamic properties that follow the declared slots.
+    static func readDynamic(_ header: Header, _ bytes: [UInt8], into properties: consuming [ODataProperty]) throws(ODataError) -> [ODataProperty] {
+        var reader = EncodedBytesReader(bytes, from: header.slotStart(header.count, bytes), what: "entity")
         let count = try reader.count(minimumItemSize: 2)
-        var dynamic: [ODataProperty] = []
+        var result = properties
         for _ in 0..<count {
             let name = try reader.utf8String()
-            dynamic.append(ODataProperty(name, try EntityValueEncoding.read(&reader)))
+            result.append(ODataProperty(name, try EntityValueEncoding.read(&reader)))
         }
         guard reader.atEnd else { throw reader.invalid("\(reader.remaining) bytes after the last property") }
-        return EntityRecord(values: values, dynamicProperties: dynamic)
+        return result
     }
 
     /// Reads only the declared property at `index` (checked against the layout). Returns nil
@@ -140,11 +167,15 @@ public struct EntityCodec: Sendable {
 
     // MARK: internals
 
+    /// The header of entity bytes, validated; the offset table is read in place
+    /// (docs/EntityEncoding.md §2.1).
     struct Header {
         var count: Int
-        var offsets: [Int]
+        /// Where the offset table starts (count + 1 little-endian u32).
+        var table: Int
         var dataStart: Int
-        func slotStart(_ index: Int) -> Int { dataStart + offsets[index] }
+        func offset(_ index: Int, _ bytes: [UInt8]) -> Int { EntityCodec.littleEndian32(bytes, table + 4 * index) }
+        func slotStart(_ index: Int, _ bytes: [UInt8]) -> Int { dataStart + offset(index, bytes) }
     }
 
     static func readHeader(_ bytes: [UInt8]) throws(ODataError) -> Header {
@@ -152,24 +183,29 @@ public struct EntityCodec: Sendable {
         let version = try reader.byte()
         guard version == formatVersion else { throw .encodingUnsupportedVersion(version, offset: 0) }
         let count = try reader.count(minimumItemSize: 4)
-        var offsets: [Int] = []
-        offsets.reserveCapacity(count + 1)
-        for _ in 0..<count + 1 { offsets.append(Int(try reader.littleEndian(4))) }
-        let dataStart = reader.position
-        let dataLength = bytes.count - dataStart
-        guard offsets.first == 0 else { throw .encodingInvalid("entity: first offset is not 0", offset: dataStart) }
-        for index in 0..<count where offsets[index] > offsets[index + 1] {
-            throw .encodingInvalid("entity: offsets decrease at property \(index)", offset: dataStart)
+        let table = reader.position
+        // count + 1 offsets; `count` ≤ remaining / 4 leaves room for all but the last one.
+        guard table + 4 * (count + 1) <= bytes.count else {
+            throw .encodingTruncated("entity header", offset: table + 4 * ((bytes.count - table) / 4))
         }
-        guard let last = offsets.last, last < dataLength else {
-            throw .encodingTruncated("entity", offset: bytes.count)
+        let header = Header(count: count, table: table, dataStart: table + 4 * (count + 1))
+        let dataLength = bytes.count - header.dataStart
+        guard header.offset(0, bytes) == 0 else { throw .encodingInvalid("entity: first offset is not 0", offset: header.dataStart) }
+        var previous = 0
+        for index in 0..<count {
+            let next = header.offset(index + 1, bytes)
+            guard previous <= next else {
+                throw .encodingInvalid("entity: offsets decrease at property \(index)", offset: header.dataStart)
+            }
+            previous = next
         }
-        return Header(count: count, offsets: offsets, dataStart: dataStart)
+        guard previous < dataLength else { throw .encodingTruncated("entity", offset: bytes.count) }
+        return header
     }
 
     static func readSlot(_ index: Int, _ header: Header, _ bytes: [UInt8]) throws(ODataError) -> ODataValue? {
-        let start = header.dataStart + header.offsets[index]
-        let end = header.dataStart + header.offsets[index + 1]
+        let start = header.slotStart(index, bytes)
+        let end = header.slotStart(index + 1, bytes)
         guard end > start else { return nil }
         return try readSlot(start, end, bytes)
     }

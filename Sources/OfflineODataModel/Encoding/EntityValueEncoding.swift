@@ -112,12 +112,7 @@ enum EntityValueEncoding {
             guard scale <= UInt64(EdmDecimal.maxDigits), count <= UInt64(EdmDecimal.maxDigits) else {
                 throw reader.invalid("decimal beyond \(EdmDecimal.maxDigits) digits")
             }
-            let packed = try reader.take((Int(count) + 1) / 2)
-            var digits: [UInt8] = []
-            for byte in packed { digits += [byte >> 4, byte & 0x0F] }
-            if Int(count) % 2 == 1 { digits.removeLast() }
-            guard digits.allSatisfy({ $0 <= 9 }), digits.first != 0 else { throw reader.invalid("decimal digits") }
-            return .decimal(EdmDecimal(unchecked: sign == 1, digits, Int(scale)))
+            return .decimal(EdmDecimal(unchecked: sign == 1, try reader.packedDigits(Int(count)), Int(scale)))
         case tagSingle: return .single(Float(bitPattern: UInt32(try reader.littleEndian(4))))
         case tagDouble: return .double(Double(bitPattern: try reader.littleEndian(8)))
         case tagString: return .string(try reader.utf8String())

@@ -117,8 +117,14 @@ public struct QueryExecutor {
         switch plan?.order {
         case .accessOrder?: streamsInOrder = true
         case .primaryKey?:
-            if case .scan? = plan?.access { streamsInOrder = true } else if case .index(let index, _)? = plan?.access, index.kind == .primaryKey {
-                streamsInOrder = true
+            if case .scan? = plan?.access { streamsInOrder = true } else if case .index(let index, let ranges)? = plan?.access {
+                // The primary key's ranges come in key order; so do the entries of one
+                // secondary range that fixes every indexed value (entries are the values, then
+                // the primary key: docs/StoreFormat.md §5.2), which then need no sort.
+                streamsInOrder = index.kind == .primaryKey
+                    || (ranges.count == 1 && ranges[0].equal.count == index.properties.count
+                        && ranges[0].lower == nil && ranges[0].upper == nil && ranges[0].prefix == nil
+                        && hasOneEncodingPerValue(index.name))
             } else { streamsInOrder = false }
         default: streamsInOrder = options.orderBy.isEmpty && source.isKeyOrdered
         }
@@ -189,6 +195,20 @@ public struct QueryExecutor {
             return QueryResult(payload: .references(ids, count: count, nextLink: nextLink), entitySet: set, entityType: type, plan: plan)
         }
         return QueryResult(payload: .collection(entities: entities, count: count, nextLink: nextLink), entitySet: set, entityType: type, plan: plan)
+    }
+
+    /// Whether every column of secondary index `name` encodes equal values to identical bytes.
+    /// Numbers other than integers keep their representation after the value (a decimal's scale,
+    /// a double's sign of zero: docs/EntityEncoding.md §1.3) and date/time offsets theirs, so one
+    /// value's entries there are ordered by representation before the primary key.
+    func hasOneEncodingPerValue(_ name: String) -> Bool {
+        guard let columns = reader.catalog.indexes[name]?.columns else { return false }
+        return columns.allSatisfy { column in
+            switch column.kind {
+            case .string?, .boolean?, .guid?, .byte?, .sbyte?, .int16?, .int32?, .int64?, .date?: return true
+            default: return false
+            }
+        }
     }
 
     /// The plan `url` would run with, as text (`explain`).

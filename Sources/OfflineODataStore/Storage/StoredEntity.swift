@@ -56,7 +56,7 @@ public struct StoredEntity: Sendable {
 
     /// The entity with its properties (declared ones in layout order, then dynamic ones) and ETag.
     public func toODataEntity() throws(ODataError) -> ODataEntity {
-        EntityConversion.entity(from: try record(), meta: StoredValue.Meta(etag: etag, typeName: derivedTypeName, flags: flags),
-                                info: info)
+        ODataEntity(typeName: typeName, properties: try info.codec.decodeProperties(bytes),
+                    control: ODataControlInformation(etag: etag))
     }
 }

@@ -56,6 +56,41 @@ import Testing
         }
     }
 
+    /// The query path's `decodeProperties` gives what `decode` gives without its absent slots
+    /// (declared ones in layout order, then dynamic ones), and on damaged bytes the same error.
+    @Test func propertiesDecodeLikeTheRecord() async {
+        let codec = EntityCodec(layout: Self.layout)
+        func expected(_ record: EntityRecord) -> [ODataProperty] {
+            var out: [ODataProperty] = []
+            for (index, value) in record.values.enumerated() {
+                if let value { out.append(ODataProperty(Self.layout.properties[index].name, value)) }
+            }
+            return out + record.dynamicProperties
+        }
+        func outcome(_ body: () throws(ODataError) -> [ODataProperty]) -> Result<[ODataProperty], ODataError> {
+            do { return .success(try body()) } catch { return .failure(error) }
+        }
+        await propertyCheck(count: 200, input: Self.record, Gen.int(in: 0...10_000), Gen.uint8()) { record, position, byte in
+            var bytes = try codec.encode(record)
+            let properties = try codec.decodeProperties(bytes)
+            let wanted = expected(record)
+            #expect(properties.count == wanted.count)
+            for (read, written) in zip(properties, wanted) {
+                #expect(read.name == written.name && read.value.isIdentical(to: written.value), "\(read) vs \(written)")
+            }
+            bytes[position % bytes.count] = byte
+            switch (outcome { () throws(ODataError) in try codec.decodeProperties(bytes) },
+                    outcome { () throws(ODataError) in expected(try codec.decode(bytes)) }) {
+            case let (.success(a), .success(b)):
+                #expect(a.count == b.count && zip(a, b).allSatisfy { $0.name == $1.name && $0.value.isIdentical(to: $1.value) })
+            case let (.failure(a), .failure(b)):
+                #expect(a.name == b.name && a.code == b.code && a.location == b.location, "\(a) vs \(b)")
+            case let (a, b):
+                Issue.record("decodeProperties \(a), decode \(b)")
+            }
+        }
+    }
+
     @Test func aLayoutWithAppendedPropertiesReadsOlderBytes() throws {
         let old = EntityLayout([EntityPropertyDescriptor("ID", .int32, isNullable: false), EntityPropertyDescriptor("Name", .string)])
         let bytes = try EntityCodec(layout: old).encode(EntityRecord(values: [.int32(7), .string("x")],
@@ -130,6 +165,12 @@ import Testing
                 Issue.record("\(label) decoded")
             } catch {
                 #expect(error.name == name, "\(label): \(error)")
+            }
+            do {
+                _ = try codec.decodeProperties(bytes)
+                Issue.record("\(label) decoded as properties")
+            } catch {
+                #expect(error.name == name, "\(label) (properties): \(error)")
             }
         }
         // Deep nesting beyond the limit is refused, not a stack overflow.
