@@ -4,21 +4,27 @@ import OfflineODataModel
 /// (OData 4.01 Part 1 §11.7.7, LocalService+MultipartBatch.swift) or the OData JSON batch format
 /// (OData JSON Format 4.01 §19): `{"requests":[…]}`, requests with the same `atomicityGroup`
 /// (adjacent) form a change set applied atomically. Both formats run change sets through
-/// `runAtomicGroup` and single requests through `runBatchRequest`.
+/// `runAtomicGroup` and single requests through `runBatchRequest`, stop at the first failure
+/// unless the batch's `Prefer` asks for `continue-on-error` (`BatchPreference`), and answer a
+/// request whose dependency failed with 424.
 extension LocalService {
     struct BatchItem {
         var id: String
         var request: ODataRequest
         var group: String?
         var index: Int
+        /// `dependsOn`: ids of earlier requests or atomicity groups.
+        var dependsOn: [String]
     }
 
     /// One request of a batch as the runners see it: the name later URLs use for it
-    /// (`$<contentID>`), a label for errors, the request.
+    /// (`$<contentID>`), a label for errors (JSON path or multipart byte offset), the request,
+    /// and what it depends on (JSON `dependsOn`).
     struct BatchStep {
         var contentID: String?
         var label: String
         var request: ODataRequest
+        var dependsOn: [String] = []
     }
 
     /// What became of an atomic group: every response, or the failing request and its error
@@ -29,38 +35,46 @@ extension LocalService {
     }
 
     func executeBatch(_ request: ODataRequest) throws(ODataError) -> ODataResponse {
+        let preference = try BatchPreference(prefer: request.header("Prefer"))
         if let type = request.header("Content-Type"), type.lowercased().hasPrefix("multipart/") {
             guard try MultipartReader.mediaType(type, at: "Content-Type").type == "multipart/mixed" else {
                 throw .serviceNotSupported("$batch with Content-Type '\(type)': send multipart/mixed or the JSON batch format", "$batch")
             }
-            return try executeMultipartBatch(request, contentType: type)
+            return try executeMultipartBatch(request, contentType: type, preference: preference)
         }
         guard let body = request.body, !body.isEmpty else { throw .serviceInvalidBatch("$batch needs a JSON body", "$") }
         let items = try parseBatch(try JSONReader.parse(body))
         var responses: [(String, ODataResponse)] = []
         var locations: [String: String] = [:]
+        var failed = Set<String>()  // ids and atomicity groups that failed or were not executed
         var i = 0
-        while i < items.count {
+        requests: while i < items.count {
             var group = [items[i]]
             if let name = items[i].group {
                 var j = i + 1
                 while j < items.count, items[j].group == name { group.append(items[j]); j += 1 }
             }
             i += group.count
+            let steps = group.map { BatchStep(contentID: $0.id, label: "$.requests[\($0.index)]", request: $0.request, dependsOn: $0.dependsOn) }
             if group.count == 1, group[0].group == nil {
-                let step = BatchStep(contentID: group[0].id, label: group[0].id, request: group[0].request)
-                responses.append((group[0].id, runBatchRequest(step, locations: &locations)))
+                let response = runBatchRequest(steps[0], locations: &locations, failed: failed)
+                responses.append((group[0].id, response))
+                if response.status >= 400 {
+                    failed.insert(group[0].id)
+                    if !preference.continueOnError { break requests }
+                }
                 continue
             }
-            let steps = group.map { BatchStep(contentID: $0.id, label: $0.id, request: $0.request) }
-            switch runAtomicGroup(steps, locations: &locations, sharedTransactionID: false) {
+            switch runAtomicGroup(steps, locations: &locations, failed: failed, sharedTransactionID: false) {
             case .applied(let groupResponses):
                 for (item, response) in zip(group, groupResponses) { responses.append((item.id, response)) }
             case .failed(let index, let cause):
                 for (n, item) in group.enumerated() {
-                    responses.append((item.id, n == index ? ODataResponse.error(cause)
-                                                           : ODataResponse(status: 424, body: ODataResponse.error(.serviceDependencyFailed(item.id)).body)))
+                    responses.append((item.id, n == index ? ODataResponse.error(cause) : ODataResponse.error(.serviceDependencyFailed(item.id))))
+                    failed.insert(item.id)
                 }
+                if let name = group[0].group { failed.insert(name) }
+                if !preference.continueOnError { break requests }
             }
         }
         var out: [JSONValue] = []
@@ -73,17 +87,17 @@ extension LocalService {
             out.append(.object(JSONObject.unique(members)))
         }
         let json = JSONValue.object(JSONObject.unique([("responses", .array(out))]))
-        return ODataResponse(status: 200, headers: ["Content-Type": "application/json"], body: json.serialized())
+        var headers = ["Content-Type": "application/json"]
+        if let applied = preference.applied { headers["Preference-Applied"] = applied }
+        return ODataResponse(status: 200, headers: headers, body: json.serialized())
     }
 
     /// A request outside any group: executed on its own (its own commit); an error becomes its
-    /// error response. Its `Location` is remembered for later `$<contentID>` URLs.
-    func runBatchRequest(_ step: BatchStep, locations: inout [String: String]) -> ODataResponse {
-        var request = step.request
-        request.url = resolveContentID(request.url, locations)
+    /// error response. Its `Location` is remembered for later `$<contentID>` references.
+    func runBatchRequest(_ step: BatchStep, locations: inout [String: String], failed: Set<String>) -> ODataResponse {
         let response: ODataResponse
         do throws(ODataError) {
-            response = try execute(request)
+            response = try execute(try resolveReferences(step, locations: locations, failed: failed))
         } catch {
             response = ODataResponse.error(error)
         }
@@ -92,21 +106,23 @@ extension LocalService {
     }
 
     /// A change set: every request in **one** commit, or nothing. GET and ErrorArchive deletion
-    /// are refused inside. With `sharedTransactionID`, requests without a transaction ID get
+    /// are refused inside. Each request's option headers (`OfflineOData.TransactionID` …) apply;
+    /// with `sharedTransactionID`, requests without a transaction ID of their own get
     /// `changeset-<RequestID of the group's first request>`, so the upload sends them as one
     /// change set again.
-    func runAtomicGroup(_ steps: [BatchStep], locations: inout [String: String], sharedTransactionID: Bool) -> GroupOutcome {
-        var failed: (Int, ODataError)?
+    func runAtomicGroup(_ steps: [BatchStep], locations: inout [String: String], failed: Set<String>,
+                        sharedTransactionID: Bool) -> GroupOutcome {
+        var failure: (Int, ODataError)?
         var groupResponses: [ODataResponse] = []
         var groupLocations = locations
         do throws(ODataError) {
             try perform { (tx: inout ServiceTransaction) throws(ODataError) -> Void in
                 let transactionID = sharedTransactionID ? "changeset-\(tx.counters.nextRequestID)" : nil
                 for (n, step) in steps.enumerated() {
-                    var request = step.request
-                    request.url = resolveContentID(request.url, groupLocations)
-                    if request.options.transactionID == nil, let transactionID { request.options.transactionID = transactionID }
                     do throws(ODataError) {
+                        var request = try self.resolveReferences(step, locations: groupLocations, failed: failed)
+                        request.options = try request.options.applyingHeaders(request.headers)
+                        if request.options.transactionID == nil, let transactionID { request.options.transactionID = transactionID }
                         try request.options.validate()
                         let route = try self.route(request)
                         switch route {
@@ -118,13 +134,13 @@ extension LocalService {
                         if let id = step.contentID, let location = response.headers["Location"] { groupLocations[id] = location }
                         groupResponses.append(response)
                     } catch {
-                        failed = (n, error)
+                        failure = (n, error)
                         throw error
                     }
                 }
             }
         } catch {
-            let (index, cause) = failed ?? (0, error)
+            let (index, cause) = failure ?? (0, error)
             return .failed(index: index, error: cause)
         }
         locations = groupLocations
@@ -165,10 +181,34 @@ extension LocalService {
                 if closedGroups.contains(name), items.last?.group != name {
                     throw .serviceInvalidBatch("requests of atomicity group '\(name)' are not adjacent", path)
                 }
-                closedGroups.insert(name)
                 group = name
             }
-            items.append(BatchItem(id: id, request: ODataRequest(method, url, headers: headers, body: body), group: group, index: n))
+            var dependsOn: [String] = []
+            if let d = object["dependsOn"] {
+                guard case .array(let values) = d else {
+                    throw .serviceInvalidBatch("\"dependsOn\" of '\(id)' is not an array", path + ".dependsOn")
+                }
+                for (k, value) in values.enumerated() {
+                    let at = path + ".dependsOn[\(k)]"
+                    guard let name = value.stringValue else { throw .serviceInvalidBatch("\"dependsOn\" of '\(id)' has a non-string entry", at) }
+                    if name == group {
+                        throw .serviceInvalidBatch("'\(id)' depends on its own atomicity group '\(name)'", at)
+                    }
+                    guard (name != id && seen.contains(name)) || closedGroups.contains(name) else {
+                        throw .serviceInvalidBatch("'\(id)' depends on '\(name)', which is no earlier request or atomicity group", at)
+                    }
+                    dependsOn.append(name)
+                }
+            }
+            if object["if"] != nil {
+                throw .serviceNotSupported("the \"if\" condition of batch request '\(id)' is not supported", path + ".if")
+            }
+            if let group { closedGroups.insert(group) }
+            items.append(BatchItem(id: id, request: ODataRequest(method, url, headers: headers, body: body), group: group, index: n,
+                                   dependsOn: dependsOn))
+        }
+        if let clash = items.first(where: { closedGroups.contains($0.id) }) {
+            throw .serviceInvalidBatch("'\(clash.id)' is both a request id and an atomicity group", "$.requests[\(clash.index)]")
         }
         return items
     }

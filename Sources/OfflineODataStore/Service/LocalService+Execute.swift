@@ -28,8 +28,12 @@ extension LocalService {
 
     /// Executes one request. Changes are applied and queued atomically; errors are thrown
     /// (`ODataResponse.error(_:)` turns one into an OData error response) and change nothing.
+    /// The SAP option headers (`OfflineOData.TransactionID` …, `RequestOptions.applyingHeaders`)
+    /// are read into `request.options`.
     @discardableResult
     public func execute(_ request: ODataRequest) throws(ODataError) -> ODataResponse {
+        var request = request
+        request.options = try request.options.applyingHeaders(request.headers)
         try request.options.validate()
         let route = try self.route(request)
         switch route {

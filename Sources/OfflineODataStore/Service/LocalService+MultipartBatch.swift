@@ -5,26 +5,36 @@ import OfflineODataModel
 /// malformed batch throws and changes nothing. Then, in order: each request outside a change set
 /// runs on its own; each change set runs as one commit (`runAtomicGroup`): applied, its answer is
 /// a nested `changesetresponse_…` multipart; failed, nothing of it is applied and its answer is
-/// the single error response of the failing request.
+/// the single error response of the failing request. After the first failed request or change
+/// set the batch stops (no further parts are executed or answered) unless the batch's `Prefer`
+/// has `continue-on-error`; then it goes on, a request whose `$<Content-ID>` reference names a
+/// failed request is answered 424, and the response has `Preference-Applied`.
 extension LocalService {
-    func executeMultipartBatch(_ request: ODataRequest, contentType: String) throws(ODataError) -> ODataResponse {
+    func executeMultipartBatch(_ request: ODataRequest, contentType: String, preference: BatchPreference) throws(ODataError) -> ODataResponse {
         let body = request.body ?? []
         let batch = try MultipartBatchRequest.parse(body, contentType: contentType)
         var locations: [String: String] = [:]
+        var failed = Set<String>()  // Content-IDs of requests that failed or were not executed
         var items: [MultipartBatchResponse.Item] = []
-        for item in batch.items {
+        processing: for item in batch.items {
             switch item {
             case .request(let part):
-                let response = runBatchRequest(step(part), locations: &locations)
+                let response = runBatchRequest(step(part), locations: &locations, failed: failed)
                 items.append(.response(MultipartBatchResponse.Part(contentID: part.contentID, response: response)))
+                if response.status >= 400 {
+                    if let id = part.contentID { failed.insert(id) }
+                    if !preference.continueOnError { break processing }
+                }
             case .changeSet(_, let parts):
-                switch runAtomicGroup(parts.map(step), locations: &locations, sharedTransactionID: true) {
+                switch runAtomicGroup(parts.map(step), locations: &locations, failed: failed, sharedTransactionID: true) {
                 case .applied(let responses):
                     let answered = zip(parts, responses).map { MultipartBatchResponse.Part(contentID: $0.contentID, response: $1) }
                     items.append(.changeSet(boundary: "", answered))
                 case .failed(let index, let error):
                     let contentID = parts.indices.contains(index) ? parts[index].contentID : nil
                     items.append(.response(MultipartBatchResponse.Part(contentID: contentID, response: ODataResponse.error(error))))
+                    for part in parts { if let id = part.contentID { failed.insert(id) } }
+                    if !preference.continueOnError { break processing }
                 }
             }
         }
@@ -36,7 +46,9 @@ extension LocalService {
             return .changeSet(boundary: "changesetresponse_\(id)-\(changeSets)", parts)
         }
         let response = MultipartBatchResponse(boundary: "batchresponse_\(id)", items: named)
-        return ODataResponse(status: 200, headers: ["Content-Type": response.contentType], body: response.serialized())
+        var headers = ["Content-Type": response.contentType]
+        if let applied = preference.applied { headers["Preference-Applied"] = applied }
+        return ODataResponse(status: 200, headers: headers, body: response.serialized())
     }
 
     private func step(_ part: MultipartBatchRequest.Part) -> BatchStep {

@@ -65,7 +65,10 @@ extension LocalService {
 
     static func custom(_ headers: [String: String]) -> [String: String] {
         let consumed: Set<String> = ["if-match", "prefer", "content-type", "accept", "content-length", "odata-version", "odata-maxversion"]
-        return headers.filter { !consumed.contains($0.key.lowercased()) }
+        return headers.filter {
+            let name = $0.key.lowercased()
+            return !consumed.contains(name) && !RequestOptions.consumedHeaderNames.contains(name)
+        }
     }
 
     static func prefers(_ prefer: String?, _ token: String) -> Bool {

@@ -71,6 +71,7 @@ public final class LocalService: Sendable {
     @discardableResult
     public func create(_ entity: ODataEntity, in set: String, options: RequestOptions = RequestOptions(),
                        headers: [String: String] = [:]) throws(ODataError) -> ODataResponse {
+        let options = try options.applyingHeaders(headers)
         try options.validate()
         let body = try writeBody(entity, set: set)
         return try perform { (tx: inout ServiceTransaction) throws(ODataError) -> ODataResponse in
@@ -94,6 +95,7 @@ public final class LocalService: Sendable {
 
     private func change(_ changes: ODataEntity, in set: String, key: [ODataValue], replace: Bool, ifMatch: String?,
                         options: RequestOptions, headers: [String: String]) throws(ODataError) -> ODataResponse {
+        let options = try options.applyingHeaders(headers)
         try options.validate()
         var typed = changes
         if typed.typeName.isEmpty { typed.typeName = model.entityType(ofSet: set)?.qualifiedName ?? "" }
@@ -109,6 +111,7 @@ public final class LocalService: Sendable {
     @discardableResult
     public func delete(set: String, key: [ODataValue], ifMatch: String? = nil, options: RequestOptions = RequestOptions(),
                        headers: [String: String] = [:]) throws(ODataError) -> ODataResponse {
+        let options = try options.applyingHeaders(headers)
         try options.validate()
         return try perform { (tx: inout ServiceTransaction) throws(ODataError) -> ODataResponse in
             let url = set + (try tx.keyText(set, try tx.keyBytes(set, key)))

@@ -12,4 +12,17 @@ extension ODataError {
         ODataError(.invalidInput, name: "unknownContentID", code: 3118,
                    message: "'\(reference)' refers to no Content-ID of an earlier request of the batch", location: location)
     }
+
+    static func serviceUnknownBodyReference(_ reference: String, _ location: String?) -> ODataError {
+        ODataError(.invalidInput, name: "unknownContentID", code: 3118,
+                   message: "'\(reference)' in the request body names no entity created by an earlier request of the batch",
+                   location: location)
+    }
+
+    /// 424 in the batch response: `id` was not executed because `dependency` (a request or
+    /// atomicity group it depends on through `dependsOn` or a `$<id>` reference) failed.
+    static func serviceDependencyFailed(_ id: String, on dependency: String) -> ODataError {
+        ODataError(.preconditionFailed, name: "dependencyFailed", code: 3116,
+                   message: "batch request '\(id)' was not executed: '\(dependency)', which it depends on, failed", location: id)
+    }
 }

@@ -86,8 +86,7 @@ public struct ODataRequest: Sendable, Hashable {
 
     /// Headers queued with the request (everything except the ones the local service consumes).
     var customHeaders: [(String, String)] {
-        let consumed: Set<String> = ["if-match", "prefer", "content-type", "accept", "content-length"]
-        return headers.filter { !consumed.contains($0.key.lowercased()) }.sorted { $0.key < $1.key }
+        LocalService.custom(headers).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 }
 
@@ -138,9 +137,10 @@ public struct ODataResponse: Sendable, Hashable {
     public var bodyText: String? { body.map { String(decoding: $0, as: UTF8.self) } }
 
     /// The HTTP status for an error: 404 not found, 412 precondition failed, 409 duplicate
-    /// key, 501 not supported, 400 other bad input, 500 otherwise.
+    /// key, 424 failed batch dependency, 501 not supported, 400 other bad input, 500 otherwise.
     public static func status(for error: ODataError) -> Int {
         if error.name == "duplicateKey" { return 409 }
+        if error.name == "dependencyFailed" { return 424 }
         switch error.category {
         case .invalidInput: return 400
         case .notFound: return 404

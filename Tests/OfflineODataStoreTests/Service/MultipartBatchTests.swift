@@ -41,8 +41,10 @@ import Testing
              + ["--batch_1--", "epilogue to ignore"])
     }
 
-    func post(_ h: ServiceHarness, _ body: [UInt8], contentType: String = contentType) throws -> MultipartBatchResponse {
-        let response = try h.service.execute(ODataRequest(.post, "$batch", headers: ["Content-Type": contentType], body: body))
+    func post(_ h: ServiceHarness, _ body: [UInt8], contentType: String = contentType, prefer: String? = nil) throws -> MultipartBatchResponse {
+        var headers = ["Content-Type": contentType]
+        if let prefer { headers["Prefer"] = prefer }
+        let response = try h.service.execute(ODataRequest(.post, "$batch", headers: headers, body: body))
         #expect(response.status == 200)
         let type = try #require(response.headers["Content-Type"])
         #expect(type.hasPrefix("multipart/mixed; boundary=batchresponse_"))
@@ -75,7 +77,7 @@ import Testing
         #expect(queue[0].options.transactionID != nil && queue[0].options.transactionID == queue[1].options.transactionID)
     }
 
-    @Test("a failing change set applies nothing, answers with its one error, and later requests still run")
+    @Test("a failing change set applies nothing, answers with its one error; later requests run with continue-on-error")
     func failingChangeSet() throws {
         let h = try Self.harness()
         let order = try h.first("SalesOrders")
@@ -99,7 +101,11 @@ import Testing
         #expect(try JSONReader.parse(try #require(failure.response.body))["error"]?["code"]?.stringValue == "3106")
         #expect(try h.entity("BusinessPartners", [.string("9900000002")]) == nil)
 
-        let then = try post(h, Self.body(changeSet + ["--batch_1"] + Self.httpPart("DELETE Products('\(productID)') HTTP/1.1") + ["--batch_1--"]))
+        let later = Self.body(changeSet + ["--batch_1"] + Self.httpPart("DELETE Products('\(productID)') HTTP/1.1") + ["--batch_1--"])
+        let stopped = try post(h, later)
+        #expect(stopped.parts.map(\.response.status) == [400])
+        #expect(try h.queue() == queueBefore)
+        let then = try post(h, later, prefer: "odata.continue-on-error")
         #expect(then.parts.map(\.response.status) == [400, 204])
         #expect(try h.entity("BusinessPartners", [.string("9900000002")]) == nil)
         #expect(try h.queue().map(\.method) == ["PATCH", "DELETE"])
