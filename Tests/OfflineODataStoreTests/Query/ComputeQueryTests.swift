@@ -65,6 +65,12 @@ import Testing
             #expect(item[property: "Label"] == .string(order + position))
             #expect(item[property: "L"] == .int32(Int32(product.count)))
         }
+        // One entity by key, with $select.
+        let first = try #require(items.first)
+        let key = "SalesOrderID='\(ids([first])[0])',ItemPosition='\(ids([first], "ItemPosition")[0])'"
+        let one = try run("SalesOrderItems(\(key))?$compute=NetAmount mul Quantity as Total,1 as One&$select=Total")
+        #expect(one.count == 1 && one.first?.properties.map(\.name) == ["SalesOrderID", "ItemPosition", "Total"])
+        #expect(one.first?[property: "Total"] == first[property: "Total"])
     }
 
     @Test func filterOrderBySelectOnAnAliasMatchTheInlineExpression() throws {
