@@ -73,6 +73,20 @@ import Testing
         #expect(one.first?[property: "Total"] == first[property: "Total"])
     }
 
+    @Test func computedValuesHaveTheBoundType() throws {
+        let expressions = ["TaxTarifCode add 1", "-TaxTarifCode", "TaxTarifCode mul 2.5", "Price mul 2", "Price div 3", "Price divby 2",
+                           "TaxTarifCode mod 2", "round(Price)", "cast(Price,Edm.Double)", "year(CreatedAt)", "CreatedAt add duration'P1D'",
+                           "date(CreatedAt)", "Price gt 100", "toupper(Name)", "indexof(Name,'a')", "Width add 1"]
+        let text = expressions.enumerated().map { "\($0.element) as C\($0.offset)" }.joined(separator: ",")
+        let request = try RequestBinder(model: model).bind(try ODataURLParser.parse("Products?$compute=\(text)"))
+        let products = try run("Products?$compute=\(text)&$top=30")
+        #expect(products.count == 30)
+        for (index, item) in request.options.compute.enumerated() {
+            let kinds = Set(products.compactMap { $0[property: item.alias] }.filter { !$0.isNull }.compactMap(\.kind))
+            #expect(kinds == [try #require(item.type.primitiveKind)], "\(expressions[index]): bound \(item.type), values \(kinds)")
+        }
+    }
+
     @Test func filterOrderBySelectOnAnAliasMatchTheInlineExpression() throws {
         let orders = data["SalesOrders"] ?? []
         let viaAlias = try run("SalesOrders?$compute=GrossAmount sub NetAmount as Tax&$filter=Tax gt 100&$select=SalesOrderID,Tax")
