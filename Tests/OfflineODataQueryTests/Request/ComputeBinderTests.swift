@@ -119,6 +119,8 @@ import Testing
         // After a collection navigation, against its target type; with $ref and query options.
         let nav = try bind("BusinessPartners('1')/ToSalesOrders/$filter(GrossAmount gt 5)/$ref?$top=2")
         #expect(nav.path.targetSet == "SalesOrders" && nav.path.suffix == .ref && nav.options.filter != nil && nav.options.top == 2)
+        // A path inside the condition: `/` percent-encoded (the path is split at raw `/`).
+        #expect(try filterText("SalesOrders/$filter(ToCustomer%2FCompanyName eq 'A')") == (try filterText("SalesOrders?$filter=ToCustomer/CompanyName eq 'A'")))
         // The condition can use the request's $compute? No: the path is bound before the options.
         #expect(failure("SalesOrders/$filter(G gt 1)?$compute=GrossAmount as G")?.code == 1650)
     }

@@ -181,7 +181,8 @@ import Testing
     @Test func plansStillUseIndexesAndTheTopKHeap() throws {
         let indexed = try executor().explain("SalesOrders?$compute=GrossAmount mul 2 as D&$filter=CustomerID eq 'X'")
         #expect(indexed.contains("range [CustomerID = 'X']") && indexed.contains("answered by the access path"), "\(indexed)")
-        #expect(indexed == (try executor().explain("SalesOrders?$filter=CustomerID eq 'X'")), "a $compute must not change the plan")
+        #expect(indexed.hasPrefix(try executor().explain("SalesOrders?$filter=CustomerID eq 'X'") + "\n"), "a $compute must not change the plan")
+        #expect(indexed.hasSuffix("compute: D = (GrossAmount mul 2) (Edm.Decimal), evaluated for each returned row"), "\(indexed)")
         let mixed = try executor().explain("SalesOrders?$compute=GrossAmount mul 2 as D&$filter=LifecycleStatus eq 'N' and D gt 10")
         #expect(mixed.contains("index SO_Status") && mixed.contains("re-checked on each candidate"), "\(mixed)")
         let onAlias = try executor().explain("SalesOrders?$compute=GrossAmount mul 2 as D&$filter=D gt 10")
