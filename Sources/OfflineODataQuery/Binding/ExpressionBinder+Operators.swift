@@ -16,7 +16,8 @@ extension ExpressionBinder {
             default:
                 throw .bindTypeMismatch("'-' cannot be applied to a value of type \(bound.type)", at: position)
             }
-            return BoundExpr(.unary(.negate, bound), type: bound.type, at: position)
+            // Byte is unsigned: its negation is an Int16 (as `Arithmetic.negate` computes it).
+            return BoundExpr(.unary(.negate, bound), type: bound.type == .primitive(.byte) ? .primitive(.int16) : bound.type, at: position)
         }
     }
 

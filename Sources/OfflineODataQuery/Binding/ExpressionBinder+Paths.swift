@@ -15,6 +15,14 @@ extension ExpressionBinder {
                 root = .variable(name)
                 type = variable.type
                 set = variable.entitySet
+            } else if scope.computedVisible, case .member(let name, let at)? = segments.first, let value = computed[name] {
+                // A `$compute` alias: its expression in place of the name.
+                guard segments.count == 1 else {
+                    throw .bindInvalidPath("computed property '\(name)' is a single value; no path segment may follow it", at: at)
+                }
+                var inlined = value
+                inlined.position = position
+                return inlined
             } else {
                 root = .current
                 type = scope.current
@@ -56,6 +64,7 @@ extension ExpressionBinder {
                     var inner = scope
                     inner.current = element
                     inner.currentSet = set
+                    inner.computedVisible = false
                     let bound = try bind(filter, in: inner)
                     try requireBoolean(bound, "$filter of /$count")
                     boundFilter = bound

@@ -18,6 +18,11 @@ public struct ExpressionBinder: Sendable {
     public private(set) var itEntityType: String
     public private(set) var itEntitySet: String?
     public var aliases: [String: SyntaxExpr]
+    /// `$compute` aliases in scope (docs/Query.md §5): a bare name of the instance the
+    /// expression is about that matches one binds to the computed expression itself, so
+    /// filters, orderings and the planner see ordinary expressions. Not visible inside
+    /// `Nav/$count($filter=…)` (another instance) nor in binders made by `expanded(_:)`.
+    public var computed: [String: BoundExpr] = [:]
 
     /// `entityType` is an entity set name or a (namespace- or alias-) qualified entity type name.
     public init(model: ServiceModel, entityType nameOrSet: String, aliases: [String: SyntaxExpr] = [:]) throws(ODataError) {
@@ -111,6 +116,8 @@ public struct ExpressionBinder: Sendable {
         var variables: [Variable] = []
         var depth = 0
         var aliasStack: [String] = []
+        /// False where the implicit instance is not the one `computed` belongs to.
+        var computedVisible = true
 
         func variable(_ name: String) -> Variable? { variables.last { $0.name == name } }
     }

@@ -46,11 +46,17 @@ public struct BoundResourcePath: Sendable, Hashable {
     public var steps: [Step]
     public var target: Target
     public var suffix: Suffix
+    /// The conditions of `/$filter(…)` path segments (URL §4.12), bound against the collection
+    /// they follow, in path order. They restrict the addressed collection (nothing but casts,
+    /// further `$filter(…)`, `$count` and `$ref` may follow one), so `RequestBinder` joins them
+    /// with the `$filter` query option by `and`.
+    public var filters: [BoundExpr]
 
-    public init(steps: [Step], target: Target, suffix: Suffix = .none) {
+    public init(steps: [Step], target: Target, suffix: Suffix = .none, filters: [BoundExpr] = []) {
         self.steps = steps
         self.target = target
         self.suffix = suffix
+        self.filters = filters
     }
 
     /// The entity set of the addressed entities, when the path stays within bound sets.

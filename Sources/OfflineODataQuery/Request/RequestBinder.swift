@@ -7,10 +7,19 @@ public struct BoundSelection: Sendable, Hashable {
     public var all: Bool
     /// Top-level structural property names to return, in declaration order.
     public var properties: [String]
+    /// `$compute` aliases named in `$select`, in `$compute` order (with `all`, every computed
+    /// property is returned and this is empty).
+    public var computed: [String]
 
-    public init(all: Bool = true, properties: [String] = []) {
+    public init(all: Bool = true, properties: [String] = [], computed: [String] = []) {
         self.all = all
         self.properties = properties
+        self.computed = computed
+    }
+
+    /// True when the computed property `alias` is returned.
+    public func includes(computed alias: String) -> Bool {
+        all || computed.contains(alias)
     }
 
     public static let everything = BoundSelection()
@@ -42,10 +51,14 @@ public struct BoundQueryOptions: Sendable, Hashable {
     public var select: BoundSelection
     public var expand: [BoundExpandItem]
     public var skipToken: String?
+    /// `$compute`, in the order written (docs/Query.md §5). `filter` and `orderBy` already hold
+    /// the computed expressions in place of the aliases they name.
+    public var compute: [BoundComputeItem]
 
     public init(filter: BoundExpr? = nil, search: SyntaxSearch? = nil, orderBy: [BoundOrderItem] = [], top: Int? = nil,
                 skip: Int? = nil, count: Bool = false, select: BoundSelection = .everything,
-                expand: [BoundExpandItem] = [], skipToken: String? = nil) {
+                expand: [BoundExpandItem] = [], skipToken: String? = nil, compute: [BoundComputeItem] = []) {
+        self.compute = compute
         self.filter = filter
         self.search = search
         self.orderBy = orderBy
@@ -97,15 +110,18 @@ public struct RequestBinder: Sendable {
         switch path.target {
         case .entityCollection(_, let type):
             let allowed: Set<String>
+            // `$compute` is evaluated first (URL §5.1.3), so `$filter` of `/$count` and `/$ref` may use it.
             switch path.suffix {
-            case .count: allowed = ["$filter", "$search"]
-            case .ref: allowed = ["$filter", "$search", "$orderby", "$top", "$skip", "$count", "$skiptoken"]
-            default: allowed = ["$filter", "$search", "$orderby", "$top", "$skip", "$count", "$select", "$expand", "$skiptoken"]
+            case .count: allowed = ["$filter", "$search", "$compute"]
+            case .ref: allowed = ["$filter", "$search", "$orderby", "$top", "$skip", "$count", "$skiptoken", "$compute"]
+            default: allowed = ["$filter", "$search", "$orderby", "$top", "$skip", "$count", "$select", "$expand", "$skiptoken", "$compute"]
             }
             try check(options, allowed: allowed, where: "a collection" + (path.suffix == .count ? " with /$count" : ""))
             bound = try bindOptions(options, type: type, set: path.targetSet, aliases: options.aliases, depth: 0)
+            // `/$filter(…)` segments restrict the same collection: joined with `$filter` by `and`.
+            bound.filter = Self.conjunction(path.filters + (bound.filter.map { [$0] } ?? []))
         case .entity(_, let type):
-            try check(options, allowed: ["$select", "$expand"], where: "a single entity")
+            try check(options, allowed: ["$select", "$expand", "$compute"], where: "a single entity")
             bound = try bindOptions(options, type: type, set: path.targetSet, aliases: options.aliases, depth: 0)
         case .property, .serviceDocument, .metadata, .batch:
             try check(options, allowed: [], where: "this resource")
@@ -114,8 +130,7 @@ public struct RequestBinder: Sendable {
     }
 
     func check(_ options: SyntaxQueryOptions, allowed: Set<String>, where place: String) throws(ODataError) {
-        // `$compute` is answered by `bindOptions` (not supported yet), whatever the place.
-        for name in Self.present(options) where !allowed.contains(name) && name != "$compute" {
+        for name in Self.present(options) where !allowed.contains(name) {
             throw .invalidQueryOption("\(name) is not allowed on \(place)", option: name)
         }
     }
@@ -139,14 +154,15 @@ public struct RequestBinder: Sendable {
 
     func bindOptions(_ options: SyntaxQueryOptions, type: String, set: String?, aliases: [String: SyntaxExpr], depth: Int) throws(ODataError) -> BoundQueryOptions {
         guard depth <= 16 else { throw .invalidQueryOption("$expand is nested more than 16 levels", option: "$expand") }
-        if options.compute != nil {
-            throw .requestNotSupported("$compute is not supported by the offline store yet", location: "$compute")
-        }
         if let format = options.format, format.lowercased() != "json", !format.lowercased().hasPrefix("application/json") {
             throw .requestNotSupported("$format=\(format): the offline store answers in JSON only", location: "$format")
         }
-        let binder = try ExpressionBinder(model: model, entityType: type, aliases: aliases)
+        var binder = try ExpressionBinder(model: model, entityType: type, aliases: aliases)
         var bound = BoundQueryOptions()
+        // `$compute` first: the other options may name its aliases.
+        if let compute = options.compute {
+            bound.compute = try bindCompute(compute, type: type, binder: &binder, place: depth == 0 ? "$compute" : "$expand")
+        }
         if let filter = options.filter { bound.filter = try binder.bindFilter(filter) }
         bound.search = options.search
         if let orderBy = options.orderBy { bound.orderBy = try binder.bindOrderBy(orderBy) }
@@ -154,7 +170,7 @@ public struct RequestBinder: Sendable {
         bound.skip = options.skip
         bound.count = options.count ?? false
         bound.skipToken = options.skipToken
-        if let select = options.select { bound.select = try bindSelect(select, type: type) }
+        if let select = options.select { bound.select = try bindSelect(select, type: type, computed: bound.compute.map(\.alias)) }
         if let expand = options.expand { bound.expand = try bindExpand(expand, type: type, set: set, aliases: aliases, depth: depth) }
         return bound
     }
@@ -166,10 +182,11 @@ public struct RequestBinder: Sendable {
         return type
     }
 
-    func bindSelect(_ items: [SyntaxSelectItem], type name: String) throws(ODataError) -> BoundSelection {
+    func bindSelect(_ items: [SyntaxSelectItem], type name: String, computed aliases: [String] = []) throws(ODataError) -> BoundSelection {
         let type = try entityType(name)
         let properties = model.allProperties(of: type)
         var selected = Set<String>()
+        var selectedComputed = Set<String>()
         for item in items {
             switch item {
             case .star:
@@ -182,6 +199,11 @@ public struct RequestBinder: Sendable {
                 }
                 if properties.contains(where: { $0.name == first }) {
                     selected.insert(first)
+                } else if aliases.contains(first) {
+                    guard segments.count == 1 else {
+                        throw .invalidQueryOption("$select item at position \(position): computed property \(first) has no members", option: "$select")
+                    }
+                    selectedComputed.insert(first)
                 } else if model.navigationProperty(first, of: type) != nil {
                     continue  // selecting a navigation property only matters for links
                 } else if type.isOpen {
@@ -195,7 +217,8 @@ public struct RequestBinder: Sendable {
         }
         // Key properties are always returned (URL §5.1.4: the service decides, keys included).
         for key in model.keyProperties(of: type) { selected.insert(key.name) }
-        return BoundSelection(all: false, properties: properties.map(\.name).filter { selected.contains($0) })
+        return BoundSelection(all: false, properties: properties.map(\.name).filter { selected.contains($0) },
+                              computed: aliases.filter { selectedComputed.contains($0) })
     }
 
     func bindExpand(_ items: [SyntaxExpandItem], type name: String, set: String?, aliases: [String: SyntaxExpr], depth: Int) throws(ODataError) -> [BoundExpandItem] {
@@ -254,8 +277,8 @@ public struct RequestBinder: Sendable {
         case .count: allowed = ["$filter", "$search"]
         case .none:
             allowed = navigation.isCollection
-                ? ["$filter", "$search", "$orderby", "$top", "$skip", "$count", "$select", "$expand", "$levels"]
-                : ["$select", "$expand", "$levels"]
+                ? ["$filter", "$search", "$orderby", "$top", "$skip", "$count", "$select", "$expand", "$levels", "$compute"]
+                : ["$select", "$expand", "$levels", "$compute"]
         }
         try check(item.options, allowed: allowed, where: "$expand=\(name)")
         var options = try bindOptions(item.options, type: targetType.qualifiedName, set: targetSet, aliases: aliases, depth: depth + 1)

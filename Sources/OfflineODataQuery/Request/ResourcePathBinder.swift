@@ -28,6 +28,7 @@ public struct ResourcePathBinder: Sendable {
         var state = State.start
         var suffix = BoundResourcePath.Suffix.none
         var target: BoundResourcePath.Target?
+        var filters: [BoundExpr] = []
         for segment in path.segments {
             if case .finished = state {
                 throw .invalidResourcePath("nothing may follow $count, $ref, $value, $metadata or $batch",
@@ -53,6 +54,14 @@ public struct ResourcePathBinder: Sendable {
                 } else {
                     throw .resourceNotFound("the service has no entity set or singleton '\(name)'", segment: name, position: position)
                 }
+            case (.key(_, let position), .collection) where !filters.isEmpty:
+                throw Self.keyAfterFilter(position)
+            case (.identifier(_, let position), .collection) where !filters.isEmpty:
+                throw Self.keyAfterFilter(position)
+            case (.filter(let expression, let position), .collection(let set, let type)):
+                filters.append(try filterSegment(expression, set: set, type: type, position: position))
+            case (.filter(_, let position), _):
+                throw .invalidFilterSegment("$filter(…) must follow a collection of entities, not \(Self.describe(state))", position: position)
             case (.key(let values, let position), .collection(let set, let type)):
                 steps.append(.key(try keyValues(values, type: type, position: position)))
                 state = .entity(set: set, type: type)
@@ -113,17 +122,15 @@ public struct ResourcePathBinder: Sendable {
                 state = .finished
             case (.function(let name, _, let position), _):
                 throw .requestNotSupported("function '\(name)' is not supported by the offline store", location: "path, position \(position)")
-            case (.filter(_, let position), _):
-                throw .requestNotSupported("the $filter path segment is not supported; use the $filter query option", location: "path, position \(position)")
             default:
                 throw .invalidResourcePath("this segment cannot follow \(Self.describe(state))",
                                            segment: Self.text(segment), position: Self.position(segment))
             }
         }
-        if let target { return BoundResourcePath(steps: steps, target: target, suffix: suffix) }
+        if let target { return BoundResourcePath(steps: steps, target: target, suffix: suffix, filters: filters) }
         switch state {
         case .collection(let set, let type):
-            return BoundResourcePath(steps: steps, target: .entityCollection(set: set, type: type.qualifiedName))
+            return BoundResourcePath(steps: steps, target: .entityCollection(set: set, type: type.qualifiedName), filters: filters)
         case .entity(let set, let type):
             return BoundResourcePath(steps: steps, target: .entity(set: set, type: type.qualifiedName))
         case .property(let name, let type):
@@ -131,6 +138,24 @@ public struct ResourcePathBinder: Sendable {
         case .start, .finished:
             return BoundResourcePath(steps: steps, target: .serviceDocument)
         }
+    }
+
+    /// A `$filter(…)` segment's condition, bound against the collection before it (parameter
+    /// aliases of the request apply). Binding errors point into the path.
+    func filterSegment(_ expression: SyntaxExpr, set: String?, type: CSDLEntityType, position: Int) throws(ODataError) -> BoundExpr {
+        do {
+            // The set names the binder's set only when its type is the one filtered (not after a cast).
+            let setFits = set.flatMap { model.entitySet(named: $0) }.map { model.resolveAlias($0.entityType) == type.qualifiedName } ?? false
+            let binder = try ExpressionBinder(model: model, entityType: setFits ? (set ?? type.qualifiedName) : type.qualifiedName, aliases: aliases)
+            return try binder.bindFilter(expression)
+        } catch {
+            throw error.relocated("path", base: position)
+        }
+    }
+
+    static func keyAfterFilter(_ position: Int) -> ODataError {
+        .requestNotSupported("a key after a $filter(…) path segment is not supported; address the entity directly",
+                             location: "path, position \(position)")
     }
 
     // MARK: keys

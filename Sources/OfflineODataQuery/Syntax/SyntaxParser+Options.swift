@@ -213,8 +213,10 @@ extension SyntaxParser {
             let expression = try parseExpression()
             guard skipWhitespace(), keyword("as", at: pos) else { throw unexpected("'as Name' after a computed expression") }
             pos += 2
-            guard skipWhitespace(), let alias = scanIdentifier() else { throw unexpected("the name of the computed property") }
-            items.append(SyntaxComputeItem(expression: expression, alias: alias))
+            guard skipWhitespace() else { throw unexpected("the name of the computed property") }
+            let aliasPosition = pos
+            guard let alias = scanIdentifier() else { throw unexpected("the name of the computed property") }
+            items.append(SyntaxComputeItem(expression: expression, alias: alias, aliasPosition: aliasPosition))
         } while takeComma()
         return items
     }

@@ -123,10 +123,14 @@ public enum SyntaxLevels: Sendable, Hashable {
 public struct SyntaxComputeItem: Sendable, Hashable {
     public var expression: SyntaxExpr
     public var alias: String
+    /// Offset of the alias name in the option value (0 when built by hand); the binder names
+    /// it in alias errors. Added for `$compute` binding (additive).
+    public var aliasPosition: Int
 
-    public init(expression: SyntaxExpr, alias: String) {
+    public init(expression: SyntaxExpr, alias: String, aliasPosition: Int = 0) {
         self.expression = expression
         self.alias = alias
+        self.aliasPosition = aliasPosition
     }
 }
 

@@ -81,10 +81,18 @@ extension OfflineStore {
         guard request.path.suffix == .none, case .entityCollection(let set?, _) = request.path.target else {
             throw .offlineInvalidDefiningQuery(name, "URL '\(query.url)' must read an entity set or a navigation path to a collection of entities")
         }
+        // Computed properties are not part of the entity type: the store could not keep them.
+        guard !Self.usesCompute(request.options) else {
+            throw .offlineInvalidDefiningQuery(name, "URL '\(query.url)' uses $compute, whose computed properties cannot be stored")
+        }
         guard !OfflineSystemSets.all.contains(set) else {
             throw .offlineInvalidDefiningQuery(name, "URL '\(query.url)' reads the built-in set '\(set)'")
         }
         return set
+    }
+
+    static func usesCompute(_ options: BoundQueryOptions) -> Bool {
+        !options.compute.isEmpty || options.expand.contains { usesCompute($0.options) }
     }
 
     // MARK: membership (docs/OfflineStore.md §8.3)

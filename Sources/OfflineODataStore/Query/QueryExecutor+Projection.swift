@@ -12,11 +12,23 @@ extension QueryExecutor {
             let keep = Set(options.select.properties)
             entity.properties.removeAll { !keep.contains($0.name) }
         }
+        if !options.compute.isEmpty { try appendComputed(options, of: stored, to: &entity) }
         guard !options.expand.isEmpty, depth < Self.maxExpandDepth else { return entity }
         for item in options.expand {
             entity.navigation.append(ODataNavigationValue(item.navigation.name, try expand(item, of: stored, depth: depth + 1)))
         }
         return entity
+    }
+
+    /// The `$compute` properties the selection returns, after the declared ones, in `$compute`
+    /// order (docs/Query.md §5.2).
+    func appendComputed(_ options: BoundQueryOptions, of stored: StoredEntity, to entity: inout ODataEntity) throws(ODataError) {
+        var instance: StoredInstance?
+        for item in options.compute where options.select.includes(computed: item.alias) {
+            let current = instance ?? StoredInstance(stored, context: EvaluationContext(reader: reader, model: model))
+            instance = current
+            entity.properties.append(ODataProperty(item.alias, try evaluator.evaluate(item.expression, on: current)))
+        }
     }
 
     /// The expanded content of one navigation property of one entity: its targets through the

@@ -228,6 +228,10 @@ public struct QueryExecutor {
             indexes: try reader.indexes(of: set).filter(\.isReady).map {
                 AccessIndex(name: $0.definition.name, kind: .secondary, properties: $0.definition.properties)
             }))
-        return plan.explain()
+        var text = plan.explain()
+        for (item, written) in zip(options.compute, request.syntax.options.compute ?? []) {
+            text += "\n  compute: \(item.alias) = \(SyntaxPrinter.print(written.expression)) (\(item.type)), evaluated for each returned row"
+        }
+        return text
     }
 }

@@ -61,6 +61,8 @@ extension LocalService {
             path = try ResourcePathBinder(model: model, aliases: url.options.aliases).bind(url.path)
         }
         if request.method == .get { return .read }
+        // Changes through `/$filter(…)` (`…/$each`) are not offered: the subset is read-only.
+        if !path.filters.isEmpty { throw .serviceMethodNotAllowed(request.method.rawValue, request.url) }
         if case .batch = path.target {
             guard request.method == .post else { throw .serviceMethodNotAllowed(request.method.rawValue, request.url) }
             return .batch

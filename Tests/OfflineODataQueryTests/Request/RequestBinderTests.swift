@@ -50,7 +50,8 @@ import Testing
             ("SalesOrders?$expand=Nope", "invalidProperty"),
             ("SalesOrders?$expand=ToCustomer($top=1)", "invalidQueryOption"),
             ("SalesOrders?$expand=ToItems/$ref($select=Note)", "invalidNestedOption"),
-            ("SalesOrders?$compute=GrossAmount add 1 as X", "notSupported"),
+            ("SalesOrders?$compute=GrossAmount add 1 as GrossAmount", "computedAliasClash"),
+            ("SalesOrders('1')/CustomerID?$compute=GrossAmount add 1 as X", "invalidQueryOption"),
         ]
         for (url, name) in cases {
             do {

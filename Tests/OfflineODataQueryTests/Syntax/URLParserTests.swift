@@ -33,6 +33,11 @@ import Testing
         ("P?$search=NOT NOT", "P?$search=(NOT NOT)"),
         ("P?$search=AND OR NOT", "P?$search=(AND OR NOT)"),
         ("P?$compute=case(X gt 0:1,true:0) as S,day(Time) as D", "P?$compute=case((X gt 0):1,true:0) as S,day(Time) as D"),
+        ("P?$compute=Price mul Quantity as Total&$filter=Total gt 5&$orderby=Total desc&$select=Name,Total",
+         "P?$filter=(Total gt 5)&$orderby=Total desc&$select=Name,Total&$compute=(Price mul Quantity) as Total"),
+        ("P?$expand=Items($compute=Price mul 2 as D;$select=D)", "P?$expand=Items($select=D;$compute=(Price mul 2) as D)"),
+        ("P/$filter(Price gt 5)/$filter(@p)/$count?@p=true", "P/$filter((Price gt 5))/$filter(@p)/$count?@p=true"),
+        ("C(1)/Items/$filter(Price%20gt%205)/$ref?$top=1", "C(1)/Items/$filter((Price gt 5))/$ref?$top=1"),
         ("P?@word='Black'&$filter=contains(Title,@word)", "P?$filter=contains(Title,@word)&@word='Black'"),
         ("P?$skiptoken=Start@Next_Chunk:From?=Here!&$deltatoken=x", "P?$skiptoken=Start@Next_Chunk:From?=Here!&$deltatoken=x"),
         ("P?$format=application/json;odata.metadata=none&find=O%27Neil&!special",
@@ -46,6 +51,12 @@ import Testing
             let printed = SyntaxPrinter.print(url)
             #expect(printed == expected, "input: \(input)")
         }
+    }
+
+    @Test func computeItemsRecordWhereTheirAliasIs() throws {
+        let items = try ODataURLParser.parseCompute("A mul 2 as X, B as Y")
+        #expect(items.map(\.alias) == ["X", "Y"] && items.map(\.aliasPosition) == [11, 19])
+        #expect(items.map(\.expression.position) == [0, 14])
     }
 
     @Test func resourcePathStructure() throws {

@@ -18,7 +18,9 @@ import Testing
         try store.addDefiningQuery(DefiningQuery(name: "Items of one", url: "SalesOrders('0500000000')/ToItems", automaticallyRetrievesStreams: true))
         for (url, why) in [("SalesOrders/$count", "count"), ("SalesOrders('1')", "single entity"), ("SalesOrders('1')/Note", "property"),
                            ("RequestQueue", "built-in set"), ("Nope", "unknown set"), ("SalesOrders?$filter=", "syntax"),
-                           ("SalesOrders/$ref", "references"), ("", "empty")] {
+                           ("SalesOrders/$ref", "references"), ("", "empty"),
+                           ("SalesOrders?$compute=GrossAmount mul 2 as D", "compute"),
+                           ("SalesOrders?$expand=ToItems($compute=Quantity mul 2 as Q)", "nested compute")] {
             expectStoreError("invalidDefiningQuery", 3259) { try store.addDefiningQuery(DefiningQuery(name: "bad " + why, url: url)) }
         }
         expectStoreError("invalidDefiningQuery", 3259) { try store.addDefiningQuery(DefiningQuery(name: "", url: "SalesOrders")) }
