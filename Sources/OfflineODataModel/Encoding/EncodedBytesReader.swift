@@ -3,7 +3,8 @@
 struct EncodedBytesReader {
     let bytes: [UInt8]
     var position: Int
-    let end: Int
+    /// Reads stop here (≤ bytes.count); movable so one reader can visit several slots.
+    var end: Int
     let what: String
 
     init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil, what: String) {

@@ -12,9 +12,16 @@ public struct EntityCodec: Sendable {
     public static let formatVersion: UInt8 = 1
 
     public let layout: EntityLayout
+    /// Per declared slot its primitive kind, nil for enum, complex and collection slots: checked
+    /// on every decoded value without copying the descriptor.
+    let primitiveKinds: [EdmPrimitiveKind?]
 
     public init(layout: EntityLayout) {
         self.layout = layout
+        self.primitiveKinds = layout.properties.map { descriptor in
+            if case .primitive(let kind) = descriptor.shape { return kind }
+            return nil
+        }
     }
 
     /// Encodes the record; throws `layoutMismatch` when a value does not fit its declaration
@@ -84,9 +91,17 @@ public struct EntityCodec: Sendable {
         }
         var properties: [ODataProperty] = []
         properties.reserveCapacity(header.count)
+        // One reader moved from slot to slot (a reader per slot costs a retain and release of
+        // the bytes each).
+        var reader = EncodedBytesReader(bytes, what: "entity property")
         for index in 0..<header.count {
-            guard let value = try Self.readSlot(index, header, bytes) else { continue }
-            try verify(value, at: index, header.slotStart(index, bytes))
+            let start = header.slotStart(index, bytes), end = header.slotStart(index + 1, bytes)
+            guard end > start else { continue }
+            reader.position = start
+            reader.end = end
+            let value = try EntityValueEncoding.read(&reader)
+            guard reader.atEnd else { throw reader.invalid("value shorter than its slot") }
+            try verify(value, at: index, start)
             properties.append(ODataProperty(declared[index].name, value))
         }
         return try Self.readDynamic(header, bytes, into: properties)
@@ -230,6 +245,7 @@ public struct EntityCodec: Sendable {
     }
 
     private func verify(_ value: ODataValue, at index: Int, _ offset: Int) throws(ODataError) {
+        if let kind = primitiveKinds[index], kind == .untyped || value.kind == kind || value.isNull { return }
         let descriptor = layout.properties[index]
         guard value.isNull || descriptor.shape.accepts(value) else {
             throw .encodingInvalid("property '\(descriptor.name)' holds a value of another shape", offset: offset)
