@@ -9,7 +9,7 @@ of BENCHMARKS.md's "Growth curves" section (image links and which scales each CS
                             [--link-prefix Benchmarks/results/plots]
 
 Plots (log-log; x = the benchmark's scale: records for the engine, SalesOrders for the query
-and store benchmarks):
+benchmark, entities of all five sets for the store benchmark):
   ingest.png      µs per entity: engine durable insert (`.full` vs WAL+FULL, through close) and
                   store download apply
   point-read.png  µs per lookup: engine random point read, warm, big cache
@@ -218,7 +218,7 @@ def main():
         (series(engine, "insert.full-vs-wal-full-through-close", per_record),
          "engine: batched durable insert\n(ours .full vs WAL+FULL, through close)", "µs per record", "records"),
         (series(store, "download.us-per-entity"),
-         "offline store: download apply\n(OData JSON pages, all five sets)", "µs per entity", "SalesOrders (5.5 entities each)"),
+         "offline store: download apply\n(OData JSON pages, all five sets)", "µs per entity", "entities (all five sets)"),
     ], "Ingest cost against store size (lower is better)"):
         written.append(("ingest.png", "Ingest: µs per record (engine durable insert) and per entity (store download apply)"))
     if figure(plt, out, "point-read.png", [
@@ -234,7 +234,7 @@ def main():
         written.append(("filter.png", "$filter: ms per query (indexed equality, indexed range, non-indexed)"))
     if figure(plt, out, "memory.png", [
         (series(engine, "rss.full-vs-wal-full"), "engine: peak RSS of the durable insert", "MiB (VmHWM)", "records"),
-        (series(store, "download.peak-rss"), "offline store: peak RSS during the download", "MiB (VmHWM)", "SalesOrders"),
+        (series(store, "download.peak-rss"), "offline store: peak RSS during the download", "MiB (VmHWM)", "entities (all five sets)"),
         (series(query, "load.peak-rss"), "query benchmark: peak RSS while loading", "MiB (VmHWM)", "SalesOrders"),
     ], "Peak memory against store size (lower is better)"):
         written.append(("memory.png", "Peak memory (MiB)"))
@@ -250,7 +250,7 @@ def main():
                 "Scales in the CSVs:\n\n")
         f.write(coverage("`engine.csv`", engine, "records") + "\n")
         f.write(coverage("`query.csv`", query, "SalesOrders") + "\n")
-        f.write(coverage("`store.csv`", store, "SalesOrders") + "\n\n")
+        f.write(coverage("`store.csv`", store, "entities") + "\n\n")
         f.write("`scripts/bench.sh` writes each CSV in the same run as its section below; when a CSV's scales differ "
                 "from its section's, the two come from different runs (compare the section's commit and date).\n\n")
         for name, caption in written:
