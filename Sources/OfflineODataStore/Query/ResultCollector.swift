@@ -164,16 +164,31 @@ struct ResultCollector {
 
     /// The rows of the page (after `skip`, at most `take`) and whether more rows follow.
     mutating func finish(skip: Int, take: Int?) -> (rows: [ResultRow], more: Bool) {
-        var ordered: [ResultRow]
+        let ordered: [ResultRow]
         if let heap {
             ordered = heap.sorted()
             self.heap = nil
         } else if streams {
             ordered = rows
         } else {
+            // Positions are sorted, not rows: a row is large (a stored entity and its sort
+            // values), and moving it costs a retain and release of each of its references.
             let descending = orderBy.first?.descending ?? false
             let items = orderBy
-            ordered = rows.sorted { Self.compare($0.sortValues, $0.entity.keyBytes, $1.sortValues, $1.entity.keyBytes, items, descending) < 0 }
+            let kept = rows
+            var positions = Array(kept.indices)
+            kept.withUnsafeBufferPointer { rows in
+                positions.sort { a, b in
+                    Self.compare(rows[a].sortValues, rows[a].entity.keyBytes, rows[b].sortValues, rows[b].entity.keyBytes, items, descending) < 0
+                }
+            }
+            rows = []
+            let start = min(skip, positions.count)
+            let end = take.map { min(positions.count, start + $0) } ?? positions.count
+            var page: [ResultRow] = []
+            page.reserveCapacity(end - start)
+            for position in positions[start..<end] { page.append(kept[position]) }
+            return (page, positions.count > end)
         }
         let start = min(skip, ordered.count)
         let end = take.map { min(ordered.count, start + $0) } ?? ordered.count
@@ -188,8 +203,23 @@ struct ResultCollector {
                         _ orderBy: [BoundOrderItem], _ firstDescending: Bool) -> Int {
         let order = compareValues(a, b, orderBy)
         if order != 0 { return order }
-        let keyOrder = aKey.lexicographicallyPrecedes(bKey) ? -1 : (aKey == bKey ? 0 : 1)
+        let keyOrder = compareBytes(aKey, bKey)
         return firstDescending ? -keyOrder : keyOrder
+    }
+
+    /// Byte-wise order of two encoded keys in one pass (-1, 0, 1; a prefix sorts first).
+    static func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                let n = min(a.count, b.count)
+                var i = 0
+                while i < n {
+                    if a[i] != b[i] { return a[i] < b[i] ? -1 : 1 }
+                    i += 1
+                }
+                return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+            }
+        }
     }
 
     /// The `$orderby` part of `compare` (0 when every key is equal).

@@ -3,7 +3,8 @@ import OfflineODataModel
 /// An entity as stored, read lazily: single properties are decoded on demand from the stored
 /// bytes (`EntityCodec.readProperty(at:)`), the whole record only when asked.
 public struct StoredEntity: Sendable {
-    public let entitySet: String
+    /// The entity set it belongs to.
+    public var entitySet: String { info.name }
     /// The encoded key (OrderedKeyEncoding of the normalized key values).
     public let keyBytes: [UInt8]
     public let etag: String?
@@ -18,7 +19,6 @@ public struct StoredEntity: Sendable {
     init(keyBytes: [UInt8], value: consuming [UInt8], info: SetInfo) throws(ODataError) {
         var bytes = consume value
         let meta = try StoredValue.split(&bytes, what: "entity of set '\(info.name)'")
-        self.entitySet = info.name
         self.keyBytes = keyBytes
         self.etag = meta.etag
         self.flags = meta.flags
