@@ -93,6 +93,8 @@ final class RunWriter: @unchecked Sendable {  // owned by one flush at a time
         codec = keys.codec(for: header, fileName: name, compress: compress)
         file = try fs.create(path)
         pending = header.encoded()
+        // Room for a chunk and the frame that crosses its end, so the buffer never doubles.
+        pending.reserveCapacity(Self.writeChunk + 2 * blockSize + 4096)
         leaf = BlockBuilder(isLeaf: true, capacity: blockSize)
         info = RunInfo(fileNumber: fileNumber, fileSize: 0, entryCount: 0, tombstoneCount: 0, leafCount: 0, rawBytes: 0,
                        height: 1, minKey: [], maxKey: [], rootOffset: 0, rootLength: 0)
@@ -135,9 +137,14 @@ final class RunWriter: @unchecked Sendable {  // owned by one flush at a time
         let before = pending.count
         raw.withUnsafeBytes { codec.encode(kind: kind, raw: $0, offset: offset, into: &pending) }
         let length = pending.count - before
-        if pending.count >= 1 << 20 { try flushPending() }
+        if pending.count >= Self.writeChunk { try flushPending() }
         return (offset, length)
     }
+
+    /// Frames are written to the file in chunks of about this size. A flush and a compaction
+    /// can write at once, each holding one chunk; 256 KiB writes cost no more than 1 MiB ones
+    /// (a flush of 8 MiB is a few dozen writes) and hold a quarter of the memory.
+    static let writeChunk = 256 << 10
 
     private func flushPending() throws(EngineError) {
         guard !pending.isEmpty else { return }
