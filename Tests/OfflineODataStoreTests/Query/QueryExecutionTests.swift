@@ -16,15 +16,7 @@ import Testing
         let generator = SalesServiceGenerator(seed: 7, scale: .small)
         model = try ServiceModel.parse(metadata: Array(generator.metadataXML().utf8))
         harness = try StorageHarness(model: model, label: "query-exec")
-        let reader = ODataJSONReader(model: model)
-        for set in SalesEntitySet.allCases {
-            var all: [ODataEntity] = []
-            for index in 0..<(try generator.pageCount(of: set, pageSize: 500)) {
-                all += try reader.readCollection(try generator.page(set: set, index: index, pageSize: 500), entitySet: set.name).entities
-            }
-            try harness.storage.apply(entities: all, to: set.name)
-            data[set.name] = all
-        }
+        data = try harness.loadSales(generator, model: model)
         _ = try await harness.storage.declareIndex(IndexDefinition(name: "SO_Gross", entitySet: "SalesOrders", properties: ["GrossAmount"]))
         _ = try await harness.storage.declareIndex(IndexDefinition(name: "SO_Status", entitySet: "SalesOrders", properties: ["LifecycleStatus"]))
     }

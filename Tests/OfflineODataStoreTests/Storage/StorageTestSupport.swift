@@ -47,6 +47,22 @@ final class StorageHarness {
         storage = try EntityStorage(engine: engine, model: model)
     }
 
+    /// Reads every page of every set of `generator` as OData JSON, stores the entities, and
+    /// returns them by set name (the expectations of tests that check results against the data).
+    func loadSales(_ generator: SalesServiceGenerator, model: ServiceModel) throws -> [String: [ODataEntity]] {
+        let reader = ODataJSONReader(model: model)
+        var data: [String: [ODataEntity]] = [:]
+        for set in SalesEntitySet.allCases {
+            var all: [ODataEntity] = []
+            for index in 0..<(try generator.pageCount(of: set, pageSize: 500)) {
+                all += try reader.readCollection(try generator.page(set: set, index: index, pageSize: 500), entitySet: set.name).entities
+            }
+            try storage.apply(entities: all, to: set.name)
+            data[set.name] = all
+        }
+        return data
+    }
+
     deinit {
         try? engine.close()
         dir.cleanup()
