@@ -3,7 +3,7 @@
 /// its filter on the borrowed bytes and copies only the entities it keeps.
 extension EntityCodec {
     /// The byte range of declared property `index` in borrowed entity bytes, with exactly the
-    /// checks of the array form (`slotBounds`): nil when the property is absent.
+    /// checks the array form (`slotBounds`, which calls this) makes: nil when the property is absent.
     public static func slotRange(_ index: Int, in bytes: UnsafeRawBufferPointer) throws(ODataError) -> Range<Int>? {
         guard index >= 0 else { return nil }
         guard let version = bytes.first else { throw .encodingTruncated("entity header", offset: 0) }

@@ -140,39 +140,13 @@ public struct EntityCodec: Sendable {
 
     /// The byte range of declared property `index`, read straight from the offset table
     /// (docs/EntityEncoding.md §2.2) without decoding the whole header: O(1), no allocation.
-    /// Nil when the property is absent (beyond the count the bytes were written with, or an
-    /// empty slot). Both offsets are checked against each other and the data.
+    /// Nil when the property is absent. The checks are those of the borrowed form
+    /// (`slotRange(_:in:)`), which does the work.
     static func slotBounds(_ index: Int, _ bytes: [UInt8]) throws(ODataError) -> (Int, Int)? {
-        guard let version = bytes.first else { throw .encodingTruncated("entity header", offset: 0) }
-        guard version == formatVersion else { throw .encodingUnsupportedVersion(version, offset: 0) }
-        // LEB128 count of declared slots.
-        var position = 1
-        var count: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            guard position < bytes.count else { throw .encodingTruncated("entity header", offset: position) }
-            let byte = bytes[position]
-            position += 1
-            guard shift < 63 else { throw .encodingInvalid("entity header: property count too long", offset: position) }
-            count |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 == 0 { break }
-            shift += 7
+        let range = bytes.withUnsafeBytes { buffer in
+            Result { () throws(ODataError) in try slotRange(index, in: buffer) }
         }
-        guard count <= UInt64(bytes.count / 4) else { throw .encodingTruncated("entity header", offset: position) }
-        let declared = Int(count)
-        guard index < declared else { return nil }
-        let dataStart = position + 4 * (declared + 1)
-        guard dataStart <= bytes.count else { throw .encodingTruncated("entity header", offset: bytes.count) }
-        let first = littleEndian32(bytes, position + 4 * index)
-        let second = littleEndian32(bytes, position + 4 * (index + 1))
-        let last = littleEndian32(bytes, position + 4 * declared)
-        guard first <= second, second <= last else {
-            throw .encodingInvalid("entity: offsets decrease at property \(index)", offset: dataStart)
-        }
-        // The dynamic-property count follows the last slot, so the data must reach past it.
-        guard dataStart + last < bytes.count else { throw .encodingTruncated("entity", offset: bytes.count) }
-        let start = dataStart + first, end = dataStart + second
-        return end > start ? (start, end) : nil
+        return try range.get().map { ($0.lowerBound, $0.upperBound) }
     }
 
     @inline(__always)
