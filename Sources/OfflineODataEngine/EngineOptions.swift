@@ -49,6 +49,11 @@ public struct EngineOptions: Sendable {
     public var compression = true
     /// Merge runs in the background when the tiering rule or the garbage estimate asks for it.
     public var autoCompaction = true
+    /// How long `open` waits for the writer lock before it reports `storeLocked`. A store held
+    /// by another handle or process is reported after this wait; a lock held only for an
+    /// instant (a child process being spawned elsewhere in the app briefly shares every open
+    /// descriptor) is simply waited out. Zero: fail at once.
+    public var lockWait: Duration = .milliseconds(500)
     /// Create the store if the directory holds none.
     public var createIfMissing = true
     /// The file-system seam (tests inject faults here).
@@ -65,6 +70,7 @@ public struct EngineOptions: Sendable {
         if case .passphrase(let p) = encryption, p.isEmpty {
             throw EngineError(.invalidArgument, "the passphrase is empty")
         }
+        guard lockWait >= .zero else { throw EngineError(.invalidArgument, "lockWait must not be negative") }
         guard cacheSize >= 0, memTableSize >= 4096, blockSize >= 512, blockSize <= 4 << 20 else {
             throw EngineError(.invalidArgument, "cacheSize must be ≥ 0, memTableSize ≥ 4096, blockSize within 512 B…4 MiB")
         }

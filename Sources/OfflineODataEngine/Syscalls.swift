@@ -255,6 +255,13 @@ func releaseFreeMemory() {
     #endif
 }
 
+/// Blocks the calling thread for about `nanoseconds` (used while waiting for the writer lock).
+func pauseThread(nanoseconds: UInt64) {
+    var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+}
+
 #if canImport(Glibc)
 /// glibc's `malloc_trim` (declared in <malloc.h>, which the Glibc module does not import),
 /// looked up once; nil if the C library does not have it.
