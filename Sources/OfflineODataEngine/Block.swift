@@ -4,20 +4,37 @@ final class Block: @unchecked Sendable {
     // Immutable after init.
     let data: [UInt8]
     let isLeaf: Bool
-    /// Per entry: key start, key length, value start, value length (−1 for a tombstone);
-    /// in index blocks the "value" is the 12-byte child pointer.
-    private let layout: [Int32]
-    let count: Int
+    /// One entry's place in `data`, with its discriminator: the 8 key bytes after the prefix all
+    /// keys of the block share, big-endian, zero-padded. Built when the block is loaded (not
+    /// stored in the file). `lowerBound` searches the discriminators and compares whole keys only
+    /// where two are equal; the entry found then has its ranges in the same cache line. (A binary
+    /// search over the keys themselves touched a layout array and the scattered key bytes at every
+    /// step: point reads spent 41 % of their time there, then 9 % on the layout loads after it.)
+    struct Entry {
+        var discriminator: UInt64
+        var keyStart: Int32
+        var keyLength: Int32
+        var valueStart: Int32
+        /// −1 for a tombstone; in index blocks the "value" is the 12-byte child pointer.
+        var valueLength: Int32
+    }
 
-    var memoryCost: Int { data.count + layout.count * 4 + 96 }
+    private let entries: [Entry]
+    let count: Int
+    /// Length of the prefix every key of the block shares (keys are sorted, so the prefix the
+    /// first and the last key share).
+    private let sharedPrefix: Int
+
+    var memoryCost: Int { data.count + entries.count * MemoryLayout<Entry>.stride + 96 }
 
     /// A filter partition's encoded bits (docs/StorageFormat.md, "Run files"), cached like a
     /// block: no entries, `data` is the filter.
     init(filterBits: [UInt8]) {
         data = filterBits
         isLeaf = false
-        layout = []
+        entries = []
         count = 0
+        sharedPrefix = 0
     }
 
     /// `verifyOrder`: check that keys increase (needed when only a CRC protects the bytes; an
@@ -25,9 +42,9 @@ final class Block: @unchecked Sendable {
     init(data: [UInt8], isLeaf: Bool, file: String, offset: UInt64, verifyOrder: Bool = true) throws(EngineError) {
         self.data = data
         self.isLeaf = isLeaf
-        // One pass over the raw bytes with bounds checks; afterwards accessors trust `layout`.
-        let parsed: Result<[Int32], EngineError> = data.withUnsafeBytes { buf in
-            func bad(_ why: String) -> Result<[Int32], EngineError> {
+        // One pass over the raw bytes with bounds checks; afterwards accessors trust `entries`.
+        let parsed: Result<[Entry], EngineError> = data.withUnsafeBytes { buf in
+            func bad(_ why: String) -> Result<[Entry], EngineError> {
                 .failure(.corrupt("\(isLeaf ? "leaf" : "index") block: \(why)", file: file, offset: offset))
             }
             let size = buf.count
@@ -35,7 +52,8 @@ final class Block: @unchecked Sendable {
             let n = Int(readU32LE(buf, size - 4))
             guard n > 0, n <= (size - 4) / 4 else { return bad("entry count \(n) out of range") }
             let offsetsStart = size - 4 - 4 * n
-            var layout = [Int32](repeating: 0, count: n * 4)
+            var layout: [Entry] = []
+            layout.reserveCapacity(n)
             var position = 0
             // Reads a varint at `position` that must end before `offsetsStart`.
             func varint() -> Int? {
@@ -73,48 +91,72 @@ final class Block: @unchecked Sendable {
                     return bad("keys out of order at entry \(i)")
                 }
                 previousKey = key
-                layout[4 * i] = Int32(keyStart)
-                layout[4 * i + 1] = Int32(keyLen)
-                layout[4 * i + 2] = Int32(valueStart)
-                layout[4 * i + 3] = Int32(valueLen)
+                layout.append(Entry(discriminator: 0, keyStart: Int32(keyStart), keyLength: Int32(keyLen),
+                                    valueStart: Int32(valueStart), valueLength: Int32(valueLen)))
             }
             guard position == offsetsStart else { return bad("entries do not fill the block") }
             return .success(layout)
         }
-        self.layout = try parsed.get()
-        self.count = layout.count / 4
+        var entries = try parsed.get()
+        let count = entries.count
+        self.count = count
+        sharedPrefix = data.withUnsafeBytes { buf in
+            // `count` ≥ 1 (checked above).
+            let (f, l) = (entries[0], entries[count - 1])
+            let first = UnsafeRawBufferPointer(rebasing: buf[Int(f.keyStart)..<Int(f.keyStart + f.keyLength)])
+            let last = UnsafeRawBufferPointer(rebasing: buf[Int(l.keyStart)..<Int(l.keyStart + l.keyLength)])
+            var shared = 0
+            let limit = min(first.count, last.count)
+            while shared < limit && first[shared] == last[shared] { shared += 1 }
+            for i in 0..<count {
+                let e = entries[i]
+                let key = UnsafeRawBufferPointer(rebasing: buf[Int(e.keyStart)..<Int(e.keyStart + e.keyLength)])
+                entries[i].discriminator = Self.discriminator(key, after: shared)
+            }
+            return shared
+        }
+        self.entries = entries
+    }
+
+    /// The 8 bytes of `key` from `offset` on as a big-endian integer, zero-padded past the key's
+    /// end. For two keys with the same first `offset` bytes, a smaller discriminator means a
+    /// smaller key and a larger one a larger key; equal ones decide nothing.
+    @inline(__always) static func discriminator(_ key: UnsafeRawBufferPointer, after offset: Int) -> UInt64 {
+        let end = min(key.count, offset + 8)
+        guard end > offset else { return 0 }
+        var d: UInt64 = 0
+        for i in offset..<end { d = d << 8 | UInt64(key[i]) }
+        return d << UInt64(8 * (8 - (end - offset)))
     }
 
     @inline(__always) func keyRange(_ i: Int) -> Range<Int> {
-        let s = Int(layout[4 * i])
-        return s..<(s + Int(layout[4 * i + 1]))
+        let e = entries[i]
+        return Int(e.keyStart)..<Int(e.keyStart + e.keyLength)
     }
 
     func key(_ i: Int) -> [UInt8] { Array(data[keyRange(i)]) }
 
     /// nil for a tombstone.
     func value(_ i: Int) -> [UInt8]? {
-        let len = Int(layout[4 * i + 3])
-        guard len >= 0 else { return nil }
-        let s = Int(layout[4 * i + 2])
-        return Array(data[s..<(s + len)])
+        let e = entries[i]
+        guard e.valueLength >= 0 else { return nil }
+        return Array(data[Int(e.valueStart)..<Int(e.valueStart + e.valueLength)])
     }
 
     /// nil for a tombstone.
     @inline(__always) func valueRange(_ i: Int) -> Range<Int>? {
-        let len = Int(layout[4 * i + 3])
-        guard len >= 0 else { return nil }
-        let s = Int(layout[4 * i + 2])
-        return s..<(s + len)
+        let e = entries[i]
+        guard e.valueLength >= 0 else { return nil }
+        return Int(e.valueStart)..<Int(e.valueStart + e.valueLength)
     }
 
-    func isTombstone(_ i: Int) -> Bool { layout[4 * i + 3] < 0 }
+    func isTombstone(_ i: Int) -> Bool { entries[i].valueLength < 0 }
 
-    func valueLength(_ i: Int) -> Int { max(0, Int(layout[4 * i + 3])) }
+    func valueLength(_ i: Int) -> Int { max(0, Int(entries[i].valueLength)) }
 
     /// Index blocks: the child frame's offset and total length.
     func child(_ i: Int) -> (offset: UInt64, length: Int) {
-        let s = Int(layout[4 * i + 2])
+        let s = Int(entries[i].valueStart)
         return data.withUnsafeBytes { (readU64LE($0, s), Int(readU32LE($0, s + 8))) }
     }
 
@@ -127,13 +169,28 @@ final class Block: @unchecked Sendable {
     func lowerBound(_ key: [UInt8]) -> Int {
         key.withUnsafeBytes { k in
             data.withUnsafeBytes { buf in
-                layout.withUnsafeBufferPointer { lay in
+                // Every key of the block starts with the shared prefix: a search key that does not
+                // is below or above all of them.
+                let first = Int(entries[0].keyStart)
+                let shared = sharedPrefix
+                let c = compareBytes(UnsafeRawBufferPointer(rebasing: k[0..<min(k.count, shared)]),
+                                     UnsafeRawBufferPointer(rebasing: buf[first..<(first + shared)]))
+                if c < 0 || (c == 0 && k.count < shared) { return 0 }
+                if c > 0 { return count }
+                let target = Self.discriminator(k, after: shared)
+                return entries.withUnsafeBufferPointer { es in
                     var lo = 0, hi = count
                     while lo < hi {
                         let mid = (lo + hi) >> 1
-                        let s = Int(lay[4 * mid])
-                        let entry = UnsafeRawBufferPointer(rebasing: buf[s..<(s + Int(lay[4 * mid + 1]))])
-                        if compareBytes(entry, k) < 0 { lo = mid + 1 } else { hi = mid }
+                        let e = es[mid]
+                        let below: Bool
+                        if e.discriminator != target {
+                            below = e.discriminator < target
+                        } else {
+                            let s = Int(e.keyStart)
+                            below = compareBytes(UnsafeRawBufferPointer(rebasing: buf[s..<(s + Int(e.keyLength))]), k) < 0
+                        }
+                        if below { lo = mid + 1 } else { hi = mid }
                     }
                     return lo
                 }

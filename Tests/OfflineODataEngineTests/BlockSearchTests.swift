@@ -1,0 +1,72 @@
+import PropertyBased
+import Testing
+@testable import OfflineODataEngine
+
+/// `Block.lowerBound` searches the in-memory discriminators (8 key bytes after the prefix all
+/// keys of the block share) and compares whole keys only on ties. It must answer exactly as a
+/// search over the keys themselves, for keys that are prefixes of each other, hold 0x00 or 0xFF
+/// bytes, are shorter than the shared prefix or differ only past the 8 discriminating bytes.
+@Suite struct BlockSearchTests {
+    /// Bytes chosen so that zero padding, 0xFF and ordinary bytes meet.
+    static let alphabet: [UInt8] = [0x00, 0x01, 0x41, 0x7F, 0x80, 0xFF]
+
+    static func key(prefix: Int, digits: [Int]) -> [UInt8] {
+        let prefixes: [[UInt8]] = [[], [0, 0, 0, 7], [0, 0, 0, 7, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41]]
+        return prefixes[prefix % prefixes.count] + digits.map { alphabet[$0 % alphabet.count] }
+    }
+
+    static let keyGen = zip(Gen.int(in: 0...2), Gen.int(in: 0...5).array(of: 0...12)).map { key(prefix: $0, digits: $1) }
+
+    static func naiveLowerBound(_ keys: [[UInt8]], _ key: [UInt8]) -> Int {
+        keys.firstIndex { compareBytes($0, key) >= 0 } ?? keys.count
+    }
+
+    static func leaf(_ keys: [[UInt8]]) throws -> Block {
+        var b = BlockBuilder(isLeaf: true, capacity: 4096)
+        for k in keys {
+            k.withUnsafeBytes { kb in [UInt8(k.count)].withUnsafeBytes { b.addLeaf(key: kb, value: $0) } }
+        }
+        return try Block(data: b.finish(), isLeaf: true, file: "test", offset: 0)
+    }
+
+    static func index(_ keys: [[UInt8]]) throws -> Block {
+        var b = BlockBuilder(isLeaf: false, capacity: 4096)
+        for (i, k) in keys.enumerated() { b.addIndex(lastKey: k, childOffset: UInt64(i), childLength: 1) }
+        return try Block(data: b.finish(), isLeaf: false, file: "test", offset: 0)
+    }
+
+    @Test func lowerBoundAgreesWithASearchOverTheKeys() async {
+        let input = zip(Self.keyGen.array(of: 1...40), Self.keyGen.array(of: 1...20))
+        await propertyCheck(count: 300, input: input) { stored, probes in
+            var keys: [[UInt8]] = []
+            for k in stored.sorted(by: { compareBytes($0, $1) < 0 }) where keys.last.map({ compareBytes($0, k) != 0 }) ?? true {
+                keys.append(k)
+            }
+            // Every stored key, its prefixes, its successors and unrelated keys.
+            var targets = probes + keys
+            for k in keys {
+                targets.append(Array(k.dropLast()))
+                targets.append(k + [0])
+                targets.append(k + [0xFF])
+            }
+            for block in [try Self.leaf(keys), try Self.index(keys)] {
+                for t in targets {
+                    #expect(block.lowerBound(t) == Self.naiveLowerBound(keys, t), "keys \(keys), target \(t)")
+                }
+            }
+        }
+    }
+
+    @Test func keysThatDifferOnlyPastTheDiscriminatorAreOrderedByTheirWholeBytes() throws {
+        let shared: [UInt8] = [0, 0, 0, 9]
+        let keys = (0..<50).map { shared + [UInt8](repeating: 0x41, count: 8) + [UInt8($0)] }
+        let block = try Self.leaf(keys)
+        for (i, k) in keys.enumerated() {
+            #expect(block.lowerBound(k) == i)
+            #expect(block.lowerBound(k + [0]) == i + 1)
+        }
+        #expect(block.lowerBound(shared) == 0)
+        #expect(block.lowerBound([0, 0, 0, 10]) == keys.count)
+        #expect(block.lowerBound([]) == 0)
+    }
+}
