@@ -49,9 +49,16 @@ import Testing
                 targets.append(k + [0])
                 targets.append(k + [0xFF])
             }
-            for block in [try Self.leaf(keys), try Self.index(keys)] {
-                for t in targets {
-                    #expect(block.lowerBound(t) == Self.naiveLowerBound(keys, t), "keys \(keys), target \(t)")
+            // The same keys and targets behind a common prefix of 3, 12 and 20 bytes: the
+            // block's shared prefix is then short (compared as words) or long (compared bytewise).
+            for common in [[], [0, 0, 7], [UInt8](repeating: 0x41, count: 12), [UInt8](repeating: 0xFF, count: 20)] as [[UInt8]] {
+                let ks = keys.map { common + $0 }
+                var ts = targets.map { common + $0 }
+                ts += [Array(common.dropLast()), common + [0xFF, 0xFF], Array(common.prefix(2)) + [0x42]]
+                for block in [try Self.leaf(ks), try Self.index(ks)] {
+                    for t in ts {
+                        #expect(block.lowerBound(t) == Self.naiveLowerBound(ks, t), "keys \(ks), target \(t)")
+                    }
                 }
             }
         }
@@ -68,5 +75,35 @@ import Testing
         #expect(block.lowerBound(shared) == 0)
         #expect(block.lowerBound([0, 0, 0, 10]) == keys.count)
         #expect(block.lowerBound([]) == 0)
+    }
+}
+
+/// The block cache's key → slot table (open addressing, backward-shift deletion) against a
+/// `Dictionary`, through random inserts, replacements and removals that crowd keys into clusters.
+@Suite struct SlotIndexTests {
+    @Test func behavesLikeADictionary() async {
+        let op = zip(Gen.int(in: 0...9), Gen.int(in: 0...300), Gen.int(in: 0...1000))
+        await propertyCheck(count: 200, input: op.array(of: 1...400)) { ops in
+            var table = SlotIndex()
+            var model: [UInt64: Int] = [:]
+            for (kind, k, v) in ops {
+                // Small keys collide in the table's low bits after hashing; cache-like keys too.
+                let key = k % 3 == 0 ? UInt64(k) : UInt64(k) << 40 | UInt64(v % 7) * 16384
+                switch kind {
+                case 0..<6:
+                    table.insert(key, v)
+                    model[key] = v
+                case 6..<9:
+                    table.remove(key)
+                    model[key] = nil
+                default:
+                    break
+                }
+                #expect(table.find(key) == model[key])
+            }
+            #expect(table.count == model.count)
+            for (key, value) in model { #expect(table.find(key) == value) }
+            for k in 0..<301 where model[UInt64(k)] == nil { #expect(table.find(UInt64(k)) == nil) }
+        }
     }
 }
