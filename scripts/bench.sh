@@ -46,6 +46,14 @@ json_bin=Benchmarks/.build/release/json-bench
 query_bin=Benchmarks/.build/release/query-bench
 store_bin=Benchmarks/.build/release/store-bench
 
+# The commit the binaries are built from, for the sections' headers (a full run takes hours, and
+# HEAD may move meanwhile); "-dirty" when the sources differ from it.
+if [ -z "${BENCH_COMMIT:-}" ]; then
+  BENCH_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  git diff --quiet HEAD -- Sources Benchmarks/Sources Package.swift Benchmarks/Package.swift 2>/dev/null || BENCH_COMMIT="$BENCH_COMMIT-dirty"
+fi
+export BENCH_COMMIT
+
 build() { for p in "$@"; do swift build -c release --package-path Benchmarks --product "$p"; done; }
 
 # The SQLCipher worker is its own product (libsqlcipher and libsqlite3 cannot share a process);
@@ -105,10 +113,10 @@ assemble() {
     echo "  ours both encrypted and unencrypted everywhere (the encryption overhead), at 10k, 100k"
     echo "  and 1M records / SalesOrders (issue 6), all in the separate \`Benchmarks/\` SwiftPM package, release builds."
     echo "  Each section also has a CSV twin (\`Benchmarks/results/*.csv\`) that the growth curves below are drawn from."
-    echo "- Reproduce: \`$command\` (all; an estimate of ≈ 2–3 h on 2 cores the first time, to be re-measured: the 1M query stores load once"
-    echo "  (≈ 9 min)); one part: \`make bench-engine\` (≈ 45 min),"
-    echo "  \`make bench-store\` (10k, 100k and 1M entities, four peers ≈ 20–25 min, an estimate), \`make bench-json\` (≈ 3 min) or"
-    echo "  \`make bench-query\` (≈ 15 min the first time, ≈ 4 min with the stores reused); \`make bench-report\` only redraws the plots and"
+    echo "- Reproduce: \`$command\` (all; measured at 64d2a6f on 2 cores: 1 h 16 min, our query stores reloaded and the SQLite ones"
+    echo "  reused); one part: \`make bench-engine\` (41 min),"
+    echo "  \`make bench-store\` (10k, 100k and 1M entities, four peers: 13 min), \`make bench-json\` (6 min) or"
+    echo "  \`make bench-query\` (16 min reloading our stores, ≈ 4 min with every store reused); \`make bench-report\` only redraws the plots and"
     echo "  reassembles this file; \`make bench-quick\` is the < 3 min smoke run (report in \`Benchmarks/.build/BENCHMARKS-quick.md\`);"
     echo "  \`make bench-micro-check\` checks the micro-benchmarks' allocation counts against \`Benchmarks/Thresholds/\`."
     echo "- Machine: \`$(uname -srm)\`, $cpu, $cores cores, $mem; shared with other work, so absolute figures are noisy"

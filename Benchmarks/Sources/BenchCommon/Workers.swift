@@ -30,6 +30,14 @@ public enum Workers {
         return out
     }
 
+    /// The commit the benchmark binaries were built from: `BENCH_COMMIT`, which scripts/bench.sh
+    /// sets before it builds (a long run outlives later commits, so HEAD when a section is written
+    /// may be newer than the code measured), else HEAD now.
+    public static var measuredCommit: String {
+        if let c = ProcessInfo.processInfo.environment["BENCH_COMMIT"], !c.isEmpty { return c }
+        return shell("/usr/bin/git", ["rev-parse", "--short", "HEAD"])
+    }
+
     /// Output of a command (trimmed), or "unknown" if it cannot run; for report headers.
     public static func shell(_ path: String, _ args: [String]) -> String {
         let p = Process()

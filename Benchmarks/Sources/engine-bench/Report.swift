@@ -283,7 +283,7 @@ struct Report {
             .map { String($0.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces) } ?? "unknown"
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let memory = Double(ProcessInfo.processInfo.physicalMemory) / 1073741824
-        let commit = Workers.shell("/usr/bin/git", ["rev-parse", "--short", "HEAD"])
+        let commit = Workers.measuredCommit
         let dirty = Workers.shell("/usr/bin/git", ["status", "--porcelain", "--untracked-files=no", "--", ".", ":!BENCHMARKS.md", ":!Benchmarks/results"]).isEmpty ? "" : " (with uncommitted changes)"
         let date = ISO8601DateFormatter().string(from: Date())
         let uname = Workers.shell("/bin/uname", ["-a"])

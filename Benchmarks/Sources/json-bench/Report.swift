@@ -73,7 +73,7 @@ struct Report {
     }
 
     func markdown() -> String {
-        let commit = Workers.shell("/usr/bin/git", ["rev-parse", "--short", "HEAD"])
+        let commit = Workers.measuredCommit
         let dirty = Workers.shell("/usr/bin/git", ["status", "--porcelain", "--untracked-files=no", "--", ".", ":!BENCHMARKS.md", ":!Benchmarks/results"]).isEmpty ? "" : " (with uncommitted changes)"
         let date = ISO8601DateFormatter().string(from: Date())
         let swift = Workers.shell("/usr/bin/env", ["swift", "--version"]).split(separator: "\n").first.map(String.init) ?? "unknown"

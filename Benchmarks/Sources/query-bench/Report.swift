@@ -296,7 +296,7 @@ struct Report {
             .map { String($0.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces) } ?? "unknown"
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let memory = Double(ProcessInfo.processInfo.physicalMemory) / 1073741824
-        let commit = Workers.shell("/usr/bin/git", ["rev-parse", "--short", "HEAD"])
+        let commit = Workers.measuredCommit
         let dirty = Workers.shell("/usr/bin/git", ["status", "--porcelain", "--untracked-files=no"]).isEmpty ? "" : " (with uncommitted changes)"
         let swift = Workers.shell("/usr/bin/env", ["swift", "--version"]).split(separator: "\n").first.map(String.init) ?? "unknown"
         let date = ISO8601DateFormatter().string(from: Date())
