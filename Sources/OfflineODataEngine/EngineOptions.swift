@@ -41,9 +41,7 @@ public struct EngineOptions: Sendable {
     public var cipher: CipherSuite?
     /// Bytes of decoded blocks kept in memory.
     public var cacheSize: Int = 32 << 20
-    /// Heap bytes of recent writes kept in memory (keys and values as allocated, with their
-    /// per-entry overhead) before they are written into a run. Up to two memtables exist at once
-    /// (one filling, one being written).
+    /// Bytes of recent writes kept in memory before they are written into a run.
     public var memTableSize: Int = 8 << 20
     /// Target raw size of a run block (the unit of compression and encryption).
     public var blockSize: Int = 16 << 10

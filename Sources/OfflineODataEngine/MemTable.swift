@@ -6,23 +6,11 @@ struct MemTable: @unchecked Sendable {
     // Nodes reachable from a snapshot are never mutated (see above), so sharing is safe.
     fileprivate var root: MemNode
     private(set) var count = 0
-    /// Approximate heap memory held: each key and value as the allocation it is (`heapBytes`),
-    /// plus the entry's slots in its node. `memTableSize` bounds this figure, so the bound is on
-    /// memory, not on payload: counting payload plus 48 bytes let a full 8 MiB memtable hold
-    /// about 10.5 MB of heap (heaptrack, the 1M-entity download).
+    /// Approximate memory held: keys, values and per-entry overhead.
     private(set) var byteSize = 0
-    /// Key and value bytes only, the measure of a run's `rawBytes` (for the merge policy).
-    private(set) var payloadBytes = 0
 
     static let fanout = 64
-    /// A leaf's key and value slots (8 bytes each) at the average fill of a split B+tree node.
-    static let slotOverhead = 24
-
-    /// Heap bytes of an array of `count` bytes: Swift's 32-byte array header, glibc's 8-byte
-    /// chunk header, rounded up to malloc's 16-byte granule; an empty array allocates nothing.
-    @inline(__always) static func heapBytes(_ count: Int) -> Int {
-        count == 0 ? 0 : (count + 32 + 8 + 15) & ~15
-    }
+    static let entryOverhead = 48
 
     init() { root = MemNode(leaf: true) }
 
@@ -43,13 +31,8 @@ struct MemTable: @unchecked Sendable {
     mutating func set(_ key: [UInt8], _ value: [UInt8]?) {
         if !isKnownUniquelyReferenced(&root) { root = root.copy() }
         let (split, delta) = root.insert(key, value)
-        if delta.added {
-            count += 1
-            byteSize += Self.heapBytes(key.count) + Self.slotOverhead
-            payloadBytes += key.count
-        }
+        if delta.added { count += 1; byteSize += key.count + Self.entryOverhead }
         byteSize += delta.valueBytes
-        payloadBytes += delta.payloadBytes
         if let (separator, right) = split {
             let newRoot = MemNode(leaf: false)
             newRoot.keys = [separator]
@@ -102,20 +85,19 @@ final class MemNode {
         return lo
     }
 
-    struct Delta { var added: Bool; var valueBytes: Int; var payloadBytes: Int }
+    struct Delta { var added: Bool; var valueBytes: Int }
 
     func insert(_ key: [UInt8], _ value: [UInt8]?) -> ((separator: [UInt8], right: MemNode)?, Delta) {
         var delta: Delta
         if isLeaf {
             let (i, found) = search(key)
             if found {
-                let (new, old) = (value?.count ?? 0, values[i]?.count ?? 0)
-                delta = Delta(added: false, valueBytes: MemTable.heapBytes(new) - MemTable.heapBytes(old), payloadBytes: new - old)
+                delta = Delta(added: false, valueBytes: (value?.count ?? 0) - (values[i]?.count ?? 0))
                 values[i] = value
             } else {
                 keys.insert(key, at: i)
                 values.insert(value, at: i)
-                delta = Delta(added: true, valueBytes: MemTable.heapBytes(value?.count ?? 0), payloadBytes: value?.count ?? 0)
+                delta = Delta(added: true, valueBytes: value?.count ?? 0)
             }
         } else {
             let i = childIndex(for: key)

@@ -48,7 +48,7 @@ extension StorageEngine {
                   progress: (@Sendable (CompactionProgress) -> Void)?) throws(EngineError) {
         // 1.
         let (runs, manifest, frozenSequence) = state.withLock { s in (s.runs, s.manifest, s.frozenSequence) }
-        let mergeCount = Self.mergePolicy(runs: runs.map(\.info), incoming: UInt64(frozen.payloadBytes), full: full,
+        let mergeCount = Self.mergePolicy(runs: runs.map(\.info), incoming: UInt64(frozen.byteSize), full: full,
                                           auto: options.autoCompaction)
         let merged = Array(runs.prefix(mergeCount))
         let kept = Array(runs.dropFirst(mergeCount))
