@@ -30,12 +30,17 @@ public enum Workers {
         return out
     }
 
-    /// The commit the benchmark binaries were built from: `BENCH_COMMIT`, which scripts/bench.sh
-    /// sets before it builds (a long run outlives later commits, so HEAD when a section is written
-    /// may be newer than the code measured), else HEAD now.
+    /// The commit the benchmark binaries were built from, for a section's header:
+    /// `BENCH_COMMIT`, which scripts/bench.sh sets before it builds (with "-dirty" when the sources
+    /// differ; a long run outlives later commits, so HEAD when a section is written may be newer
+    /// than the code measured), else HEAD now, marked when the working tree has changes other
+    /// than the reports.
     public static var measuredCommit: String {
         if let c = ProcessInfo.processInfo.environment["BENCH_COMMIT"], !c.isEmpty { return c }
-        return shell("/usr/bin/git", ["rev-parse", "--short", "HEAD"])
+        let head = shell("/usr/bin/git", ["rev-parse", "--short", "HEAD"])
+        let changes = shell("/usr/bin/git", ["status", "--porcelain", "--untracked-files=no", "--", ".",
+                                             ":!BENCHMARKS.md", ":!Benchmarks/results"])
+        return changes.isEmpty ? head : head + " (with uncommitted changes)"
     }
 
     /// Output of a command (trimmed), or "unknown" if it cannot run; for report headers.
