@@ -29,7 +29,15 @@ final class Block: @unchecked Sendable {
     /// of a point read when it was a `memcmp`).
     private let prefixWords: (UInt64, UInt64)
 
-    var memoryCost: Int { data.count + entries.count * MemoryLayout<Entry>.stride + 96 }
+    /// A leaf's point index, built when a point read loads the leaf (not by scans, which never
+    /// use it): open addressing over the hashes of the whole keys, a slot = 16 tag bits of the
+    /// hash and the entry number + 1 (0: empty), at most half full. A point read then touches one
+    /// slot, one entry and the key's bytes instead of the five or six scattered entries of a
+    /// binary search (`find`). Empty when not built or when the block has 65,535 entries or more.
+    private let pointSlots: [UInt32]
+    private let pointShift: UInt64
+
+    var memoryCost: Int { data.count + entries.count * MemoryLayout<Entry>.stride + pointSlots.count * 4 + 96 }
 
     /// A filter partition's encoded bits (docs/StorageFormat.md, "Run files"), cached like a
     /// block: no entries, `data` is the filter.
@@ -40,11 +48,15 @@ final class Block: @unchecked Sendable {
         count = 0
         sharedPrefix = 0
         prefixWords = (0, 0)
+        pointSlots = []
+        pointShift = 64
     }
 
     /// `verifyOrder`: check that keys increase (needed when only a CRC protects the bytes; an
     /// AEAD-authenticated block is exactly what the writer produced, and `check` verifies order).
-    init(data: [UInt8], isLeaf: Bool, file: String, offset: UInt64, verifyOrder: Bool = true) throws(EngineError) {
+    /// `pointIndex`: build the leaf's point index (`find`); for leaves loaded by point reads.
+    init(data: [UInt8], isLeaf: Bool, file: String, offset: UInt64, verifyOrder: Bool = true,
+         pointIndex: Bool = false) throws(EngineError) {
         self.data = data
         self.isLeaf = isLeaf
         // One pass over the raw bytes with bounds checks; afterwards accessors trust `entries`.
@@ -121,6 +133,54 @@ final class Block: @unchecked Sendable {
             return (shared, shared <= 16 ? Self.words(first, shared) : (0, 0))
         }
         self.entries = entries
+        if pointIndex && isLeaf && count < 0xFFFF {
+            var bits: UInt64 = 3
+            while (1 << bits) < 2 * count { bits += 1 }
+            let mask = (1 << Int(bits)) - 1
+            var slots = [UInt32](repeating: 0, count: 1 << Int(bits))
+            data.withUnsafeBytes { buf in
+                for i in 0..<count {
+                    let e = entries[i]
+                    let h = BloomFilter.hash(UnsafeRawBufferPointer(rebasing: buf[Int(e.keyStart)..<Int(e.keyStart + e.keyLength)]))
+                    var j = Int(truncatingIfNeeded: h >> (64 - bits))
+                    while slots[j] != 0 { j = (j + 1) & mask }
+                    slots[j] = UInt32(truncatingIfNeeded: h) << 16 | UInt32(i + 1)
+                }
+            }
+            pointSlots = slots
+            pointShift = 64 - bits
+        } else {
+            pointSlots = []
+            pointShift = 64
+        }
+    }
+
+    var hasPointIndex: Bool { !pointSlots.isEmpty }
+
+    /// The entry whose key is exactly `key`, through the point index; nil when absent. Falls back
+    /// to `lowerBound` when the block has no point index.
+    func find(_ key: [UInt8]) -> Int? {
+        key.withUnsafeBytes { k -> Int? in
+            guard !pointSlots.isEmpty else {
+                let i = lowerBound(key)
+                return i < count && compare(i, k) == 0 ? i : nil
+            }
+            let h = BloomFilter.hash(k)
+            let tag = UInt32(truncatingIfNeeded: h) << 16
+            return pointSlots.withUnsafeBufferPointer { slots -> Int? in
+                let mask = slots.count - 1
+                var j = Int(truncatingIfNeeded: h >> pointShift)
+                while true {
+                    let s = slots[j]
+                    if s == 0 { return nil }
+                    if s & 0xFFFF_0000 == tag {
+                        let i = Int(s & 0xFFFF) - 1
+                        if compare(i, k) == 0 { return i }
+                    }
+                    j = (j + 1) & mask
+                }
+            }
+        }
     }
 
     /// The first `count` (≤ 16) bytes of `key` as two big-endian words, zero-padded.

@@ -21,12 +21,12 @@ import Testing
         keys.firstIndex { compareBytes($0, key) >= 0 } ?? keys.count
     }
 
-    static func leaf(_ keys: [[UInt8]]) throws -> Block {
+    static func leaf(_ keys: [[UInt8]], pointIndex: Bool = false) throws -> Block {
         var b = BlockBuilder(isLeaf: true, capacity: 4096)
         for k in keys {
             k.withUnsafeBytes { kb in [UInt8(k.count)].withUnsafeBytes { b.addLeaf(key: kb, value: $0) } }
         }
-        return try Block(data: b.finish(), isLeaf: true, file: "test", offset: 0)
+        return try Block(data: b.finish(), isLeaf: true, file: "test", offset: 0, pointIndex: pointIndex)
     }
 
     static func index(_ keys: [[UInt8]]) throws -> Block {
@@ -78,6 +78,33 @@ import Testing
     }
 }
 
+/// A leaf's point index (`Block.find`, built for leaves that point reads load) finds exactly
+/// the stored keys, each at its own entry, and nothing else: prefixes, extensions and unrelated
+/// keys are absent; and it answers as the block without the index does.
+@Suite struct BlockPointIndexTests {
+    @Test func findAnswersExactlyTheStoredKeys() async {
+        let input = zip(BlockSearchTests.keyGen.array(of: 1...120), BlockSearchTests.keyGen.array(of: 1...30))
+        await propertyCheck(count: 300, input: input) { stored, probes in
+            var keys: [[UInt8]] = []
+            for k in stored.sorted(by: { compareBytes($0, $1) < 0 }) where keys.last.map({ compareBytes($0, k) != 0 }) ?? true {
+                keys.append(k)
+            }
+            let indexed = try BlockSearchTests.leaf(keys, pointIndex: true)
+            let plain = try BlockSearchTests.leaf(keys)
+            #expect(indexed.hasPointIndex && !plain.hasPointIndex)
+            for (i, k) in keys.enumerated() {
+                #expect(indexed.find(k) == i, "stored key \(k)")
+                #expect(plain.find(k) == i)
+            }
+            for t in probes + keys.map({ Array($0.dropLast()) }) + keys.map({ $0 + [0] }) {
+                let expected = keys.firstIndex { compareBytes($0, t) == 0 }
+                #expect(indexed.find(t) == expected, "probe \(t)")
+                #expect(plain.find(t) == expected)
+            }
+        }
+    }
+}
+
 /// The block cache's key → slot table (open addressing, backward-shift deletion) against a
 /// `Dictionary`, through random inserts, replacements and removals that crowd keys into clusters.
 @Suite struct SlotIndexTests {
@@ -105,5 +132,46 @@ import Testing
             for (key, value) in model { #expect(table.find(key) == value) }
             for k in 0..<301 where model[UInt64(k)] == nil { #expect(table.find(UInt64(k)) == nil) }
         }
+    }
+}
+
+/// The block cache's CLOCK replacement: bounded in bytes, second chance for blocks read since
+/// the hand last passed, never the block being inserted.
+@Suite struct BlockCacheTests {
+    /// A block whose memory cost is `bytes` + 96 (the fixed part `memoryCost` counts).
+    private func block(_ bytes: Int) -> Block { Block(filterBits: [UInt8](repeating: 0, count: bytes)) }
+
+    @Test func staysWithinItsCapacity() {
+        let cache = BlockCache(capacity: 64 << 10, shardCount: 1)
+        for i in 0..<200 { cache.insert(UInt64(i), block(4096)) }
+        #expect(cache.usedBytes <= 64 << 10)
+        // 4192 bytes each: 15 fit in 64 KiB.
+        #expect((0..<200).filter { cache.get(UInt64($0)) != nil }.count == 15)
+        // The newest is there: an insert never evicts what it inserts.
+        #expect(cache.get(199) != nil)
+    }
+
+    @Test func aBlockReadSinceTheLastSweepOutlivesOneThatWasNot() {
+        let cache = BlockCache(capacity: 64 << 10, shardCount: 1)
+        for i in 0..<15 { cache.insert(UInt64(i), block(4096)) }
+        // Read every other block; then inserting 7 more must evict unread ones only.
+        for i in stride(from: 0, to: 15, by: 2) { #expect(cache.get(UInt64(i)) != nil) }
+        for i in 100..<107 { cache.insert(UInt64(i), block(4096)) }
+        for i in stride(from: 0, to: 15, by: 2) { #expect(cache.get(UInt64(i)) != nil, "block \(i) was read, yet evicted") }
+        #expect((0..<15).filter { $0 % 2 == 1 && cache.get(UInt64($0)) != nil }.isEmpty)
+        #expect(cache.usedBytes <= 64 << 10)
+    }
+
+    @Test func aBlockLargerThanTheCacheIsKeptAloneAndRemovingAFileFreesItsBlocks() {
+        let cache = BlockCache(capacity: 64 << 10, shardCount: 1)
+        for i in 0..<4 { cache.insert(BlockCache.key(file: 7, offset: UInt64(i) * 100), block(1000)) }
+        cache.insert(BlockCache.key(file: 9, offset: 0), block(100 << 10))
+        #expect(cache.get(BlockCache.key(file: 9, offset: 0)) != nil)
+        #expect((0..<4).allSatisfy { cache.get(BlockCache.key(file: 7, offset: UInt64($0) * 100)) == nil })
+        cache.insert(BlockCache.key(file: 7, offset: 0), block(1000))
+        cache.removeFile(9)
+        #expect(cache.get(BlockCache.key(file: 9, offset: 0)) == nil)
+        #expect(cache.get(BlockCache.key(file: 7, offset: 0)) != nil)
+        #expect(cache.usedBytes == 1000 + 96)
     }
 }
