@@ -6,7 +6,8 @@ import Synchronization
 /// Index blocks and filter indexes of open runs (read on first use) are pinned outside the cache
 /// but counted against the same budget (`pin`/`unpin`), so leaves and filter partitions get what
 /// is left: memory stays bounded by `capacity` as long as the pinned part fits in it (about 0.2%
-/// of the data plus 12 bytes per 4096 keys; `stats` reports it).
+/// of the data plus 12 bytes per 4096 keys, plus the filter bits of runs whose filters take at
+/// most 256 KiB, `RunFile.pinnedFilterLimit`; `stats` reports it).
 final class BlockCache: Sendable {
     private let shards: [Shard]
     let capacity: Int

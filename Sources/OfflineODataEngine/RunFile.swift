@@ -231,11 +231,18 @@ final class RunWriter: @unchecked Sendable {  // owned by one flush at a time
 final class LoadedFilter: Sendable {
     let whole: BloomFilter?
     let partitions: Block?
-    init(whole: BloomFilter?, partitions: Block?) {
+    /// A small run's partitions, all read with the index and kept back to back (partition i is
+    /// `bits[starts[i]..<starts[i + 1]]`): a probe then touches the bits it tests and nothing
+    /// else, where one through the block cache touched the cache's table, slot and block too.
+    let bits: [UInt8]
+    let starts: [Int]
+    init(whole: BloomFilter?, partitions: Block?, bits: [UInt8] = [], starts: [Int] = []) {
         self.whole = whole
         self.partitions = partitions
+        self.bits = bits
+        self.starts = starts
     }
-    var pinnedBytes: Int { (whole?.byteSize ?? 0) + (partitions?.memoryCost ?? 0) }
+    var pinnedBytes: Int { (whole?.byteSize ?? 0) + (partitions?.memoryCost ?? 0) + bits.count + starts.count * 8 }
 }
 
 /// An open, immutable run file.
@@ -270,10 +277,13 @@ final class RunFile: @unchecked Sendable {
         }
         var memoryCost: Int { blocks.reduce(0) { $0 + $1.memoryCost } }
     }
+    private let pinFilterBytes: Int
     // Copies of hot `info` fields, so lookups do not copy the struct.
     private let minKey: [UInt8], maxKey: [UInt8], height: Int, fileSize: UInt64, isEmpty: Bool
 
-    private init(info: RunInfo, name: String, file: any EngineFile, codec: FrameCodec, cache: BlockCache, version: UInt16) {
+    private init(info: RunInfo, name: String, file: any EngineFile, codec: FrameCodec, cache: BlockCache, version: UInt16,
+                 pinFilterBytes: Int) {
+        self.pinFilterBytes = pinFilterBytes
         self.info = info
         self.name = name
         self.number = info.fileNumber
@@ -293,7 +303,9 @@ final class RunFile: @unchecked Sendable {
         file.close()
     }
 
-    static func open(fs: any FileSystem, directory: String, fileNumber: UInt32, keys: KeyRing, cache: BlockCache) throws(EngineError) -> RunFile {
+    /// `pinFilterBytes`: the largest filter (partitions on disk) kept whole (`pinnedFilterLimit`).
+    static func open(fs: any FileSystem, directory: String, fileNumber: UInt32, keys: KeyRing, cache: BlockCache,
+                     pinFilterBytes: Int = pinnedFilterLimit) throws(EngineError) -> RunFile {
         let name = FileNames.run(fileNumber)
         let file = try fs.open(directory + "/" + name, writable: false)
         let size = try file.size()
@@ -317,7 +329,8 @@ final class RunFile: @unchecked Sendable {
         let frame = try file.read(at: footerOffset, count: footerLength)
         let (_, raw) = try codec.decode(frame, offset: footerOffset, expecting: [FrameKind.runFooter.rawValue])
         let info = try RunInfo.decodeFooter(raw, fileNumber: fileNumber, fileSize: size, file: name)
-        return RunFile(info: info, name: name, file: file, codec: codec, cache: cache, version: header.version)
+        return RunFile(info: info, name: name, file: file, codec: codec, cache: cache, version: header.version,
+                       pinFilterBytes: pinFilterBytes)
     }
 
     /// The run's filter, read on first use (nil: the run has none).
@@ -336,7 +349,22 @@ final class RunFile: @unchecked Sendable {
         } else {
             let (_, raw) = try codec.decode(frame, offset: offset, expecting: [FrameKind.runFilterIndex.rawValue])
             let index = try Block(data: raw, isLeaf: false, file: name, offset: offset, verifyOrder: !codec.isAuthenticated)
-            loaded = LoadedFilter(whole: nil, partitions: index)
+            var total = 0
+            for i in 0..<index.count { total += index.child(i).length }
+            if total <= pinFilterBytes {
+                var bits: [UInt8] = []
+                var starts = [0]
+                bits.reserveCapacity(total)
+                starts.reserveCapacity(index.count + 1)
+                for i in 0..<index.count {
+                    let pointer = index.child(i)
+                    bits += try readFilterPartition(at: pointer.offset, length: pointer.length)
+                    starts.append(bits.count)
+                }
+                loaded = LoadedFilter(whole: nil, partitions: index, bits: bits, starts: starts)
+            } else {
+                loaded = LoadedFilter(whole: nil, partitions: index)
+            }
         }
         let stored = loadedFilter.storeIfNil(loaded)
         // Another reader may have loaded it at the same time: only the stored one is counted.
@@ -344,10 +372,13 @@ final class RunFile: @unchecked Sendable {
         return stored
     }
 
-    /// One partition's filter bits, through the block cache.
-    private func filterPartition(at offset: UInt64, length: Int, fillCache: Bool) throws(EngineError) -> Block {
-        let key = BlockCache.key(file: number, offset: offset)
-        if let b = cache.get(key) { return b }
+    /// A run whose filter partitions take at most this many bytes on disk (about 200,000 keys)
+    /// keeps them all in memory with the filter index (`LoadedFilter.bits`, counted as pinned);
+    /// a larger run's partitions go through the block cache.
+    static let pinnedFilterLimit = 256 << 10
+
+    /// One partition's filter bits, read from the file and checked.
+    private func readFilterPartition(at offset: UInt64, length: Int) throws(EngineError) -> [UInt8] {
         guard length >= Format.frameHeaderSize, offset + UInt64(length) <= fileSize else {
             throw .corrupt("filter partition pointer out of range", file: name, offset: offset)
         }
@@ -356,7 +387,14 @@ final class RunFile: @unchecked Sendable {
         guard bits.count >= 64, bits.count % 64 == 0 else {
             throw .corrupt("filter partition has an invalid size (\(bits.count) bytes)", file: name, offset: offset)
         }
-        let block = Block(filterBits: bits)
+        return bits
+    }
+
+    /// One partition's filter bits, through the block cache.
+    private func filterPartition(at offset: UInt64, length: Int, fillCache: Bool) throws(EngineError) -> Block {
+        let key = BlockCache.key(file: number, offset: offset)
+        if let b = cache.get(key) { return b }
+        let block = Block(filterBits: try readFilterPartition(at: offset, length: length))
         if fillCache { cache.insert(key, block) }
         return block
     }
@@ -401,21 +439,28 @@ final class RunFile: @unchecked Sendable {
         guard i < index.count else {
             throw .corrupt("filter index ends before the run's last key", file: name, offset: info.filterOffset)
         }
+        let h = key.withUnsafeBytes { BloomFilter.hash($0) }
+        if !filter.starts.isEmpty {
+            return filter.bits.withUnsafeBytes { all in
+                BloomFilter.mayContain(hash: h, encoded: UnsafeRawBufferPointer(rebasing: all[filter.starts[i]..<filter.starts[i + 1]]))
+            }
+        }
         let pointer = index.child(i)
         let bits = try filterPartition(at: pointer.offset, length: pointer.length, fillCache: fillCache)
-        let h = key.withUnsafeBytes { BloomFilter.hash($0) }
         return bits.data.withUnsafeBytes { BloomFilter.mayContain(hash: h, encoded: $0) }
     }
 
-    /// The newest entry for `key` in this run. The filter is asked only before a leaf would be
-    /// read from the file: a leaf already in the cache answers as cheaply as a filter probe
-    /// (both are one cache lookup and a search of a few cache lines), so asking the filter first
-    /// cost a warm read of a key the run holds a second cache lookup for nothing: 8 of the 9
-    /// scattered loads a filter probe makes, about a fifth of a warm point read. A key the run
-    /// does not hold still costs no leaf read when the filter rules it out. The index blocks on
-    /// the way down are pinned, so the descent itself reads nothing.
-    func get(_ key: [UInt8]) throws(EngineError) -> MemTable.Lookup {
+    /// The newest entry for `key` in this run. `filterFirst`: ask the filter before anything
+    /// else (for runs that newer data shadows, which most point reads pass through without a
+    /// hit: their filter bits are about 1/30 of their decoded leaves, so probes stay in the CPU
+    /// caches while the leaves do not). Otherwise (the oldest run, which holds most keys) the
+    /// filter is asked only before a leaf would be read from the file: a cached leaf answers as
+    /// cheaply as a filter probe, so asking the filter first cost every warm read of a key the
+    /// run holds a second cache lookup for nothing (8 of the 9 scattered loads a filter probe
+    /// makes). The index blocks on the way down are pinned, so the descent itself reads nothing.
+    func get(_ key: [UInt8], filterFirst: Bool = false) throws(EngineError) -> MemTable.Lookup {
         guard !isEmpty, compareBytes(key, minKey) >= 0, compareBytes(key, maxKey) <= 0 else { return .absent }
+        if filterFirst, try !mayContain(key) { return .absent }
         var pointer = root
         var level = height - 1
         while level > 0 {
@@ -429,7 +474,7 @@ final class RunFile: @unchecked Sendable {
         if let cached = cache.get(BlockCache.key(file: number, offset: pointer.offset)) {
             leaf = cached
         } else {
-            guard try mayContain(key) else { return .absent }
+            if !filterFirst, try !mayContain(key) { return .absent }
             leaf = try block(at: pointer.offset, length: pointer.length, leaf: true, pointIndex: true)
         }
         guard let i = leaf.find(key) else { return .absent }

@@ -29,8 +29,9 @@ public struct Snapshot: @unchecked Sendable {
             case .absent: continue
             }
         }
-        for r in runs {
-            switch try r.get(k) {
+        let last = runs.count - 1
+        for (i, r) in runs.enumerated() {
+            switch try r.get(k, filterFirst: i < last) {
             case .value(let v): return v
             case .tombstone: return nil
             case .absent: continue
