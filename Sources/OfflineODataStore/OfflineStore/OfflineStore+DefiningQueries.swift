@@ -37,29 +37,84 @@ extension OfflineStore {
 
     /// Removes a defining query and the entities only it covered (SAP's rule): refused with
     /// `definingQueryHasPendingChanges` (3262) while any of its entities has pending local
-    /// changes (requests in the RequestQueue or ErrorArchive). One atomic commit.
+    /// changes (requests in the RequestQueue or ErrorArchive), and then nothing changes.
+    ///
+    /// Memory does not grow with the query's size (docs/OfflineStore.md §5.1): one commit checks
+    /// the rule over a cursor, unregisters the query and leaves a removal marker (§8.6); then its
+    /// members go in commits of at most 4,096, the last one deleting the marker. Readers of
+    /// this store see the state before the removal until it is complete; after a crash, `open`
+    /// finishes it before anything sees the store.
     public func removeDefiningQuery(named name: String) throws(ODataError) {
+        try removeDefiningQuery(named: name, membersPerCommit: 4096, stopAfterCommits: nil)
+    }
+
+    /// `stopAfterCommits`: stop after that many member commits, leaving the marker as a crash
+    /// would (tests; `open` then finishes).
+    func removeDefiningQuery(named name: String, membersPerCommit: Int, stopAfterCommits: Int?) throws(ODataError) {
         try ensureOpen()
         try downloadLock.withLock { _ throws(ODataError) in
             guard try definingQuery(named: name) != nil else { throw .offlineDefiningQueryNotFound(name) }
-            try storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
-                let members = try Self.members(of: name, batch: batch)
-                let others = try Self.queryNames(batch: batch).filter { $0 != name }
-                for member in members {
-                    if try batch.systemValue(tree: ServiceFormat.imageTree, key: ServiceFormat.imageKey(member.set, member.keyBytes)) != nil {
-                        throw .offlineDefiningQueryInUse(name, "an entity of '\(member.set)' it covers has pending changes")
+            try storage.exclusive(pinningReaders: true) { writer throws(ODataError) in
+                try writer.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+                    try Self.forEachMember(of: name, batch: batch, limit: nil) { member throws(ODataError) in
+                        if try Self.hasPendingChanges(member, batch: batch) {
+                            throw .offlineDefiningQueryInUse(name, "an entity of '\(member.set)' it covers has pending changes")
+                        }
                     }
+                    try batch.deleteSystem(tree: OfflineStoreFormat.registryTree, key: Array(name.utf8))
+                    try batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.generationKey(name))
+                    try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.removalKey,
+                                        value: OfflineStoreFormat.encodeRemoval(name))
                 }
+                try Self.removeMembers(of: name, writer: writer, perCommit: membersPerCommit, stopAfterCommits: stopAfterCommits)
+            }
+        }
+    }
+
+    /// Finishes a defining query's removal that a crash interrupted (§8.6). Called by `open`.
+    func resumeInterruptedRemoval() throws(ODataError) {
+        guard let bytes = try storage.reader().systemValue(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.removalKey) else {
+            return
+        }
+        let name = try OfflineStoreFormat.decodeRemoval(bytes)
+        try downloadLock.withLock { _ throws(ODataError) in
+            try storage.exclusive(pinningReaders: true) { writer throws(ODataError) in
+                try Self.removeMembers(of: name, writer: writer, perCommit: 4096, stopAfterCommits: nil)
+            }
+        }
+    }
+
+    /// The removal's member commits: each drops up to `perCommit` membership rows of the
+    /// (already unregistered) query and the entities no other query covers; the commit that
+    /// finds fewer deletes the marker. An entity with pending changes keeps its data (there are
+    /// none when the removal started, but a crash can leave time for changes before `open`
+    /// resumes it: a queued change never loses its entity).
+    static func removeMembers(of name: String, writer: ExclusiveWriter, perCommit: Int, stopAfterCommits: Int?) throws(ODataError) {
+        var commits = 0
+        var finished = false
+        while !finished {
+            if let stop = stopAfterCommits, commits >= stop { return }
+            finished = try writer.write { (batch: inout EntityWriteBatch) throws(ODataError) -> Bool in
+                var members: [EntityMember] = []
+                try forEachMember(of: name, batch: batch, limit: perCommit) { members.append($0) }
+                let others = try queryNames(batch: batch).filter { $0 != name }
                 for member in members {
                     try batch.deleteSystem(tree: OfflineStoreFormat.membershipTree,
                                            key: OfflineStoreFormat.membershipKey(name, set: member.set, keyBytes: member.keyBytes))
-                    if try Self.isCovered(member, byAnyOf: others, batch: batch) { continue }
+                    if try hasPendingChanges(member, batch: batch) { continue }
+                    if try isCovered(member, byAnyOf: others, batch: batch) { continue }
                     try batch.delete(keyBytes: member.keyBytes, in: member.set)
                 }
-                try batch.deleteSystem(tree: OfflineStoreFormat.registryTree, key: Array(name.utf8))
-                try batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.generationKey(name))
+                guard members.count < perCommit else { return false }
+                try batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.removalKey)
+                return true
             }
+            commits += 1
         }
+    }
+
+    static func hasPendingChanges(_ member: EntityMember, batch: EntityWriteBatch) throws(ODataError) -> Bool {
+        try batch.systemValue(tree: ServiceFormat.imageTree, key: ServiceFormat.imageKey(member.set, member.keyBytes)) != nil
     }
 
     /// Checks a defining query; returns the entity set its results are stored in.
@@ -97,20 +152,23 @@ extension OfflineStore {
 
     // MARK: membership (docs/OfflineStore.md §8.3)
 
-    /// Every entity the query's last download stored, as this batch sees it.
-    static func members(of name: String, batch: EntityWriteBatch) throws(ODataError) -> [EntityMember] {
+    /// Every entity the query's last download stored, as this batch sees it (the first `limit`
+    /// when given), in key order, through a cursor.
+    static func forEachMember(of name: String, batch: EntityWriteBatch, limit: Int?,
+                              _ body: (EntityMember) throws(ODataError) -> Void) throws(ODataError) {
         let prefix = OfflineStoreFormat.membershipPrefix(name)
         guard let tree = try mapEngine("opening the membership tree", { () throws(EngineError) in
             try batch.storage.engine.existingTree(StoreFormat.systemTree(OfflineStoreFormat.membershipTree))
-        }) else { return [] }
+        }) else { return }
         var cursor = try mapEngine("scanning the membership tree") { () throws(EngineError) in
             try batch.snapshot.cursor(in: tree, from: prefix, to: OfflineStoreFormat.end(of: prefix))
         }
-        var out: [EntityMember] = []
-        while let (key, _) = try mapEngine("scanning the membership tree", { () throws(EngineError) in try cursor.next() }) {
-            out.append(try OfflineStoreFormat.splitMember(key, prefixLength: prefix.count))
+        var seen = 0
+        while limit.map({ seen < $0 }) ?? true,
+              let (key, _) = try mapEngine("scanning the membership tree", { () throws(EngineError) in try cursor.next() }) {
+            try body(try OfflineStoreFormat.splitMember(key, prefixLength: prefix.count))
+            seen += 1
         }
-        return out
     }
 
     /// Names of the registered defining queries (committed state).

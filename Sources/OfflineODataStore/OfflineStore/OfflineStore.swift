@@ -114,6 +114,7 @@ public final class OfflineStore: Sendable {
         // A staged download that a crash interrupted is finished (or, still staging, discarded)
         // before anything else sees the store.
         try store.resumeInterruptedDownload()
+        try store.resumeInterruptedRemoval()
         for query in parameters.definingQueries {
             if let existing = try store.definingQuery(named: query.name) {
                 guard existing == query else { throw .offlineDefiningQueryExists(query.name) }

@@ -26,6 +26,20 @@ enum OfflineStoreFormat {
     static let phaseStaging: UInt8 = 1
     static let phaseApplying: UInt8 = 2
 
+    /// `odata.s.store` key of a defining query's removal in progress (§8.6): version 1, then the
+    /// query's name in UTF-8 (the rest of the value).
+    static let removalKey = Array("removal".utf8)
+    static let removalVersion: UInt8 = 1
+
+    static func encodeRemoval(_ name: String) -> [UInt8] { [removalVersion] + Array(name.utf8) }
+
+    static func decodeRemoval(_ value: [UInt8]) throws(ODataError) -> String {
+        guard value.count >= 2, value[0] == removalVersion, let name = String(validating: value[1...], as: UTF8.self) else {
+            throw .offlineCorrupted("defining query removal in progress", "bad version or name in a record of \(value.count) bytes")
+        }
+        return name
+    }
+
     static func be64(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (56 - 8 * UInt64($0))) } }
     static func be32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * UInt32($0))) } }
 

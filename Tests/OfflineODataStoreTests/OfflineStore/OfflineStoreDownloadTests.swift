@@ -161,6 +161,50 @@ import Testing
         #expect(try store.definingQueries().map(\.name) == ["Some"])
     }
 
+    @Test("removing a defining query goes in bounded commits; stopped after two of them (as a crash would), open finishes it")
+    func removalInBoundedCommitsResumesAtOpen() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let some = DefiningQuery(name: "Some", url: "BusinessPartners?$top=10")
+        var store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(
+            dir, definingQueries: [DefiningQuery(name: "All", url: "BusinessPartners"), some]))
+        let partners = try OfflineFixtures.pages(.businessPartners, pageSize: 10, range: 0..<5)
+        _ = try await store.applyDownload(definingQuery: "All", pages: partners)
+        _ = try await store.applyDownload(definingQuery: "Some", pages: [partners[0]])
+        #expect(try store.count("BusinessPartners/$count") == 50)
+        func marker(_ store: OfflineStore) throws -> [UInt8]? {
+            try store.storage.reader().systemValue(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.removalKey)
+        }
+        try store.removeDefiningQuery(named: "All", membersPerCommit: 7, stopAfterCommits: 2)
+        // The query is gone at once; 14 of its 50 members are handled, those "Some" covers stay.
+        #expect(try store.definingQueries().map(\.name) == ["Some"])
+        #expect(try marker(store).map { try OfflineStoreFormat.decodeRemoval($0) } == "All")
+        let left = try store.count("BusinessPartners/$count")
+        #expect(left > 36 && left < 50, "\(left) partners after two commits of 7")
+        try store.close()
+        store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(
+            dir, definingQueries: [some]))
+        defer { try? store.close() }
+        #expect(try marker(store) == nil)
+        #expect(try store.count("BusinessPartners/$count") == 10)
+        #expect(try store.definingQueries().map(\.name) == ["Some"])
+        // No membership row of "All" is left: registered again, it covers nothing until downloaded.
+        let prefix = OfflineStoreFormat.membershipPrefix("All")
+        var rows = try store.storage.reader().systemScan(tree: OfflineStoreFormat.membershipTree, from: prefix,
+                                                          to: OfflineStoreFormat.end(of: prefix))
+        #expect(try rows.next() == nil)
+        // A removal that runs to the end in small commits leaves what one commit would.
+        try store.addDefiningQuery(DefiningQuery(name: "Again", url: "BusinessPartners"))
+        _ = try await store.applyDownload(definingQuery: "Again", pages: partners)
+        try store.removeDefiningQuery(named: "Again", membersPerCommit: 3, stopAfterCommits: nil)
+        #expect(try marker(store) == nil)
+        #expect(try store.count("BusinessPartners/$count") == 10)
+        // A damaged marker is a typed error.
+        #expect(throws: ODataError.self) { try OfflineStoreFormat.decodeRemoval([2, 65]) }
+        #expect(throws: ODataError.self) { try OfflineStoreFormat.decodeRemoval([1]) }
+        #expect(throws: ODataError.self) { try OfflineStoreFormat.decodeRemoval([1, 0xFF]) }
+    }
+
     // MARK: helpers
 
     static func serverEntity(_ generator: SalesServiceGenerator, index: Int, model: ServiceModel) throws -> ODataEntity {
