@@ -54,6 +54,8 @@ extension ExpressionBinder {
                 type = cast.type
             case .key(_, let at):
                 throw .bindInvalidPath("a key predicate is only allowed after $root/EntitySet", at: at)
+            case .filter(_, let at):
+                throw .bindNotSupported("a /$filter(…) segment in an expression", at: at)
             case .count(let filter, let search, let at):
                 guard let element = type.elementType ?? (type.isUntyped ? .untyped : nil) else {
                     throw .bindInvalidPath("$count needs a collection, not \(type)", at: at)

@@ -95,11 +95,16 @@ public enum SyntaxPathSegment: Sendable, Hashable {
     case member(String, position: Int)
     /// A qualified type-cast segment (`Ns.Manager`).
     case typeCast(String, position: Int)
-    /// A key predicate after a collection (only after `$root/Set`, e.g. `$root/People('x')`):
-    /// positional (`name` nil) or named values.
+    /// A key predicate after a collection (`$root/People('x')`, `Items(1)`, after a
+    /// `/$filter(…)` segment): positional (`name` nil) or named values.
     case key([SyntaxKeyValue], position: Int)
     /// `/$count`, optionally with `($filter=…;$search=…)` (4.01 §5.1.1.15 / §4.8).
     case count(filter: SyntaxExpr?, search: SyntaxSearch?, position: Int)
+    /// `/$filter(expr)` after a collection (4.01 §4.12, ABNF `filterExpr`): the members for which
+    /// `expr` is true. Inside `expr` names refer to the members (`$this` is the member, `$it`
+    /// stays the outer instance). Key predicates (`.key`), `$count`, lambdas and further
+    /// `$filter(…)` may follow.
+    case filter(SyntaxExpr, position: Int)
     /// `/any(v: expr)`; `variable` and `predicate` are nil for `any()`.
     case any(variable: String?, predicate: SyntaxExpr?, position: Int)
     /// `/all(v: expr)`.

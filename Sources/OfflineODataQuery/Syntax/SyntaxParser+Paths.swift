@@ -1,7 +1,7 @@
 import OfflineODataModel
 
 /// Member paths in expressions (URL Conventions §5.1.1.15): properties, type casts, key
-/// predicates, bound functions, `$count`, lambdas and annotations, separated by `/`.
+/// predicates, bound functions, `$count`, `$filter(…)`, lambdas and annotations, separated by `/`.
 ///
 /// Without the model, `Name(…)` is read as: `()` or `name=value` arguments → `.function`
 /// (except right after `$root/`, where named values are a key), positional → member + `.key`.
@@ -91,7 +91,8 @@ extension SyntaxParser {
                 }
                 segments.append(.count(filter: filter, search: search, position: start))
             } else if exactWord("$filter", at: pos) {
-                throw error(.unsupportedSyntax, "a /$filter(…) segment inside an expression is not supported", at: start)
+                segments.append(try parseFilterSegment())
+                try parseKeysAfterFilter(&segments)
             } else if current == UInt8(ascii: "@") {
                 pos += 1
                 guard let name = scanAnnotationName() else { throw unexpected("an annotation name") }
@@ -103,6 +104,34 @@ extension SyntaxParser {
             } else {
                 throw unexpected("a path segment after '/'")
             }
+        }
+    }
+
+    /// `$filter(boolCommonExpr)` (ABNF `filterExpr`; `$filter` is case-sensitive, `%s"/$filter"`).
+    private mutating func parseFilterSegment() throws(ODataError) -> SyntaxPathSegment {
+        let start = pos
+        pos += 7
+        guard current == UInt8(ascii: "(") else { throw unexpected("'(' after /$filter") }
+        pos += 1
+        try enter()
+        defer { leave() }
+        skipWhitespace()
+        if current == UInt8(ascii: ")") { throw unexpected("a condition inside $filter(…)") }
+        let condition = try parseExpression()
+        skipWhitespace()
+        try expect(")", "')' closing $filter(…)")
+        return .filter(condition, position: start)
+    }
+
+    /// Key predicates right after `/$filter(…)` (`collectionNavNoCastExpr = filterExpr
+    /// [ collectionNavigationExpr ]`): `(1)`, `(ID='x')`, `(A=1,B=2)` are keys, never
+    /// function parameters.
+    private mutating func parseKeysAfterFilter(_ segments: inout [SyntaxPathSegment]) throws(ODataError) {
+        while current == UInt8(ascii: "(") {
+            let keyStart = pos
+            let key = try parseParenArguments()
+            guard !key.isEmpty else { throw error(.invalidKeyPredicate, "empty key predicate '()'", at: keyStart) }
+            segments.append(.key(key, position: keyStart))
         }
     }
 

@@ -111,6 +111,10 @@ public enum SyntaxPrinter {
             if let filter { options.append("$filter=" + print(filter)) }
             if let search { options.append("$search=" + print(search)) }
             if !options.isEmpty { out += "(" + options.joined(separator: ";") + ")" }
+        case .filter(let condition, _):
+            out += "$filter("
+            write(condition, to: &out)
+            out += ")"
         case .any(let variable, let predicate, _):
             out += "any("
             if let variable, let predicate {

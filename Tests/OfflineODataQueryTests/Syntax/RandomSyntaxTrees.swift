@@ -123,6 +123,10 @@ struct RandomSyntaxTrees {
             default: segments.append(.member(pick(Self.names), position: 0))
             }
         }
+        if depth > 0, chance(20), root != .root || !segments.isEmpty {
+            segments.append(.filter(expression(depth: depth - 1), position: 0))
+            if chance(30) { segments.append(.key([SyntaxKeyValue(name: "ID", value: literal())], position: 0)) }
+        }
         if depth > 0, chance(30), root != .root || !segments.isEmpty {
             switch Int.random(in: 0..<4, using: &rng) {
             case 0:

@@ -59,6 +59,15 @@ import Testing
         Case(input: "Items(A=1,2)", name: "invalidKeyPredicate", code: 1602, location: "$filter, position 5", mentions: "mixed"),
         Case(input: "Name eq #", name: "urlSyntaxError", code: 1600, location: "$filter, position 8", mentions: "'#'"),
         Case(input: "{\"a\":Name}", name: "unsupportedSyntax", code: 1616, location: "$filter, position 5", mentions: "Name"),
+        // `/$filter(…)` in an expression path
+        Case(input: "Orders/$filter(Quantity gt 5", name: "unexpectedEndOfInput", code: 1601, location: "$filter, position 28",
+             mentions: "')' closing $filter(…)"),
+        Case(input: "Orders/$filter", name: "unexpectedEndOfInput", code: 1601, location: "$filter, position 14", mentions: "'(' after /$filter"),
+        Case(input: "Orders/$filter gt 1", name: "urlSyntaxError", code: 1600, location: "$filter, position 14", mentions: "'(' after /$filter"),
+        Case(input: "Orders/$filter()", name: "urlSyntaxError", code: 1600, location: "$filter, position 15", mentions: "')'"),
+        Case(input: "Orders/$filter(true)()", name: "invalidKeyPredicate", code: 1602, location: "$filter, position 20", mentions: "empty key"),
+        Case(input: "Orders/$filter(true)(1,2)", name: "invalidKeyPredicate", code: 1602, location: "$filter, position 20", mentions: "(1,2)"),
+        Case(input: "Orders/$Filter(true)", name: "urlSyntaxError", code: 1600, location: "$filter, position 7", mentions: "'$Filter'"),
     ]
 
     @Test(arguments: filterCases)

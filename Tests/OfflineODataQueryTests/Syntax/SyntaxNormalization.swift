@@ -42,6 +42,7 @@ extension SyntaxPathSegment {
         case .typeCast(let name, _): return .typeCast(name, position: 0)
         case .key(let values, _): return .key(values.map(\.normalized), position: 0)
         case .count(let filter, let search, _): return .count(filter: filter?.normalized, search: search, position: 0)
+        case .filter(let condition, _): return .filter(condition.normalized, position: 0)
         case .any(let variable, let predicate, _): return .any(variable: variable, predicate: predicate?.normalized, position: 0)
         case .all(let variable, let predicate, _): return .all(variable: variable, predicate: predicate.normalized, position: 0)
         case .function(let name, let parameters, _): return .function(name, parameters: parameters.map(\.normalized), position: 0)
