@@ -88,4 +88,25 @@ public indirect enum BoundPathStep: Sendable, Hashable {
     /// `/$count` of the collection before it, optionally `($filter=…)` (bound against the
     /// element type, root `.current` = the element).
     case count(filter: BoundExpr?)
+    /// `/$filter(condition)` (URL §4.12, ABNF `filterExpr`): the members of the collection
+    /// before it for which `condition` is true (false and null drop a member). The condition is
+    /// bound against the element type (root `.current` = the member, `$this` too); the path's
+    /// type stays the collection's.
+    case filter(BoundExpr)
+    /// A key predicate after a collection of entities (`Items(2)`, `Items/$filter(…)(2)`):
+    /// the member whose key properties equal `values` (in key order), or null when there is none.
+    case key(BoundKeyStep)
+}
+
+/// The key properties and values of a key predicate inside an expression path.
+public struct BoundKeyStep: Sendable, Hashable {
+    /// The key properties of the collection's entity type, in key order.
+    public var properties: [BoundPropertyStep]
+    /// The values, converted to the properties' types, in the same order.
+    public var values: [ODataValue]
+
+    public init(properties: [BoundPropertyStep], values: [ODataValue]) {
+        self.properties = properties
+        self.values = values
+    }
 }

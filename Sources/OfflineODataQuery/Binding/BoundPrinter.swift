@@ -5,7 +5,8 @@ import OfflineODataModel
 /// Every node shows its type after a colon. Literals use the URL literal form; paths show each
 /// step: `Name[3]` (declared property 3 of the entity layout), `City[c1]` (complex member 1),
 /// `Extra[dyn]` (dynamic), `->Orders*` / `->Customer` (navigation, `*` = collection),
-/// `<Ns.Derived>` (type cast), `$count` / `$count(filter)`. Operators print prefix:
+/// `<Ns.Derived>` (type cast), `$count` / `$count(filter)`, `$filter(condition)`, a key as
+/// `(ID=1)` on the step before it. Operators print prefix:
 /// `(eq<Edm.Int16> Age[2]:Edm.Int16 5:Edm.Int16):Edm.Boolean`.
 public enum BoundPrinter {
     public static func print(_ expr: BoundExpr) -> String {
@@ -71,6 +72,12 @@ public enum BoundPrinter {
                 parts.append("<\(name)>")
             case .count(let filter):
                 parts.append(filter.map { "$count(\(print($0)))" } ?? "$count")
+            case .filter(let condition):
+                parts.append("$filter(\(print(condition)))")
+            case .key(let key):
+                let pairs = zip(key.properties, key.values).map { "\($0.name)=\(literal($1))" }
+                if parts.isEmpty { parts.append("$this") }
+                parts[parts.count - 1] += "(" + pairs.joined(separator: ",") + ")"
             }
         }
         return parts.joined(separator: "/")

@@ -1,6 +1,6 @@
 import OfflineODataModel
 
-/// Member paths, lambdas and `$count` (docs/Query.md §2.2).
+/// Member paths, key predicates, lambdas, `$count` and `$filter(…)` (docs/Query.md §2.2).
 extension ExpressionBinder {
     func bindPath(_ path: SyntaxPath, at position: Int, in scope: Scope) throws(ODataError) -> BoundExpr {
         var segments = path.segments[...]
@@ -52,10 +52,33 @@ extension ExpressionBinder {
                 let cast = try bindTypeCast(name, on: type, at: at)
                 steps.append(cast.step)
                 type = cast.type
-            case .key(_, let at):
-                throw .bindInvalidPath("a key predicate is only allowed after $root/EntitySet", at: at)
-            case .filter(_, let at):
-                throw .bindNotSupported("a /$filter(…) segment in an expression", at: at)
+            case .key(let values, let at):
+                // `Items(2)`, `Items/$filter(…)(2)`: one member of a collection of entities.
+                guard case .collection(.entity(let typeName)) = type, let entity = model.entityType(qualifiedName: typeName) else {
+                    throw .bindInvalidPath("a key predicate needs a collection of entities, not \(type)", at: at)
+                }
+                let key = try bindKey(values, of: entity, at: at, in: scope)
+                let properties = model.allProperties(of: entity)
+                var keySteps: [BoundPropertyStep] = []
+                for property in model.keyProperties(of: entity) {
+                    guard let index = properties.firstIndex(where: { $0.name == property.name }) else {
+                        throw .bindInvalidPath("key property '\(property.name)' of \(typeName) is not a declared property", at: at)
+                    }
+                    keySteps.append(BoundPropertyStep(name: property.name, access: .declared(index: index), type: boundType(property.type)))
+                }
+                steps.append(.key(BoundKeyStep(properties: keySteps, values: key)))
+                type = .entity(typeName)
+            case .filter(let condition, let at):
+                guard let element = type.elementType ?? (type.isUntyped ? .untyped : nil) else {
+                    throw .bindInvalidPath("$filter(…) needs a collection, not \(type)", at: at)
+                }
+                var inner = scope
+                inner.current = element
+                inner.currentSet = set
+                inner.computedVisible = false
+                let bound = try bind(condition, in: inner)
+                try requireBoolean(bound, "the condition of /$filter(…)")
+                steps.append(.filter(bound))
             case .count(let filter, let search, let at):
                 guard let element = type.elementType ?? (type.isUntyped ? .untyped : nil) else {
                     throw .bindInvalidPath("$count needs a collection, not \(type)", at: at)
@@ -144,9 +167,24 @@ extension ExpressionBinder {
             throw .bindNotSupported("$root paths to a whole entity set", at: setAt)
         }
         segments = segments.dropFirst()
+        let key = try bindKey(values, of: type, at: keyAt, in: scope)
+        return (.root(entitySet: set.name, entityType: type.qualifiedName, key: key), .entity(type.qualifiedName), set.name)
+    }
+
+    /// The values of a key predicate on entities of `type`, in key order, converted to the key
+    /// properties' types: literals (or aliases of literals), positional for a single-part key.
+    func bindKey(_ values: [SyntaxKeyValue], of type: CSDLEntityType, at keyAt: Int, in scope: Scope) throws(ODataError) -> [ODataValue] {
         let keyProperties = model.keyProperties(of: type)
+        guard !keyProperties.isEmpty else {
+            throw .bindInvalidPath("\(type.qualifiedName) declares no key", at: keyAt)
+        }
         guard values.count == keyProperties.count else {
             throw .bindInvalidPath("the key of \(type.qualifiedName) has \(keyProperties.count) part(s), got \(values.count)", at: keyAt)
+        }
+        for value in values {
+            if let name = value.name, !keyProperties.contains(where: { $0.name == name }) {
+                throw .bindInvalidPath("'\(name)' is not a key property of \(type.qualifiedName)", at: value.value.position)
+            }
         }
         var key: [ODataValue] = []
         for (index, property) in keyProperties.enumerated() {
@@ -156,12 +194,17 @@ extension ExpressionBinder {
             guard var value = bound.literalValue, !value.isNull else {
                 throw .bindInvalidPath("key values must be literals", at: entry.value.position)
             }
-            if let converted = try convertLiteral(value, to: boundType(property.type), promoted: false, at: bound.position) {
+            let keyType = boundType(property.type)
+            if let converted = try convertLiteral(value, to: keyType, promoted: false, at: bound.position) {
                 value = converted
+            }
+            if let kind = keyType.primitiveKind, kind != .untyped, value.kind != kind {
+                throw .bindTypeMismatch("key property '\(property.name)' of \(type.qualifiedName) is \(kind.rawValue); "
+                                        + "\((try? value.literal()) ?? "the value") does not fit", at: entry.value.position)
             }
             key.append(value)
         }
-        return (.root(entitySet: set.name, entityType: type.qualifiedName, key: key), .entity(type.qualifiedName), set.name)
+        return key
     }
 
     struct MemberStep {

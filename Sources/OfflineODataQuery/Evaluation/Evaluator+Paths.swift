@@ -1,6 +1,7 @@
 import OfflineODataModel
 
-/// Path evaluation: properties, complex members, navigation, casts, `$count` (docs/Query.md §3.2).
+/// Path evaluation: properties, complex members, navigation, casts, `$count`, `$filter(…)`,
+/// key predicates (docs/Query.md §3.2).
 extension Evaluator {
     func item(_ path: BoundPath, _ ctx: Context, at position: Int) throws(ODataError) -> Item {
         var item: Item
@@ -50,9 +51,41 @@ extension Evaluator {
                     count += 1
                 }
                 item = .value(.int64(count))
+            case .filter(let condition):
+                // Members for which the condition is true; a null collection stays null (which
+                // `$count`, lambdas and keys read as empty).
+                if item.isNull { continue }
+                let elements = try self.elements(item, at: position)
+                var instances: [any EvaluationInstance] = []
+                var values: [ODataValue] = []
+                for element in elements where try value(condition, ctx.withCurrent(element)) == .boolean(true) {
+                    switch element {
+                    case .instance(let instance): instances.append(instance)
+                    case .value(let value): values.append(value)
+                    case .instances: throw .evalTypeMismatch("$filter(…) on a collection of collections", at: position)
+                    }
+                }
+                if case .instances = item { item = .instances(instances) } else { item = .value(.collection(values)) }
+            case .key(let key):
+                item = try member(of: item, key: key, at: position)
             }
         }
         return item
+    }
+
+    /// The member of a collection of entities with the given key, or null.
+    func member(of item: Item, key: BoundKeyStep, at position: Int) throws(ODataError) -> Item {
+        guard case .instances(let instances) = item else {
+            if item.isNull { return .null }
+            throw .evalTypeMismatch("a key predicate needs a collection of entities", at: position)
+        }
+        search: for instance in instances {
+            for (property, wanted) in zip(key.properties, key.values) {
+                guard let actual = try instance.value(of: property), try valuesEqual(actual, wanted) else { continue search }
+            }
+            return .instance(instance)
+        }
+        return .null
     }
 
     func read(_ property: BoundPropertyStep, from item: Item, at position: Int) throws(ODataError) -> Item {
