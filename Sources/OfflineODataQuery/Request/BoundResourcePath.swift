@@ -17,6 +17,11 @@ public struct BoundResourcePath: Sendable, Hashable {
         case typeCast(String)
         /// A structural property of the single entity so far (`Orders(1)/Price`).
         case property(name: String, type: CSDLTypeReference)
+        /// A `/$filter(…)` condition on the collection so far, when a key then picks one of its
+        /// members (`Set/$filter(…)(key)`, URL §4.12): the member is addressed only if the
+        /// condition is true for it (else there is none: not found). Bound against the
+        /// collection's type. Conditions on the addressed collection itself are in `filters`.
+        case filter(BoundExpr)
     }
 
     /// What the request addresses.
@@ -46,10 +51,10 @@ public struct BoundResourcePath: Sendable, Hashable {
     public var steps: [Step]
     public var target: Target
     public var suffix: Suffix
-    /// The conditions of `/$filter(…)` path segments (URL §4.12), bound against the collection
-    /// they follow, in path order. They restrict the addressed collection (nothing but casts,
-    /// further `$filter(…)`, `$count` and `$ref` may follow one), so `RequestBinder` joins them
-    /// with the `$filter` query option by `and`.
+    /// The conditions of the `/$filter(…)` path segments on the addressed collection (URL §4.12),
+    /// bound against it, in path order: the ones after its last key, if any. `RequestBinder`
+    /// joins them with the `$filter` query option by `and`. A `/$filter(…)` followed by a key
+    /// is a `.filter` step instead.
     public var filters: [BoundExpr]
 
     public init(steps: [Step], target: Target, suffix: Suffix = .none, filters: [BoundExpr] = []) {
@@ -79,6 +84,11 @@ public struct BoundResourcePath: Sendable, Hashable {
     public var isCollection: Bool {
         if case .entityCollection = target { return true }
         return false
+    }
+
+    /// True when the path has a `/$filter(…)` segment anywhere (in `steps` or `filters`).
+    public var hasFilterSegments: Bool {
+        !filters.isEmpty || steps.contains { if case .filter = $0 { return true } else { return false } }
     }
 
     /// The key of the entity when the path is exactly `Set(key)` (or `Set/key`).

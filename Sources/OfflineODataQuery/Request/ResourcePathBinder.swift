@@ -28,6 +28,8 @@ public struct ResourcePathBinder: Sendable {
         var state = State.start
         var suffix = BoundResourcePath.Suffix.none
         var target: BoundResourcePath.Target?
+        // `/$filter(…)` conditions of the collection so far: they become `.filter` steps when a
+        // key picks one member of that collection, else they restrict the addressed collection.
         var filters: [BoundExpr] = []
         for segment in path.segments {
             if case .finished = state {
@@ -54,16 +56,16 @@ public struct ResourcePathBinder: Sendable {
                 } else {
                     throw .resourceNotFound("the service has no entity set or singleton '\(name)'", segment: name, position: position)
                 }
-            case (.key(_, let position), .collection) where !filters.isEmpty:
-                throw Self.keyAfterFilter(position)
-            case (.identifier(_, let position), .collection) where !filters.isEmpty:
-                throw Self.keyAfterFilter(position)
             case (.filter(let expression, let position), .collection(let set, let type)):
                 filters.append(try filterSegment(expression, set: set, type: type, position: position))
             case (.filter(_, let position), _):
                 throw .invalidFilterSegment("$filter(…) must follow a collection of entities, not \(Self.describe(state))", position: position)
             case (.key(let values, let position), .collection(let set, let type)):
-                steps.append(.key(try keyValues(values, type: type, position: position)))
+                let key = try keyValues(values, type: type, position: position)
+                // `Set/$filter(…)(key)`: the member addressed only if it passes the filters.
+                steps += filters.map(BoundResourcePath.Step.filter)
+                filters = []
+                steps.append(.key(key))
                 state = .entity(set: set, type: type)
             case (.identifier(let text, let position), .collection(let set, let type)):
                 // Key-as-segment: `Orders/10248`.
@@ -77,6 +79,8 @@ public struct ResourcePathBinder: Sendable {
                 } catch {
                     throw .requestInvalidKey("'\(text)' is not a key of \(type.qualifiedName): \(error.message)", position: position)
                 }
+                steps += filters.map(BoundResourcePath.Step.filter)
+                filters = []
                 steps.append(.key([value]))
                 state = .entity(set: set, type: type)
             case (.identifier(let name, let position), .entity(let set, let type)):
@@ -151,11 +155,6 @@ public struct ResourcePathBinder: Sendable {
         } catch {
             throw error.relocated("path", base: position)
         }
-    }
-
-    static func keyAfterFilter(_ position: Int) -> ODataError {
-        .requestNotSupported("a key after a $filter(…) path segment is not supported; address the entity directly",
-                             location: "path, position \(position)")
     }
 
     // MARK: keys

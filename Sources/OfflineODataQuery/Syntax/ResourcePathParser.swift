@@ -126,8 +126,20 @@ extension SyntaxParser {
             let expression = try parseExpression()
             skipWhitespace()
             try expect(")", "')' closing $filter(…)")
-            guard atEnd else { throw unexpected("'/' after $filter(…)") }
             segments.append(.filter(expression, position: base))
+            // `Set/$filter(…)(key)` (ABNF `filterInPath [ collectionNavigation ]`).
+            while current == UInt8(ascii: "(") {
+                let parenStart = pos
+                let arguments = try parseParenArguments()
+                guard !arguments.isEmpty else { throw error(.invalidKeyPredicate, "empty key predicate '()'", at: parenStart) }
+                for argument in arguments where !Self.isKeyValue(argument.value) {
+                    throw error(.invalidKeyPredicate,
+                                "a key value in the path is a literal or @alias, not \(token(at: argument.value.position))",
+                                at: argument.value.position)
+                }
+                segments.append(.key(arguments, position: base + parenStart))
+            }
+            guard atEnd else { throw unexpected("'/', a key predicate or the end of the path after $filter(…)") }
             return
         }
         throw error(.invalidResourcePath, "unknown path segment \(token(at: 0))", at: 0)

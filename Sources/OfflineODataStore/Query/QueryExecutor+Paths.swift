@@ -44,13 +44,17 @@ extension QueryExecutor {
     }
 
     /// Follows the steps from the start; collections of more than one entity only occur
-    /// before a key step.
+    /// before a key step. `/$filter(…)` conditions before a key keep the keyed entity only
+    /// when it passes them (URL §4.12: the key addresses a member of the filtered collection).
     func resolve(_ steps: [BoundResourcePath.Step]) throws(ODataError) -> [StoredEntity] {
         var set: String?
         var current: [StoredEntity] = []
         var pendingCollection: (from: [StoredEntity], navigation: String)?
+        var pendingFilters: [BoundExpr] = []
         for step in steps {
             switch step {
+            case .filter(let condition):
+                pendingFilters.append(condition)
             case .entitySet(let name):
                 set = name
             case .singleton(let name):
@@ -71,6 +75,8 @@ extension QueryExecutor {
                 } else if let name = set {
                     current = try reader.entity(in: name, key: key).map { [$0] } ?? []
                 }
+                current = try passing(current, pendingFilters)
+                pendingFilters = []
             case .navigation(let name, _, _, let isCollection):
                 if isCollection {
                     pendingCollection = (current, name)
@@ -88,7 +94,24 @@ extension QueryExecutor {
                 break
             }
         }
-        return current
+        return try passing(current, pendingFilters)
+    }
+
+    /// The entities for which every condition is true.
+    func passing(_ entities: [StoredEntity], _ conditions: [BoundExpr]) throws(ODataError) -> [StoredEntity] {
+        guard !conditions.isEmpty else { return entities }
+        let context = EvaluationContext(reader: reader, model: model)
+        var kept: [StoredEntity] = []
+        for entity in entities {
+            let instance = StoredInstance(entity, context: context)
+            var passes = true
+            for condition in conditions where try !evaluator.matches(condition, on: instance) {
+                passes = false
+                break
+            }
+            if passes { kept.append(entity) }
+        }
+        return kept
     }
 
     /// `Set(key)`: the canonical id of an entity (relative to the service root).
@@ -112,6 +135,7 @@ extension QueryExecutor {
             case .navigation(let name, _, _, _): text += "/" + name
             case .typeCast(let name): text += "/" + name
             case .property(let name, _): text += "/" + name
+            case .filter(let condition): text += "/$filter(" + BoundPrinter.print(condition) + ")"
             }
         }
         switch path.suffix {

@@ -62,7 +62,7 @@ extension LocalService {
         }
         if request.method == .get { return .read }
         // Changes through `/$filter(…)` (`…/$each`) are not offered: the subset is read-only.
-        if !path.filters.isEmpty { throw .serviceMethodNotAllowed(request.method.rawValue, request.url) }
+        if path.hasFilterSegments { throw .serviceMethodNotAllowed(request.method.rawValue, request.url) }
         if case .batch = path.target {
             guard request.method == .post else { throw .serviceMethodNotAllowed(request.method.rawValue, request.url) }
             return .batch

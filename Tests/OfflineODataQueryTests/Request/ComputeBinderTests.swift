@@ -133,11 +133,45 @@ import Testing
         #expect(notBoolean.name == "typeMismatch" && notBoolean.location == "path, position 20")
         let unknown = try #require(failure("SalesOrders/$filter(Nope eq 1)"))
         #expect(unknown.code == 1650 && unknown.location == "path, position 20")
-        let key = try #require(failure("SalesOrders/$filter(true)/'1'"))
-        #expect(key.code == 1753 && key.location == "path, position 26")
         let syntax = try #require(failure("SalesOrders/$filter(GrossAmount gt)"))
         #expect(QueryErrorCodes.syntaxRange.contains(syntax.code) && syntax.location?.contains("position") == true)
-        #expect(failure("SalesOrders/$filter(true)(1)") != nil)
+        let unclosed = try #require(failure("SalesOrders/$filter(GrossAmount gt 5"))
+        #expect(unclosed.name == "unexpectedEndOfInput" && unclosed.location == "path segment 2, position 24")
+        #expect(unclosed.message.contains("')' closing $filter(…)"), "\(unclosed.message)")
+        // A key after the segment must fit the key type; an empty one is malformed.
+        let wrongKey = try #require(failure("SalesOrders/$filter(true)(1)"))
+        #expect(wrongKey.code == 1752 && wrongKey.name == "invalidKeyPredicate", "\(wrongKey)")
+        #expect(failure("SalesOrders/$filter(true)()")?.code == 1602)
+        #expect(failure("SalesOrders/$filter(true)(GrossAmount)")?.code == 1602)
         #expect(failure("SalesOrders/$filter()") != nil)
+        // Nothing but a key (or key-as-segment) picks a member: a property needs one first.
+        #expect(failure("SalesOrders/$filter(true)/$value") != nil)
+    }
+
+    @Test func aKeyAfterAFilterSegmentAddressesAMemberOfTheFilteredCollection() throws {
+        // The condition becomes a step before the key; the query option is not touched.
+        let keyed = try bind("SalesOrders/$filter(GrossAmount gt 5)('1')")
+        #expect(keyed.path.target == .entity(set: "SalesOrders", type: keyed.path.targetType ?? ""))
+        #expect(keyed.path.filters.isEmpty && keyed.options.filter == nil && keyed.path.hasFilterSegments)
+        guard keyed.path.steps.count == 3, case .entitySet("SalesOrders") = keyed.path.steps[0],
+              case .filter(let condition) = keyed.path.steps[1], case .key(let key) = keyed.path.steps[2] else {
+            Issue.record("steps: \(keyed.path.steps)")
+            return
+        }
+        #expect(BoundPrinter.print(condition) == (try filterText("SalesOrders?$filter=GrossAmount gt 5")))
+        #expect(key == [.string("1")])
+        // Key-as-segment, casts and several segments: all of them before the key, in order.
+        let segment = try bind("SalesOrders/$filter(GrossAmount gt 5)/$filter(Note eq null)/'1'")
+        #expect(segment.path.steps.filter { if case .filter = $0 { true } else { false } }.count == 2)
+        #expect(segment.path.directKey == nil, "a filtered key is not a plain key lookup")
+        // Then a navigation and more segments on the navigation's collection.
+        let deep = try bind("SalesOrders/$filter(GrossAmount gt 5)('1')/ToItems/$filter(Quantity gt 3)/$count?$filter=NetAmount gt 1")
+        #expect(deep.path.target == .entityCollection(set: "SalesOrderItems", type: deep.path.targetType ?? "") && deep.path.suffix == .count)
+        #expect(deep.path.filters.count == 1 && deep.path.steps.count == 4)
+        #expect(try filterText("SalesOrders('1')/ToItems/$filter(Quantity gt 3)/$count?$filter=NetAmount gt 1")
+                == (try filterText("SalesOrderItems?$filter=Quantity gt 3 and NetAmount gt 1")))
+        // A single-valued navigation, then a property of the member.
+        let property = try bind("SalesOrders/$filter(GrossAmount gt 5)('1')/ToCustomer/CompanyName")
+        if case .property(let name, _) = property.path.target { #expect(name == "CompanyName") } else { Issue.record("\(property.path.target)") }
     }
 }

@@ -128,6 +128,11 @@ import Testing
         Case(input: "A//B", name: "invalidResourcePath", code: 1615, location: "path segment 2, position 0", mentions: "empty"),
         Case(input: "$nonsense", name: "invalidResourcePath", code: 1615, location: "path segment 1, position 0", mentions: "$nonsense"),
         Case(input: "Set(1)()", name: "invalidKeyPredicate", code: 1602, location: "path segment 1, position 6", mentions: "()"),
+        Case(input: "Set/$filter(true)()", name: "invalidKeyPredicate", code: 1602, location: "path segment 2, position 13", mentions: "()"),
+        Case(input: "Set/$filter(true)(Name)", name: "invalidKeyPredicate", code: 1602, location: "path segment 2, position 14", mentions: "'Name'"),
+        Case(input: "Set/$filter(true)x", name: "urlSyntaxError", code: 1600, location: "path segment 2, position 13", mentions: "a key predicate"),
+        Case(input: "Set/$filter(Price gt 5", name: "unexpectedEndOfInput", code: 1601, location: "path segment 2, position 18",
+             mentions: "')' closing $filter(…)"),
     ]
 
     @Test(arguments: pathCases)

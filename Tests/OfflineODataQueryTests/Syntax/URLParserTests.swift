@@ -38,6 +38,8 @@ import Testing
         ("P?$expand=Items($compute=Price mul 2 as D;$select=D)", "P?$expand=Items($select=D;$compute=(Price mul 2) as D)"),
         ("P/$filter(Price gt 5)/$filter(@p)/$count?@p=true", "P/$filter((Price gt 5))/$filter(@p)/$count?@p=true"),
         ("C(1)/Items/$filter(Price%20gt%205)/$ref?$top=1", "C(1)/Items/$filter((Price gt 5))/$ref?$top=1"),
+        ("P/$filter(Price gt 5)(1)/Items/$filter(Qty gt 1)('a')", "P/$filter((Price gt 5))(1)/Items/$filter((Qty gt 1))('a')"),
+        ("P/$filter(true)(A=1,B='x')/$ref", "P/$filter(true)(A=1,B='x')/$ref"),
         ("P?$filter=Items/$filter(Qty gt 1)(2)/Name eq 'x'", "P?$filter=(Items/$filter((Qty gt 1))(2)/Name eq 'x')"),
         ("P?@word='Black'&$filter=contains(Title,@word)", "P?$filter=contains(Title,@word)&@word='Black'"),
         ("P?$skiptoken=Start@Next_Chunk:From?=Here!&$deltatoken=x", "P?$skiptoken=Start@Next_Chunk:From?=Here!&$deltatoken=x"),
