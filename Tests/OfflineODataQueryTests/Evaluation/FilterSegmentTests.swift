@@ -1,4 +1,5 @@
 import OfflineODataModel
+import PropertyBased
 import Testing
 @testable import OfflineODataQuery
 
@@ -161,6 +162,39 @@ import Testing
         // A filter that keeps everything changes nothing; in a larger filter.
         let bound = try TestModel.binder().bindFilter(try ODataURLParser.parseFilter("Orders/$filter(true)(13)/Quantity eq null and ID eq 1"))
         #expect(try Eval.evaluator.matches(bound, on: row))
+    }
+
+    /// On random orders (quantities possibly null) and thresholds, the segment means what the
+    /// spec says in terms of the older forms: a filtered `$count` is `$count($filter=…)`, two
+    /// segments are one with `and`, and a lambda after the segment is the lambda with the
+    /// condition folded in.
+    @Test func theSegmentAgreesWithEquivalentExpressions() async {
+        let quantities = Gen.int(in: -3...8).optional(valueRate: 0.8).array(of: 0...7)
+        let threshold = Gen.int(in: -2...9)
+        await propertyCheck(count: 300, input: quantities, threshold, threshold) { quantities, a, b in
+            let orders = quantities.enumerated().map { index, quantity in
+                Self.order(Int32(index), amount: "1", quantity: quantity.map(Int32.init))
+            }
+            let row = Eval.product([("ID", .int32(1))], navigation: [ODataNavigationValue("Orders", .entities(orders, count: nil, nextLink: nil))])
+            func same(_ left: String, _ right: String) throws {
+                let x = try value(left, on: row), y = try value(right, on: row)
+                #expect(x == y, "\(left) = \(x), \(right) = \(y), quantities \(quantities)")
+            }
+            let kept = quantities.filter { quantity in quantity.map { $0 > a } ?? false }.count
+            #expect(try value("Orders/$filter(Quantity gt \(a))/$count", on: row) == .int64(Int64(kept)))
+            try same("Orders/$filter(Quantity gt \(a))/$count", "Orders/$count($filter=Quantity gt \(a))")
+            try same("Orders/$filter(Quantity gt \(a))/$filter(Quantity lt \(b))/$count", "Orders/$filter(Quantity gt \(a) and Quantity lt \(b))/$count")
+            try same("Orders/$filter(Quantity gt \(a))/any(o: o/Quantity lt \(b))", "Orders/any(o: o/Quantity gt \(a) and o/Quantity lt \(b))")
+            try same("Orders/$filter(Quantity gt \(a))/all(o: o/Quantity lt \(b))", "Orders/all(o: not (o/Quantity gt \(a)) or o/Quantity lt \(b))")
+            try same("Orders/$filter(Quantity gt \(a))/any()", "Orders/any(o: o/Quantity gt \(a))")
+            for order in orders {
+                guard case .int32(let id)? = order[property: "OrderID"] else { continue }
+                // A key finds the order exactly when it passes the filter.
+                var passes = false
+                if case .int32(let quantity)? = order[property: "Quantity"] { passes = Int(quantity) > a }
+                #expect(try value("Orders/$filter(Quantity gt \(a))(\(id))/OrderID eq \(id)", on: row) == .boolean(passes))
+            }
+        }
     }
 
     @Test func evaluationAgreesWithFilteringByHand() throws {
