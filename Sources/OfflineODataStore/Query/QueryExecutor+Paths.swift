@@ -51,12 +51,17 @@ extension QueryExecutor {
         var current: [StoredEntity] = []
         var pendingCollection: (from: [StoredEntity], navigation: String)?
         var pendingFilters: [BoundExpr] = []
+        // A cast between a collection and its key (`Set/Ns.Derived(key)`) applies to the keyed
+        // entity: it is addressed only when it is of that type (URL §4.11).
+        var pendingCasts: [String] = []
+        var inCollection = false
         for step in steps {
             switch step {
             case .filter(let condition):
                 pendingFilters.append(condition)
             case .entitySet(let name):
                 set = name
+                inCollection = true
             case .singleton(let name):
                 throw ODataError.queryNotSupported("singleton \(name) is not stored by the offline store")
             case .key(let key):
@@ -77,9 +82,13 @@ extension QueryExecutor {
                 }
                 current = try passing(current, pendingFilters)
                 pendingFilters = []
+                for type in pendingCasts { current = current.filter { isOf($0, type) } }
+                pendingCasts = []
+                inCollection = false
             case .navigation(let name, _, _, let isCollection):
                 if isCollection {
                     pendingCollection = (current, name)
+                    inCollection = true
                 } else {
                     var next: [StoredEntity] = []
                     for source in current {
@@ -89,12 +98,21 @@ extension QueryExecutor {
                     current = next
                 }
             case .typeCast(let type):
-                current = current.filter { model.entityType(qualifiedName: $0.typeName).map { model.inheritanceChain(of: $0).contains { $0.qualifiedName == type } } ?? false }
+                if inCollection {
+                    pendingCasts.append(type)
+                } else {
+                    current = current.filter { isOf($0, type) }
+                }
             case .property:
                 break
             }
         }
         return try passing(current, pendingFilters)
+    }
+
+    /// Whether the entity's type is `type` or derives from it.
+    func isOf(_ entity: StoredEntity, _ type: String) -> Bool {
+        model.entityType(qualifiedName: entity.typeName).map { model.inheritanceChain(of: $0).contains { $0.qualifiedName == type } } ?? false
     }
 
     /// The entities for which every condition is true.

@@ -32,6 +32,16 @@ import Testing
         #expect(b.typeName == "T.Base" && b.derivedTypeName == nil)
         let eq = IndexBound.equal([.string("d")])
         #expect(try reader.indexKeys("byName", lower: eq.lower, upper: eq.upper) == [[.int32(1)]])
+        // A cast before a key addresses the entity only when it is of that type (URL §4.11).
+        let executor = QueryExecutor(reader: try harness.storage.reader(), model: model)
+        #expect(try executor.execute("Things/T.Derived(1)").entities.map { $0[property: "Name"] } == [.string("d")])
+        #expect(try executor.execute("Things/T.Base(2)").entities.count == 1)
+        for url in ["Things/T.Derived(2)", "Things/T.Derived(2)/Name"] {
+            let error = #expect(throws: ODataError.self, "\(url) addressed a base-type entity through a cast") {
+                _ = try executor.execute(url)
+            }
+            #expect(error?.name == "entityNotFound" && error?.category == .notFound, "\(url)")
+        }
         // A type outside the set's hierarchy is refused.
         expectStoreError("typeNotInSet", 3022) {
             try harness.storage.apply(entities: [ODataEntity(typeName: "T.Nope", properties: [ODataProperty("Id", .int32(3))])], to: "Things")
