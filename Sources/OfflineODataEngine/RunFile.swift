@@ -431,6 +431,11 @@ final class RunFile: @unchecked Sendable {
     /// file does not enter the block cache).
     func mayContain(_ key: [UInt8], fillCache: Bool = true) throws(EngineError) -> Bool {
         guard !isEmpty, compareBytes(key, minKey) >= 0, compareBytes(key, maxKey) <= 0 else { return false }
+        return try filterMayContain(key, fillCache: fillCache)
+    }
+
+    /// The filter's answer for a key inside the run's key range.
+    private func filterMayContain(_ key: [UInt8], fillCache: Bool = true) throws(EngineError) -> Bool {
         guard let filter = try filter() else { return true }
         if let whole = filter.whole { return whole.mayContain(key) }
         guard let index = filter.partitions else { return true }
@@ -460,7 +465,7 @@ final class RunFile: @unchecked Sendable {
     /// makes). The index blocks on the way down are pinned, so the descent itself reads nothing.
     func get(_ key: [UInt8], filterFirst: Bool = false) throws(EngineError) -> MemTable.Lookup {
         guard !isEmpty, compareBytes(key, minKey) >= 0, compareBytes(key, maxKey) <= 0 else { return .absent }
-        if filterFirst, try !mayContain(key) { return .absent }
+        if filterFirst, try !filterMayContain(key) { return .absent }
         var pointer = root
         var level = height - 1
         while level > 0 {
@@ -474,7 +479,7 @@ final class RunFile: @unchecked Sendable {
         if let cached = cache.get(BlockCache.key(file: number, offset: pointer.offset)) {
             leaf = cached
         } else {
-            if !filterFirst, try !mayContain(key) { return .absent }
+            if !filterFirst, try !filterMayContain(key) { return .absent }
             leaf = try block(at: pointer.offset, length: pointer.length, leaf: true, pointIndex: true)
         }
         guard let i = leaf.find(key) else { return .absent }

@@ -72,13 +72,8 @@ extension ExpressionBinder {
                 guard let element = type.elementType ?? (type.isUntyped ? .untyped : nil) else {
                     throw .bindInvalidPath("$filter(…) needs a collection, not \(type)", at: at)
                 }
-                var inner = scope
-                inner.current = element
-                inner.currentSet = set
-                inner.computedVisible = false
-                let bound = try bind(condition, in: inner)
-                try requireBoolean(bound, "the condition of /$filter(…)")
-                steps.append(.filter(bound))
+                steps.append(.filter(try bindMemberCondition(condition, element: element, set: set, scope: scope,
+                                                             what: "the condition of /$filter(…)")))
             case .count(let filter, let search, let at):
                 guard let element = type.elementType ?? (type.isUntyped ? .untyped : nil) else {
                     throw .bindInvalidPath("$count needs a collection, not \(type)", at: at)
@@ -86,13 +81,7 @@ extension ExpressionBinder {
                 guard search == nil else { throw .bindNotSupported("$search inside /$count", at: at) }
                 var boundFilter: BoundExpr?
                 if let filter {
-                    var inner = scope
-                    inner.current = element
-                    inner.currentSet = set
-                    inner.computedVisible = false
-                    let bound = try bind(filter, in: inner)
-                    try requireBoolean(bound, "$filter of /$count")
-                    boundFilter = bound
+                    boundFilter = try bindMemberCondition(filter, element: element, set: set, scope: scope, what: "$filter of /$count")
                 }
                 steps.append(.count(filter: boundFilter))
                 type = .int64
@@ -135,6 +124,19 @@ extension ExpressionBinder {
             }
         }
         return BoundExpr(.path(BoundPath(root: root, steps: steps)), type: type, at: position)
+    }
+
+    /// A condition on each member of a collection (`/$filter(…)`, `/$count($filter=…)`): names
+    /// and `$this` refer to the member, `$compute` aliases are not visible.
+    func bindMemberCondition(_ condition: SyntaxExpr, element: BoundType, set: String?, scope: Scope,
+                             what: String) throws(ODataError) -> BoundExpr {
+        var inner = scope
+        inner.current = element
+        inner.currentSet = set
+        inner.computedVisible = false
+        let bound = try bind(condition, in: inner)
+        try requireBoolean(bound, what)
+        return bound
     }
 
     func bindLambda(_ variable: String, _ predicate: SyntaxExpr, element: BoundType, set: String?,
