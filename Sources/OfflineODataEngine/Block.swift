@@ -159,13 +159,15 @@ final class Block: @unchecked Sendable {
 
     /// The entry whose key is exactly `key`, through the point index; nil when absent. Falls back
     /// to `lowerBound` when the block has no point index.
-    func find(_ key: [UInt8]) -> Int? {
+    func find(_ key: [UInt8]) -> Int? { find(key, hash: key.withUnsafeBytes { BloomFilter.hash($0) }) }
+
+    /// `h`: `BloomFilter.hash(key)` (a point read computes it once for every run it passes).
+    func find(_ key: [UInt8], hash h: UInt64) -> Int? {
         key.withUnsafeBytes { k -> Int? in
             guard !pointSlots.isEmpty else {
                 let i = lowerBound(key)
                 return i < count && compare(i, k) == 0 ? i : nil
             }
-            let h = BloomFilter.hash(k)
             let tag = UInt32(truncatingIfNeeded: h) << 16
             return pointSlots.withUnsafeBufferPointer { slots -> Int? in
                 let mask = slots.count - 1

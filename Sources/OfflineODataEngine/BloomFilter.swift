@@ -52,7 +52,11 @@ struct BloomFilter: Sendable {
     }
 
     func mayContain(_ key: [UInt8]) -> Bool {
-        let h = key.withUnsafeBytes { Self.hash($0) }
+        mayContain(hash: key.withUnsafeBytes { Self.hash($0) })
+    }
+
+    /// `h`: `hash(_:)` of the key.
+    func mayContain(hash h: UInt64) -> Bool {
         let blocks = max(1, words.count / 8)
         let block = Int((h & 0xFFFF_FFFF) % UInt64(blocks))
         let g = ((h >> 32) | (h << 32)) &* 0x9E37_79B9_7F4A_7C15

@@ -30,8 +30,9 @@ public struct Snapshot: @unchecked Sendable {
             }
         }
         let last = runs.count - 1
+        let hash = k.withUnsafeBytes { BloomFilter.hash($0) }
         for (i, r) in runs.enumerated() {
-            switch try r.get(k, filterFirst: i < last) {
+            switch try r.get(k, hash: hash, filterFirst: i < last) {
             case .value(let v): return v
             case .tombstone: return nil
             case .absent: continue
