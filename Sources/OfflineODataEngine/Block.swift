@@ -37,6 +37,10 @@ final class Block: @unchecked Sendable {
     private let pointSlots: [UInt32]
     private let pointShift: UInt64
 
+    /// The block cache's CLOCK reference bit (`BlockCache.Clock`): read and written only under
+    /// the lock of the one cache shard that holds this block; nothing else in a block changes.
+    var clockBit = false
+
     var memoryCost: Int { data.count + entries.count * MemoryLayout<Entry>.stride + pointSlots.count * 4 + 96 }
 
     /// A filter partition's encoded bits (docs/StorageFormat.md, "Run files"), cached like a

@@ -58,16 +58,20 @@ final class BlockCache: Sendable {
     }
 
     /// CLOCK replacement (second chance) over a slot array, no per-entry allocations. A hit only
-    /// sets its slot's reference bit; an LRU's move-to-front also wrote the two neighbours' links,
+    /// sets its block's reference bit; an LRU's move-to-front also wrote the two neighbours' links,
     /// two more scattered cache lines on every warm read (the LRU unlink alone was 3 % of a warm
-    /// point read). Eviction sweeps a hand over the slots: a referenced slot loses its bit and
+    /// point read). Eviction sweeps a hand over the slots: a referenced block loses its bit and
     /// stays for one more sweep, an unreferenced one goes. A block enters unreferenced, so a
     /// one-pass read of many blocks evicts its own blocks before the ones readers come back to.
+    /// The index maps a key straight to its block and the bit lives in the block (`Block.clockBit`,
+    /// only touched under this shard's lock), so a hit touches the index entry and the block, which
+    /// the reader touches anyway: the slot array is only for the hand (a hit that went through the
+    /// slot array paid one more scattered cache line, about 5 % of a warm point read).
     struct Clock: ~Copyable {
-        struct Slot { var key: UInt64; var block: Block?; var referenced: Bool }
+        struct Slot { var key: UInt64; var block: Block? }
         var slots: [Slot] = []
         var free: [Int] = []
-        var index = SlotIndex()
+        var index = SlotIndex<Block?>()
         var hand = 0
         var used = 0
         var live = 0
@@ -81,28 +85,26 @@ final class BlockCache: Sendable {
         }
 
         mutating func get(_ key: UInt64) -> Block? {
-            guard let i = index.find(key) else { return nil }
-            if !slots[i].referenced { slots[i].referenced = true }
-            return slots[i].block
+            guard let found = index.find(key), let block = found else { return nil }
+            if !block.clockBit { block.clockBit = true }
+            return block
         }
 
+        /// A block already cached under `key` (another reader loaded it at the same time) stays;
+        /// the new one is not added.
         mutating func insert(_ key: UInt64, _ block: Block) {
+            if index.find(key) != nil { return }
             let i: Int
-            if let existing = index.find(key) {
-                i = existing
-                used -= slots[i].block?.memoryCost ?? 0
-                slots[i].block = block
+            if let f = free.popLast() {
+                i = f
+                slots[i] = Slot(key: key, block: block)
             } else {
-                if let f = free.popLast() {
-                    i = f
-                    slots[i] = Slot(key: key, block: block, referenced: false)
-                } else {
-                    i = slots.count
-                    slots.append(Slot(key: key, block: block, referenced: false))
-                }
-                index.insert(key, i)
-                live += 1
+                i = slots.count
+                slots.append(Slot(key: key, block: block))
             }
+            block.clockBit = false
+            index.insert(key, block)
+            live += 1
             used += block.memoryCost
             evictWhileOver(protecting: i)
         }
@@ -115,9 +117,9 @@ final class BlockCache: Sendable {
                 if hand >= slots.count { hand = 0 }
                 let i = hand
                 hand += 1
-                guard slots[i].block != nil, i != protecting else { continue }
-                if slots[i].referenced {
-                    slots[i].referenced = false
+                guard let block = slots[i].block, i != protecting else { continue }
+                if block.clockBit {
+                    block.clockBit = false
                 } else {
                     evict(i)
                 }
@@ -128,7 +130,6 @@ final class BlockCache: Sendable {
             used -= slots[i].block?.memoryCost ?? 0
             index.remove(slots[i].key)
             slots[i].block = nil
-            slots[i].referenced = false
             free.append(i)
             live -= 1
         }
@@ -139,15 +140,31 @@ final class BlockCache: Sendable {
     }
 }
 
-/// Cache key → slot number: open addressing with linear probing and backward-shift deletion,
-/// hashed by one multiplication; key and slot share one 16-byte entry, so a lookup touches one
-/// cache line. Replaces a `Dictionary`, whose SipHash and probing were 5 % of a warm point read
-/// (two lookups per read: the filter partition and the leaf).
-struct SlotIndex {
+/// What a `SlotIndex` maps keys to, with a value that marks an empty entry.
+protocol SlotIndexValue {
+    static var emptySlot: Self { get }
+    var isEmptySlot: Bool { get }
+}
+
+extension Int: SlotIndexValue {
+    static var emptySlot: Int { -1 }
+    var isEmptySlot: Bool { self < 0 }
+}
+
+extension Optional: SlotIndexValue where Wrapped == Block {
+    static var emptySlot: Block? { nil }
+    var isEmptySlot: Bool { self == nil }
+}
+
+/// Cache key → slot number (or block): open addressing with linear probing and backward-shift
+/// deletion, hashed by one multiplication; key and value share one 16-byte entry, so a lookup
+/// touches one cache line. Replaces a `Dictionary`, whose SipHash and probing were 5 % of a warm
+/// point read (two lookups per read: the filter partition and the leaf).
+struct SlotIndex<Value: SlotIndexValue> {
     private struct Entry {
         var key: UInt64
-        /// −1: empty.
-        var value: Int
+        /// `Value.emptySlot`: empty.
+        var value: Value
     }
 
     private var entries: [Entry]
@@ -155,7 +172,7 @@ struct SlotIndex {
     private(set) var count = 0
 
     init() {
-        entries = [Entry](repeating: Entry(key: 0, value: -1), count: 16)
+        entries = [Entry](repeating: Entry(key: 0, value: .emptySlot), count: 16)
         shift = 64 - 4
     }
 
@@ -165,23 +182,22 @@ struct SlotIndex {
         Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift)
     }
 
-    func find(_ key: UInt64) -> Int? {
+    func find(_ key: UInt64) -> Value? {
         entries.withUnsafeBufferPointer { e in
             var i = home(key)
             while true {
-                let v = e[i].value
-                if v < 0 { return nil }
-                if e[i].key == key { return v }
+                if e[i].value.isEmptySlot { return nil }
+                if e[i].key == key { return e[i].value }
                 i = (i + 1) & mask
             }
         }
     }
 
     /// Adds or replaces.
-    mutating func insert(_ key: UInt64, _ value: Int) {
+    mutating func insert(_ key: UInt64, _ value: Value) {
         if (count + 1) * 2 > entries.count { grow() }
         var i = home(key)
-        while entries[i].value >= 0 {
+        while !entries[i].value.isEmptySlot {
             if entries[i].key == key {
                 entries[i].value = value
                 return
@@ -195,7 +211,7 @@ struct SlotIndex {
     mutating func remove(_ key: UInt64) {
         var i = home(key)
         while true {
-            if entries[i].value < 0 { return }
+            if entries[i].value.isEmptySlot { return }
             if entries[i].key == key { break }
             i = (i + 1) & mask
         }
@@ -203,7 +219,7 @@ struct SlotIndex {
         // position does not lie (cyclically) between the hole and them.
         var hole = i
         var j = (i + 1) & mask
-        while entries[j].value >= 0 {
+        while !entries[j].value.isEmptySlot {
             let h = home(entries[j].key)
             let between = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j)
             if !between {
@@ -212,15 +228,15 @@ struct SlotIndex {
             }
             j = (j + 1) & mask
         }
-        entries[hole].value = -1
+        entries[hole].value = .emptySlot
         count -= 1
     }
 
     private mutating func grow() {
         let old = entries
-        entries = [Entry](repeating: Entry(key: 0, value: -1), count: old.count * 2)
+        entries = [Entry](repeating: Entry(key: 0, value: .emptySlot), count: old.count * 2)
         shift -= 1
         count = 0
-        for e in old where e.value >= 0 { insert(e.key, e.value) }
+        for e in old where !e.value.isEmptySlot { insert(e.key, e.value) }
     }
 }

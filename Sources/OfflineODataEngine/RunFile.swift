@@ -269,7 +269,7 @@ final class RunFile: @unchecked Sendable {
     private let indexBlocks = Mutex(PinnedBlocks())
     /// Index blocks by file offset (the cache's one-multiply table, not a SipHash `Dictionary`).
     struct PinnedBlocks: ~Copyable {
-        var slots = SlotIndex()
+        var slots = SlotIndex<Int>()
         var blocks: [Block] = []
         func get(_ offset: UInt64) -> Block? { slots.find(offset).map { blocks[$0] } }
         /// False when a block is already there for this offset (another reader loaded it too).

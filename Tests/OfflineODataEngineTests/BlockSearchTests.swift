@@ -111,7 +111,7 @@ import Testing
     @Test func behavesLikeADictionary() async {
         let op = zip(Gen.int(in: 0...9), Gen.int(in: 0...300), Gen.int(in: 0...1000))
         await propertyCheck(count: 200, input: op.array(of: 1...400)) { ops in
-            var table = SlotIndex()
+            var table = SlotIndex<Int>()
             var model: [UInt64: Int] = [:]
             for (kind, k, v) in ops {
                 // Small keys collide in the table's low bits after hashing; cache-like keys too.
