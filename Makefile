@@ -8,7 +8,7 @@
 .PHONY: bench bench-engine bench-json bench-query bench-store bench-report bench-plots bench-quick bench-micro \
 	bench-micro-check bench-micro-thresholds
 
-export ENGINE_SCALES QUERY_SCALES STORE_SCALES QUERY_PEERS STORE_PEERS
+export ENGINE_SCALES ENGINE_ROUNDS QUERY_SCALES STORE_SCALES QUERY_PEERS STORE_PEERS
 
 # Full suite: engine (1M, 100k and 10k records, 3 interleaved rounds), JSON parse (100 MB, 5 rounds),
 # OData queries (1M, 100k and 10k SalesOrders, 3 rounds) and the offline store (10k, 100k and 1M
@@ -17,7 +17,8 @@ export ENGINE_SCALES QUERY_SCALES STORE_SCALES QUERY_PEERS STORE_PEERS
 bench:
 	scripts/bench.sh full
 
-# One benchmark (its section only), then plots + BENCHMARKS.md. Engine ≈ 45 min (1M, 100k, 10k).
+# One benchmark (its section only), then plots + BENCHMARKS.md. Engine ≈ 30–45 min (1M, 100k, 10k; 3 rounds,
+# ENGINE_ROUNDS=5 ≈ 50 min).
 bench-engine:
 	scripts/bench.sh engine
 

@@ -28,6 +28,9 @@
 # Scales (comma-separated, largest first for the engine and queries: its goals are judged at the largest):
 #   ENGINE_SCALES (records, default 1000000,100000,10000), QUERY_SCALES (SalesOrders, default 1000000,100000,10000),
 #   STORE_SCALES (entities of all five sets, 5.5 per SalesOrder; default 10000,100000,1000000).
+# ENGINE_ROUNDS: rounds of the engine benchmark (default 3; each round starts every configuration's worker once,
+#   so more rounds make the medians less sensitive to one process's memory placement, which moves warm-cache
+#   reads by up to ±20 % between otherwise identical processes).
 # Needs libsqlite3-dev, libsodium-dev, liblz4-dev (apt) and a Swift 6.1+ toolchain; the SQLCipher
 # peers (issue 6) need libsqlcipher-dev, which the engine, query, store, full and quick modes install with
 # apt-get when they may (root or passwordless sudo; BENCH_NO_INSTALL=1 turns that off). Without it the
@@ -39,6 +42,7 @@ work="${BENCH_WORK_DIR:-${TMPDIR:-/tmp}/offline-odata-engine-bench}"
 results=Benchmarks/results
 quick=Benchmarks/.build/results-quick
 engine_scales="${ENGINE_SCALES:-1000000,100000,10000}"
+engine_rounds="${ENGINE_ROUNDS:-3}"
 query_scales="${QUERY_SCALES:-1000000,100000,10000}"
 store_scales="${STORE_SCALES:-10000,100000,1000000}"
 engine_bin=Benchmarks/.build/release/engine-bench
@@ -194,7 +198,7 @@ case "$mode" in
   full)
     build engine-bench json-bench query-bench store-bench
     build_sqlcipher
-    run_engine "$results/engine.md" "make bench" "$engine_scales" 3 200000
+    run_engine "$results/engine.md" "make bench" "$engine_scales" "$engine_rounds" 200000
     run_json "$results/json.md" "make bench" 100 5 15
     run_query "$results/query.md" "make bench" "$query_scales" 3 10
     run_store "$results/store.md" "make bench" "$store_scales" 3 500
@@ -203,7 +207,7 @@ case "$mode" in
   engine)
     build engine-bench
     build_sqlcipher
-    run_engine "$results/engine.md" "make bench-engine" "$engine_scales" 3 200000
+    run_engine "$results/engine.md" "make bench-engine${ENGINE_ROUNDS:+ ENGINE_ROUNDS=$engine_rounds}" "$engine_scales" "$engine_rounds" 200000
     report
     ;;
   json)
