@@ -149,6 +149,10 @@ final class MemCursor {
         return try v.withUnsafeBytes { try body($0) }
     }
 
+    func withEntry<R>(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        try withKey { k in try withValue { v in try body(k, v) } }
+    }
+
     var isValid: Bool {
         guard let last = path.last else { return false }
         return last.index >= 0 && last.index < last.node.keys.count

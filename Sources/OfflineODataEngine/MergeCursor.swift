@@ -39,7 +39,19 @@ enum SourceCursor {
         }
     }
 
-    var isTombstone: Bool { withValue { $0 == nil } }
+    @inline(__always) func withEntry<R>(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        switch self {
+        case .mem(let c): try c.withEntry(body)
+        case .run(let c): try c.withEntry(body)
+        }
+    }
+
+    var isTombstone: Bool {
+        switch self {
+        case .mem(let c): c.withValue { $0 == nil }
+        case .run(let c): c.isTombstone
+        }
+    }
 
     func seek(_ key: [UInt8], forward: Bool) throws(EngineError) {
         switch self {
@@ -66,7 +78,13 @@ enum SourceCursor {
 struct MergeCursor {
     private let sources: [SourceCursor]
     private var valid: [Bool]
+    /// How many of `valid` are true.
+    private var live = 0
     private var best = -1
+    /// While the only live source is a run: its cursor, unretained (`sources` owns it), so that
+    /// path steps and reads with no reference counting (taking the cursor out of `sources` for
+    /// each step and each read retained and released it: a third of an index `$count`).
+    private var soloRun: Unmanaged<RunCursor>?
     let forward: Bool
     /// Include tombstones (compaction needs them; readers do not).
     let includeTombstones: Bool
@@ -83,19 +101,61 @@ struct MergeCursor {
     var key: [UInt8] { sources[best].key }
     /// A copy of the current value; nil for a tombstone.
     var value: [UInt8]? { sources[best].value }
-    func withKey<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try sources[best].withKey(body) }
+    func withKey<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        if let solo = soloRun { return try solo._withUnsafeGuaranteedRef { try $0.withKey(body) } }
+        return try sources[best].withKey(body)
+    }
     func withValue<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R { try sources[best].withValue(body) }
+    /// Key and value (nil: tombstone) in one call (no closure nesting that would capture the cursor).
+    func withEntry<R>(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        if let solo = soloRun { return try solo._withUnsafeGuaranteedRef { try $0.withEntry(body) } }
+        return try sources[best].withEntry(body)
+    }
 
     mutating func seek(_ target: [UInt8]) throws(EngineError) {
+        try seek(target, end: nil)
+    }
+
+    /// Seeks, then leaves out every source already at or past `end` (at or above it going
+    /// forward, below it going backward): a memtable that holds only other trees' keys then
+    /// costs nothing per step, and a range inside one run steps that run alone.
+    mutating func seek(_ target: [UInt8], end: [UInt8]?) throws(EngineError) {
+        live = 0
+        soloRun = nil
         for i in sources.indices {
             try sources[i].seek(target, forward: forward)
-            valid[i] = sources[i].isValid
+            var inRange = sources[i].isValid
+            if inRange, let end {
+                let c = end.withUnsafeBytes { e in sources[i].withKey { compareBytes($0, e) } }
+                inRange = forward ? c < 0 : c >= 0
+            }
+            valid[i] = inRange
+            if inRange { live += 1 }
         }
         try settle()
     }
 
     mutating func next() throws(EngineError) {
         guard best >= 0 else { return }
+        if let solo = soloRun {
+            // The one live source: step it past tombstones (unless they are wanted).
+            let (skipTombstones, fwd) = (!includeTombstones, forward)
+            let stillValid = solo._withUnsafeGuaranteedRef { c -> Result<Bool, EngineError> in
+                Result { () throws(EngineError) -> Bool in
+                    repeat {
+                        if fwd { try c.next() } else { try c.previous() }
+                    } while skipTombstones && c.isValid && c.isTombstone
+                    return c.isValid
+                }
+            }
+            if try !stillValid.get() {
+                valid[best] = false
+                live = 0
+                best = -1
+                soloRun = nil
+            }
+            return
+        }
         try advancePastCurrent()
         try settle()
     }
@@ -105,10 +165,10 @@ struct MergeCursor {
         let current = sources[best]
         for i in sources.indices where i != best && valid[i] && SourceCursor.compare(sources[i], current) == 0 {
             try sources[i].step(forward: forward)
-            valid[i] = sources[i].isValid
+            if !sources[i].isValid { valid[i] = false; live -= 1 }
         }
         try current.step(forward: forward)
-        valid[best] = current.isValid
+        if !current.isValid { valid[best] = false; live -= 1 }
     }
 
     /// Picks the next visible entry at or after the sources' positions.
@@ -124,7 +184,11 @@ struct MergeCursor {
                 if forward ? c < 0 : c > 0 { best = i }
             }
             guard best >= 0 else { return }
-            if includeTombstones || !sources[best].isTombstone { return }
+            if includeTombstones || !sources[best].isTombstone {
+                soloRun = nil
+                if live == 1, case .run(let c) = sources[best] { soloRun = .passUnretained(c) }
+                return
+            }
             try advancePastCurrent()
         }
     }

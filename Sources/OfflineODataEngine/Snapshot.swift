@@ -42,7 +42,9 @@ public struct Snapshot: @unchecked Sendable {
     }
 
     func mergeCursor(forward: Bool, includeTombstones: Bool = false, fillCache: Bool = true) -> MergeCursor {
-        var sources: [SourceCursor] = mems.map { .mem($0.cursor()) }
+        // An empty memtable stays empty in a snapshot (copy on write): leaving it out lets a
+        // store whose data is all in one run step a single source.
+        var sources: [SourceCursor] = mems.filter { !$0.isEmpty }.map { .mem($0.cursor()) }
         sources += runs.map { .run(RunCursor(run: $0, fillCache: fillCache)) }
         return MergeCursor(sources: sources, forward: forward, includeTombstones: includeTombstones)
     }
@@ -60,14 +62,14 @@ public struct Snapshot: @unchecked Sendable {
         if reverse {
             // Start at the last key < end (or the tree's last key).
             let from = end.map { tree.internalKey($0) } ?? tree.upperBound
-            try merge.seek(from)
-            if merge.isValid && compareBytes(merge.key, from) >= 0 { try merge.next() }
             let floor = start.map { tree.internalKey($0) } ?? tree.prefix
+            try merge.seek(from, end: floor)
+            if merge.isValid && compareBytes(merge.key, from) >= 0 { try merge.next() }
             return KeyValueCursor(merge: merge, prefixLength: 4, stopBelow: floor, stopAtOrAbove: nil)
         }
-        try merge.seek(lower)
-        return KeyValueCursor(merge: merge, prefixLength: 4, stopBelow: nil,
-                              stopAtOrAbove: end.map { tree.internalKey($0) } ?? tree.upperBound)
+        let upper = end.map { tree.internalKey($0) } ?? tree.upperBound
+        try merge.seek(lower, end: upper)
+        return KeyValueCursor(merge: merge, prefixLength: 4, stopBelow: nil, stopAtOrAbove: upper)
     }
 
     /// Calls `body` for each entry in order until it returns false.
@@ -121,15 +123,19 @@ public struct Snapshot: @unchecked Sendable {
 public struct KeyValueCursor {
     var merge: MergeCursor
     let prefixLength: Int
-    let stopBelow: [UInt8]?
-    let stopAtOrAbove: [UInt8]?
+    /// Where the range ends: below `stopBelow` or at or above `stopAtOrAbove` (as given to
+    /// `init`), kept as bytes and flags so a step compares without copying optionals.
+    private let bound: [UInt8]
+    private let hasLower: Bool, hasUpper: Bool
     private var started = false
 
     init(merge: MergeCursor, prefixLength: Int, stopBelow: [UInt8]?, stopAtOrAbove: [UInt8]?) {
         self.merge = merge
         self.prefixLength = prefixLength
-        self.stopBelow = stopBelow
-        self.stopAtOrAbove = stopAtOrAbove
+        // At most one bound: forward cursors stop at an upper one, backward cursors below a lower one.
+        hasLower = stopBelow != nil && stopAtOrAbove == nil
+        hasUpper = stopAtOrAbove != nil
+        bound = stopAtOrAbove ?? stopBelow ?? []
     }
 
     /// The next entry (user key without the tree prefix, value), or nil at the end of the range.
@@ -145,21 +151,24 @@ public struct KeyValueCursor {
     mutating func advance() throws(EngineError) -> Bool {
         if started { try merge.next() } else { started = true }
         guard merge.isValid else { return false }
-        let (high, low) = (stopAtOrAbove, stopBelow)
-        return merge.withKey { k in
-            if let high, high.withUnsafeBytes({ compareBytes(k, $0) }) >= 0 { return false }
-            if let low, low.withUnsafeBytes({ compareBytes(k, $0) }) < 0 { return false }
-            return true
+        // The bound is compared inside the key's closure, which captures only the bound's bytes
+        // and two flags (capturing the cursor, or copying optional bounds, cost retains and
+        // releases on every step).
+        if !hasLower && !hasUpper { return true }
+        let (lower, upper) = (hasLower, hasUpper)
+        return bound.withUnsafeBytes { b in
+            merge.withKey { k in
+                let c = compareBytes(k, b)
+                return upper ? c < 0 : !lower || c >= 0
+            }
         }
     }
 
     /// Borrows the current entry's key (without the tree prefix) and value; valid only inside `body`.
     func withCurrent<R>(_ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         let p = prefixLength
-        return try merge.withKey { k in
-            try merge.withValue { v in
-                try body(UnsafeRawBufferPointer(rebasing: k[p...]), v ?? UnsafeRawBufferPointer(start: nil, count: 0))
-            }
+        return try merge.withEntry { k, v in
+            try body(UnsafeRawBufferPointer(rebasing: k[p...]), v ?? UnsafeRawBufferPointer(start: nil, count: 0))
         }
     }
 }
