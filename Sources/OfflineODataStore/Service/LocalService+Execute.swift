@@ -177,11 +177,16 @@ extension LocalService {
             throw .serviceInvalidBody("a $ref request needs a body with @odata.id", request.url)
         }
         let json = try JSONReader.parse(body)
-        guard case .object(let object) = json,
-              let id = (object["@odata.id"] ?? object["@id"] ?? object["uri"])?.stringValue else {
+        guard case .object(let object) = json, let member = Self.referenceMember(object), let id = object[member]?.stringValue else {
             throw .serviceInvalidBody("the $ref body has no \"@odata.id\" string", "$")
         }
         return id
+    }
+
+    /// The member of a `$ref` body that names the entity: the first of `@odata.id`, `@id`
+    /// (4.01) and `uri` (V2) present. Batch reference resolution reads the same member.
+    static func referenceMember(_ object: JSONObject) -> String? {
+        ["@odata.id", "@id", "uri"].first { object[$0] != nil }
     }
 
     func pathPart(_ url: String) -> String {
