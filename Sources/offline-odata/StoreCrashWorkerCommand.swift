@@ -27,15 +27,24 @@ struct StoreCrashWorkerCommand: AsyncParsableCommand {
     @Flag(help: "Only re-apply SalesOrders downloads, alternating two versions of the back end (staged-download crash test).")
     var downloads = false
     @Option(help: "downloadBatchBytes of the store (small: every download is staged).") var batchBytes = OfflineStoreParameters.defaultDownloadBatchBytes
+    @Flag(help: "Only add, download and remove the defining query Items, over and over (removal crash test).")
+    var removals = false
+    @Option(help: "removalBatchSize of the store (small: a removal takes many commits).") var removalBatch = 7
 
     static let key = [UInt8](repeating: 0x37, count: 32)
 
-    static func parameters(path: String, batchBytes: Int = OfflineStoreParameters.defaultDownloadBatchBytes) -> OfflineStoreParameters {
+    static func parameters(path: String, batchBytes: Int = OfflineStoreParameters.defaultDownloadBatchBytes,
+                           removalBatchSize: Int = OfflineStoreParameters.defaultRemovalBatchSize) -> OfflineStoreParameters {
         OfflineStoreParameters(storeName: "crash", storePath: path, encryption: .key(key),
                                definingQueries: [DefiningQuery(name: "BusinessPartners", url: "BusinessPartners"),
                                                  DefiningQuery(name: "SalesOrders", url: "SalesOrders")],
-                               durability: .full, keyDerivation: .minimum, downloadBatchBytes: batchBytes)
+                               durability: .full, keyDerivation: .minimum, downloadBatchBytes: batchBytes,
+                               removalBatchSize: removalBatchSize)
     }
+
+    /// The defining query the `--removals` mode adds and removes: SalesOrderItems, which no
+    /// other defining query of the worker covers, so removing it removes every item.
+    static let items = DefiningQuery(name: "Items", url: "SalesOrderItems")
 
     /// The two versions of the back end the `--downloads` mode alternates: version 0 is the
     /// generator with seed 7 (every order), version 1 seed 8 without the last page (so a
@@ -51,7 +60,8 @@ struct StoreCrashWorkerCommand: AsyncParsableCommand {
         let store: OfflineStore
         do {
             store = try await OfflineStore.open(metadata: Array(generator.metadataXML().utf8),
-                                                parameters: Self.parameters(path: path, batchBytes: batchBytes))
+                                                parameters: Self.parameters(path: path, batchBytes: batchBytes,
+                                                                            removalBatchSize: removalBatch))
         } catch {
             reportAndExit(error)
         }
@@ -61,6 +71,7 @@ struct StoreCrashWorkerCommand: AsyncParsableCommand {
                 try await store.applyDownload(definingQuery: "SalesOrders", pages: try pages(generator, .salesOrders))
             }
             if downloads { try await downloadForever(store) }
+            if removals { try await removeForever(store, generator) }
             print("READY")
             fflush(nil)
             var rng = SplitMix64(state: seed)
@@ -115,6 +126,42 @@ struct StoreCrashWorkerCommand: AsyncParsableCommand {
             fflush(nil)
             try await store.applyDownload(definingQuery: "SalesOrders", pages: versions[version])
             print("DONE \(n) \(version)")
+            fflush(nil)
+            n += 1
+        }
+    }
+
+    /// `--removals`: adds the defining query Items, applies its download (one commit) and
+    /// removes it (a commit that unregisters it, then commits of `--removal-batch` members)
+    /// until killed:
+    ///
+    ///     READY
+    ///     ADDING <n>
+    ///     ADDED <n>
+    ///     REMOVING <n>
+    ///     REMOVED <n>
+    ///
+    /// ADDING comes before the first commit of a round, so after REMOVED the query is surely
+    /// gone. A kill between `addDefiningQuery` and the download's commit leaves the query
+    /// registered without entities; the next worker then only downloads it.
+    func removeForever(_ store: OfflineStore, _ generator: SalesServiceGenerator) async throws -> Never {
+        let items = try pages(generator, .salesOrderItems)
+        print("READY")
+        fflush(nil)
+        var n = 0
+        while true {
+            print("ADDING \(n)")
+            fflush(nil)
+            if try !store.definingQueries().contains(where: { $0.name == Self.items.name }) {
+                try store.addDefiningQuery(Self.items)
+            }
+            try await store.applyDownload(definingQuery: Self.items.name, pages: items)
+            print("ADDED \(n)")
+            fflush(nil)
+            print("REMOVING \(n)")
+            fflush(nil)
+            try store.removeDefiningQuery(named: Self.items.name)
+            print("REMOVED \(n)")
             fflush(nil)
             n += 1
         }

@@ -41,11 +41,11 @@ extension OfflineStore {
     ///
     /// Memory does not grow with the query's size (docs/OfflineStore.md §5.1): one commit checks
     /// the rule over a cursor, unregisters the query and leaves a removal marker (§8.6); then its
-    /// members go in commits of at most 4,096, the last one deleting the marker. Readers of
-    /// this store see the state before the removal until it is complete; after a crash, `open`
-    /// finishes it before anything sees the store.
+    /// members go in commits of at most `removalBatchSize` (default 4,096), the last one
+    /// deleting the marker. Readers of this store see the state before the removal until it is
+    /// complete; after a crash, `open` finishes it before anything sees the store.
     public func removeDefiningQuery(named name: String) throws(ODataError) {
-        try removeDefiningQuery(named: name, membersPerCommit: 4096, stopAfterCommits: nil)
+        try removeDefiningQuery(named: name, membersPerCommit: removalBatchSize, stopAfterCommits: nil)
     }
 
     /// `stopAfterCommits`: stop after that many member commits, leaving the marker as a crash
@@ -71,7 +71,9 @@ extension OfflineStore {
         }
     }
 
-    /// Finishes a defining query's removal that a crash interrupted (§8.6). Called by `open`.
+    /// Finishes a defining query's removal that a crash interrupted (§8.6), in commits of
+    /// `removalBatchSize` members (those of this open: the commit size does not change what is
+    /// removed). Called by `open`.
     func resumeInterruptedRemoval() throws(ODataError) {
         guard let bytes = try storage.reader().systemValue(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.removalKey) else {
             return
@@ -79,7 +81,7 @@ extension OfflineStore {
         let name = try OfflineStoreFormat.decodeRemoval(bytes)
         try downloadLock.withLock { _ throws(ODataError) in
             try storage.exclusive(pinningReaders: true) { writer throws(ODataError) in
-                try Self.removeMembers(of: name, writer: writer, perCommit: 4096, stopAfterCommits: nil)
+                try Self.removeMembers(of: name, writer: writer, perCommit: removalBatchSize, stopAfterCommits: nil)
             }
         }
     }

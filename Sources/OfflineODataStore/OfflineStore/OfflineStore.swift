@@ -24,6 +24,8 @@ public final class OfflineStore: Sendable {
     public let pageSize: Int?
     /// `OfflineStoreParameters.downloadBatchBytes`.
     public let downloadBatchBytes: Int
+    /// `OfflineStoreParameters.removalBatchSize`.
+    public let removalBatchSize: Int
     let engine: StorageEngine
     let broadcaster: StateBroadcaster
     let isOpen = Mutex<Bool>(true)
@@ -34,8 +36,9 @@ public final class OfflineStore: Sendable {
     static let openFolders = Mutex<Set<String>>([])
 
     init(model: ServiceModel, service: LocalService, storage: EntityStorage, folder: String, pageSize: Int?,
-         downloadBatchBytes: Int, engine: StorageEngine, broadcaster: StateBroadcaster) {
+         downloadBatchBytes: Int, removalBatchSize: Int, engine: StorageEngine, broadcaster: StateBroadcaster) {
         self.downloadBatchBytes = downloadBatchBytes
+        self.removalBatchSize = removalBatchSize
         self.model = model
         self.service = service
         self.storage = storage
@@ -109,7 +112,8 @@ public final class OfflineStore: Sendable {
         let service = try LocalService(storage: storage, readHandler: handler,
                                        individualErrorArchiveDeletion: parameters.individualErrorArchiveDeletion)
         let store = OfflineStore(model: model, service: service, storage: storage, folder: folder, pageSize: parameters.pageSize,
-                                 downloadBatchBytes: parameters.downloadBatchBytes, engine: engine,
+                                 downloadBatchBytes: parameters.downloadBatchBytes, removalBatchSize: parameters.removalBatchSize,
+                                 engine: engine,
                                  broadcaster: StateBroadcaster(.opening))
         // A staged download that a crash interrupted is finished (or, still staging, discarded)
         // before anything else sees the store.

@@ -5,6 +5,8 @@ import OfflineODataModel
 public struct OfflineStoreParameters: Sendable {
     /// The default `downloadBatchBytes`: 1 MiB of downloaded JSON per commit.
     public static let defaultDownloadBatchBytes = 1 << 20
+    /// The default `removalBatchSize`: 4,096 members per commit.
+    public static let defaultRemovalBatchSize = 4096
     /// The store's name; its files live in `<storePath>/<storeName>.oostore`.
     public var storeName: String
     /// The directory that holds the store folder (created when missing).
@@ -29,11 +31,18 @@ public struct OfflineStoreParameters: Sendable {
     /// the store and applied in commits of about this size, so memory stays bounded whatever
     /// the download's size (docs/OfflineStore.md §7).
     public var downloadBatchBytes: Int
+    /// Members of a defining query that `removeDefiningQuery` (and the resumption of a removal
+    /// a crash interrupted, on open) removes per commit (default 4,096): the removal's memory
+    /// and the size of each commit stay bounded whatever the query's size (docs/OfflineStore.md
+    /// §5). Small values only make sense for tests: the crash test uses a few members per commit
+    /// so that a kill lands between commits of one removal.
+    public var removalBatchSize: Int
 
     public init(storeName: String = "localstore", storePath: String, encryption: StoreEncryption,
                 pageSize: Int? = nil, definingQueries: [DefiningQuery] = [], individualErrorArchiveDeletion: Bool = false,
                 durability: EngineOptions.Durability = .full, cacheSize: Int = 32 << 20, indexes: [IndexDefinition] = [],
-                keyDerivation: EngineOptions.KeyDerivation = .interactive, downloadBatchBytes: Int = OfflineStoreParameters.defaultDownloadBatchBytes) {
+                keyDerivation: EngineOptions.KeyDerivation = .interactive, downloadBatchBytes: Int = OfflineStoreParameters.defaultDownloadBatchBytes,
+                removalBatchSize: Int = OfflineStoreParameters.defaultRemovalBatchSize) {
         self.storeName = storeName
         self.storePath = storePath
         self.encryption = encryption
@@ -45,6 +54,7 @@ public struct OfflineStoreParameters: Sendable {
         self.indexes = indexes
         self.keyDerivation = keyDerivation
         self.downloadBatchBytes = downloadBatchBytes
+        self.removalBatchSize = removalBatchSize
     }
 
     /// `<storePath>/<storeName>.oostore`.
@@ -57,6 +67,9 @@ public struct OfflineStoreParameters: Sendable {
         guard cacheSize >= 0 else { throw .offlineInvalidParameter("cacheSize", "is negative") }
         guard downloadBatchBytes >= 1 else {
             throw .offlineInvalidParameter("downloadBatchBytes", "is \(downloadBatchBytes) (at least 1)")
+        }
+        guard removalBatchSize >= 1 else {
+            throw .offlineInvalidParameter("removalBatchSize", "is \(removalBatchSize) (at least 1)")
         }
     }
 }

@@ -133,12 +133,15 @@ import Testing
 enum StoreCrashWorkerCommandMirror {
     static let key = [UInt8](repeating: 0x37, count: 32)
 
-    static func parameters(path: String) -> OfflineStoreParameters {
+    static func parameters(path: String, removalBatchSize: Int = OfflineStoreParameters.defaultRemovalBatchSize) -> OfflineStoreParameters {
         OfflineStoreParameters(storeName: "crash", storePath: path, encryption: .key(key),
                                definingQueries: [DefiningQuery(name: "BusinessPartners", url: "BusinessPartners"),
                                                  DefiningQuery(name: "SalesOrders", url: "SalesOrders")],
-                               durability: .full, keyDerivation: .minimum)
+                               durability: .full, keyDerivation: .minimum, removalBatchSize: removalBatchSize)
     }
+
+    /// `StoreCrashWorkerCommand.items`: the defining query the `--removals` mode adds and removes.
+    static let items = DefiningQuery(name: "Items", url: "SalesOrderItems")
 
     /// `StoreCrashWorkerCommand.downloadPages`: version 0 = seed 7, every order; version 1 =
     /// seed 8 without the last page of 25.

@@ -57,6 +57,11 @@ import Testing
         await expectStoreErrorAsync("invalidStoreParameter", 3253) {
             _ = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(dir, pageSize: 0))
         }
+        await expectStoreErrorAsync("invalidStoreParameter", 3253) {
+            var parameters = OfflineFixtures.parameters(dir)
+            parameters.removalBatchSize = 0
+            _ = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: parameters)
+        }
         try a.close()
         try b.close()
         // After close, the folder can be opened again.
