@@ -155,11 +155,11 @@ public struct KeyValueCursor {
         // and two flags (capturing the cursor, or copying optional bounds, cost retains and
         // releases on every step).
         if !hasLower && !hasUpper { return true }
-        let (lower, upper) = (hasLower, hasUpper)
+        let upper = hasUpper
         return bound.withUnsafeBytes { b in
             merge.withKey { k in
                 let c = compareBytes(k, b)
-                return upper ? c < 0 : !lower || c >= 0
+                return upper ? c < 0 : c >= 0
             }
         }
     }

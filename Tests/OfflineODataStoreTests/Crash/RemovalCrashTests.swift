@@ -34,16 +34,9 @@ import Testing
     }
 
     @Test func killsDuringRemovalsLeaveTheQueryWithAllItsEntitiesOrNeither() async throws {
-        let binary = try #require(CLIRunner.binary, "offline-odata not built: run `swift build` before `swift test`")
-        let env = ProcessInfo.processInfo.environment
-        let kills = Int(env["OODATA_REMOVAL_CRASH_KILLS"] ?? "") ?? 20
-        let seed = UInt64(env["OODATA_REMOVAL_CRASH_SEED"] ?? "") ?? UInt64.random(in: 1...1_000_000)
-        print("RemovalCrashTests: \(kills) kills, seed \(seed) (replay with OODATA_REMOVAL_CRASH_SEED=\(seed))")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oodata-removal-crash-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let run = try StoreCrashWorkerCommandMirror.prepare("RemovalCrashTests", envName: "REMOVAL_CRASH", defaultKills: 20, dirLabel: "removal-crash")
+        let (binary, kills, seed, dir, keyFile) = (run.binary, run.kills, run.seed, run.dir, run.keyFile)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let keyFile = dir + "/key.bin"
-        #expect(FileManager.default.createFile(atPath: keyFile, contents: Data(StoreCrashWorkerCommandMirror.key)))
         let generator = SalesServiceGenerator(seed: 7, scale: .entities(salesOrders: Self.orders))
         let metadata = Array(generator.metadataXML().utf8)
         let expectedItems = generator.count(of: .salesOrderItems)

@@ -20,16 +20,9 @@ import Testing
     }
 
     @Test func killsDuringLocalChangesAndDownloadsKeepDataAndQueueInAgreement() async throws {
-        let binary = try #require(CLIRunner.binary, "offline-odata not built: run `swift build` before `swift test`")
-        let env = ProcessInfo.processInfo.environment
-        let kills = Int(env["OODATA_STORE_CRASH_KILLS"] ?? "") ?? 25
-        let seed = UInt64(env["OODATA_STORE_CRASH_SEED"] ?? "") ?? UInt64.random(in: 1...1_000_000)
-        print("StoreCrashTests: \(kills) kills, seed \(seed) (replay with OODATA_STORE_CRASH_SEED=\(seed))")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oodata-store-crash-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let run = try StoreCrashWorkerCommandMirror.prepare("StoreCrashTests", envName: "STORE_CRASH", defaultKills: 25, dirLabel: "store-crash")
+        let (binary, kills, seed, dir, keyFile) = (run.binary, run.kills, run.seed, run.dir, run.keyFile)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let keyFile = dir + "/key.bin"
-        #expect(FileManager.default.createFile(atPath: keyFile, contents: Data(StoreCrashWorkerCommandMirror.key)))
         var rng = SplitMix64(state: seed)
         var acknowledged = 0
         for round in 0..<kills {
@@ -132,6 +125,30 @@ import Testing
 /// `StoreCrashWorkerCommand` in Sources/offline-odata).
 enum StoreCrashWorkerCommandMirror {
     static let key = [UInt8](repeating: 0x37, count: 32)
+
+    /// What every store crash test starts with: the CLI binary, the number of kills and the
+    /// seed (from `OODATA_<envName>_KILLS` / `_SEED`, the seed printed for replay), and a fresh
+    /// directory (the caller removes it) holding `key.bin` with the worker's key.
+    struct Run {
+        let binary: String
+        let kills: Int
+        let seed: UInt64
+        let dir: String
+        let keyFile: String
+    }
+
+    static func prepare(_ test: String, envName: String, defaultKills: Int, dirLabel: String) throws -> Run {
+        let binary = try #require(CLIRunner.binary, "offline-odata not built: run `swift build` before `swift test`")
+        let env = ProcessInfo.processInfo.environment
+        let kills = Int(env["OODATA_\(envName)_KILLS"] ?? "") ?? defaultKills
+        let seed = UInt64(env["OODATA_\(envName)_SEED"] ?? "") ?? UInt64.random(in: 1...1_000_000)
+        print("\(test): \(kills) kills, seed \(seed) (replay with OODATA_\(envName)_SEED=\(seed))")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oodata-\(dirLabel)-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let keyFile = dir + "/key.bin"
+        #expect(FileManager.default.createFile(atPath: keyFile, contents: Data(key)))
+        return Run(binary: binary, kills: kills, seed: seed, dir: dir, keyFile: keyFile)
+    }
 
     static func parameters(path: String, removalBatchSize: Int = OfflineStoreParameters.defaultRemovalBatchSize) -> OfflineStoreParameters {
         OfflineStoreParameters(storeName: "crash", storePath: path, encryption: .key(key),
