@@ -6,16 +6,19 @@ import OfflineODataQuery
 struct Paging {
     let options: BoundQueryOptions
     let pageSize: Int?
-    let fingerprint: UInt32
+    /// The request's shape (path, filter, search, order), which a token must match; computed
+    /// only when a token is read or written (printing the request costs more than a short query).
+    let shape: () -> UInt32
+    var fingerprint: UInt32 { shape() }
     /// Resume position from the token: sort values, key values.
     private(set) var token: SkipToken?
     /// The token's position as the collector compares it (key encoded for the set).
     var position: (values: [ODataValue], key: [UInt8])?
 
-    init(options: BoundQueryOptions, pageSize: Int?, fingerprint: UInt32) {
+    init(options: BoundQueryOptions, pageSize: Int?, fingerprint: @escaping () -> UInt32) {
         self.options = options
         self.pageSize = pageSize
-        self.fingerprint = fingerprint
+        self.shape = fingerprint
     }
 
     /// `$skip` applies on the first page only; a token's position already accounts for it.

@@ -60,7 +60,7 @@ public struct QueryExecutor {
         // 2. Candidates: the whole set (planned), or the targets of a navigation path.
         let source = try candidateSource(request.path, set: set)
         var page = Paging(options: options, pageSize: pageSize,
-                          fingerprint: SkipToken.fingerprint(of: [pathText(request.path)] + options.shapeText))
+                          fingerprint: { SkipToken.fingerprint(of: [pathText(request.path)] + options.shapeText) })
         let primaryKey = try reader.keyProperties(of: set)
         try page.readToken(reader: reader, set: set, keyCount: primaryKey.count)
         let searcher = try options.search.map { _ throws(ODataError) in try SearchMatcher(model: model, entityType: type) }
@@ -218,7 +218,7 @@ public struct QueryExecutor {
             return "key lookup or navigation path: no plan (entities are read by key)"
         }
         let options = request.options
-        let page = Paging(options: options, pageSize: pageSize, fingerprint: 0)
+        let page = Paging(options: options, pageSize: pageSize, fingerprint: { 0 })
         let plan = Planner.plan(PlanRequest(
             entitySet: set, conditions: ConditionExtractor.conditions(of: options.filter),
             hasFilter: options.filter != nil || options.search != nil,
