@@ -89,6 +89,22 @@ public enum KeyPredicate {
         return (String(name), String(segment[open...]))
     }
 
+    /// The entity set and key predicate an entity reference names: `Set(key)` or a URL ending in
+    /// it (`https://host/service/Set(key)`, `$id`/`@odata.bind`/`@odata.id` values). The query is
+    /// dropped, the path split at raw `/`, and the last segment percent-decoded once, so
+    /// `Orders('a%2Fb')` names the key `a/b`.
+    public static func parseEntityReference(_ reference: String) throws(ODataError) -> (entitySet: String, predicate: String?) {
+        let path = reference.split(separator: "?", omittingEmptySubsequences: false).first.map(String.init) ?? reference
+        guard let raw = path.split(separator: "/").last.map(String.init) else {
+            throw .keyInvalidPredicate(reference, "names no entity", position: 0)
+        }
+        guard let segment = URLPercentEncoding.decode(raw) else {
+            throw .keyInvalidPredicate(reference, "'%' must be followed by two hexadecimal digits, and the decoded text be UTF-8",
+                                       position: path.utf8.count - raw.utf8.count)
+        }
+        return try parseEntitySetKeySegment(segment)
+    }
+
     /// Key-as-segment (`Orders/10248`, `Customers/ALFKI`): the segment is the key value; a
     /// string key is the raw (unquoted) text, other kinds use their literal form.
     public static func parseKeyAsSegment(_ segment: String, key: KeyProperty, version: ODataVersion = .v4) throws(ODataError) -> ODataValue {

@@ -134,14 +134,12 @@ extension QueryExecutor {
 
     /// `Set(key)`: the canonical id of an entity (relative to the service root).
     func entityID(_ entity: StoredEntity) throws(ODataError) -> String {
-        let keyNames = try reader.keyProperties(of: entity.entitySet)
         let values = try entity.key()
         guard let type = model.entityType(qualifiedName: entity.typeName) ?? model.entityType(ofSet: entity.entitySet) else {
             return entity.entitySet
         }
         let keys = model.keyProperties(of: type).map { KeyProperty($0.name, $0.type.primitiveKind ?? .untyped) }
-        _ = keyNames
-        return entity.entitySet + (try KeyPredicate.format(values, keys: keys))
+        return entity.entitySet + URLPercentEncoding.pathSegment(try KeyPredicate.format(values, keys: keys))
     }
 
     func pathText(_ path: BoundResourcePath) -> String {

@@ -5,10 +5,10 @@ import OfflineODataQuery
 /// (`$1/ToItems`), in its JSON body (`"ToCustomer@odata.bind": "$1"`, collections
 /// `["$1", …]`, also inside deep-inserted entities) and, for a `$ref` request, in the entity
 /// its body names (`{"@odata.id": "$1"}`, `@id`, V2 `uri`) or its `$id` query option names
-/// (`DELETE …/ToItems/$ref?$id=$1`). Each names an earlier request of the batch that created an
-/// entity; it is replaced by that entity's URL (its `Location`, with a temporary local key
-/// when the back end computes the key), so the queued request carries the resolved URL and
-/// body.
+/// (`DELETE …/ToItems/$ref?$id=$1`, also `GET $entity?$id=$1`). Each names an earlier
+/// request of the batch that created an entity; it is replaced by that entity's URL (its
+/// `Location`, key predicate percent-encoded, with a temporary local key when the back end
+/// computes the key), so the queued request carries the resolved URL and body.
 extension LocalService {
     /// The step's request with every reference resolved. Throws `dependencyFailed` (3116,
     /// HTTP 424) when a reference or a `dependsOn` entry names a failed request or group,
@@ -28,7 +28,7 @@ extension LocalService {
         let mayHaveBodyReference = request.body.map(Self.mayHaveReference) ?? false
         guard idOption != nil || mayHaveBodyReference else { return request }
         let isRef = Self.isRefURL(request.url)
-        if isRef, let idOption {
+        if isRef || Self.isEntityByIDURL(request.url), let idOption {
             request.url = try resolveIDOption(request.url, idOption, locations: locations, failed: failed, id: id, label: step.label)
         }
         if mayHaveBodyReference, let body = request.body {
@@ -70,7 +70,7 @@ extension LocalService {
     }
 
     /// The URL with the `$id` value (at `range`) resolved when it is a reference; the value is
-    /// percent-encoded where the query syntax needs it (`%`, `&`, `#`), so the route reads
+    /// percent-encoded as a query value (`URLPercentEncoding.queryValue`), so the route reads
     /// the entity's URL back.
     private func resolveIDOption(_ url: String, _ range: Range<String.Index>, locations: [String: String], failed: Set<String>,
                                  id: String, label: String) throws(ODataError) -> String {
@@ -78,17 +78,8 @@ extension LocalService {
               let value = options.otherSystemOptions["id"], let name = Self.referenceName(value) else { return url }
         if failed.contains(name) { throw .serviceDependencyFailed(id, on: name) }
         guard locations[name] != nil else { throw .serviceUnknownContentID("$" + name, label + " $id") }
-        var encoded = ""
-        for character in resolveContentID(value, locations) {
-            switch character {
-            case "%": encoded += "%25"
-            case "&": encoded += "%26"
-            case "#": encoded += "%23"
-            default: encoded.append(character)
-            }
-        }
         var resolved = url
-        resolved.replaceSubrange(range, with: encoded)
+        resolved.replaceSubrange(range, with: URLPercentEncoding.queryValue(resolveContentID(value, locations)))
         return resolved
     }
 

@@ -35,6 +35,10 @@ extension LocalService {
         var request = request
         request.options = try request.options.applyingHeaders(request.headers)
         try request.options.validate()
+        if let entityURL = try entityByIDURL(request.url) {
+            guard request.method == .get else { throw .serviceMethodNotAllowed(request.method.rawValue, request.url) }
+            request.url = entityURL
+        }
         let route = try self.route(request)
         switch route {
         case .read:

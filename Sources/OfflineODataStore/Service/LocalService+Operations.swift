@@ -50,13 +50,15 @@ extension LocalService {
         let serverETag = try tx.serverETag(set, keyBytes)
         _ = try tx.relate(set, key: key, navigation: navigation, target: target, remove: remove, requestID: requestID)
         let keyText = try tx.keyText(set, keyBytes)
-        let targetText = target.set + (try tx.keyText(target.set, target.keyBytes))
-        let base = set + keyText + "/" + navigation + "/$ref"
+        // URLs: key predicates percent-encoded in the path, the target's URL encoded once
+        // more as the `$id` value.
+        let targetURL = target.set + (try tx.keyPath(target.set, target.keyBytes))
+        let base = set + URLPercentEncoding.pathSegment(keyText) + "/" + navigation + "/$ref"
         let isCollection = model.entityType(ofSet: set).flatMap { model.navigationProperty(navigation, of: $0) }?.isCollection ?? true
         let method = remove ? "DELETE" : (isCollection ? "POST" : "PUT")
-        let url = remove && isCollection ? base + "?$id=" + targetText : base
+        let url = remove && isCollection ? base + "?$id=" + URLPercentEncoding.queryValue(targetURL) : base
         let body: String? = remove ? nil
-            : String(decoding: JSONValue.object(JSONObject.unique([("@odata.id", .string(targetText))])).serialized(), as: UTF8.self)
+            : String(decoding: JSONValue.object(JSONObject.unique([("@odata.id", .string(targetURL))])).serialized(), as: UTF8.self)
         try tx.enqueue(QueuedRequest(requestID: requestID, status: QueuedRequest.pendingStatus, method: method, url: url,
                                      body: body, customHeaders: Self.custom(headers), options: options,
                                      affectedEntitySet: set, affectedEntityKey: keyText, serverETag: serverETag))

@@ -101,7 +101,7 @@ public final class LocalService: Sendable {
         if typed.typeName.isEmpty { typed.typeName = model.entityType(ofSet: set)?.qualifiedName ?? "" }
         let body = try writeBody(typed, set: set)
         return try perform { (tx: inout ServiceTransaction) throws(ODataError) -> ODataResponse in
-            let url = set + (try tx.keyText(set, try tx.keyBytes(set, key)))
+            let url = set + (try tx.keyPath(set, try tx.keyBytes(set, key)))
             return try self.change(typed, in: set, key: key, replace: replace, ifMatch: ifMatch, url: url, body: body,
                                    headers: headers, options: options, prefer: nil, tx: &tx)
         }
@@ -114,7 +114,7 @@ public final class LocalService: Sendable {
         let options = try options.applyingHeaders(headers)
         try options.validate()
         return try perform { (tx: inout ServiceTransaction) throws(ODataError) -> ODataResponse in
-            let url = set + (try tx.keyText(set, try tx.keyBytes(set, key)))
+            let url = set + (try tx.keyPath(set, try tx.keyBytes(set, key)))
             return try self.delete(set: set, key: key, ifMatch: ifMatch, url: url, headers: headers, options: options, tx: &tx)
         }
     }
@@ -246,7 +246,7 @@ public final class LocalService: Sendable {
         let entity = try stored.toODataEntity()
         var headers: [String: String] = [:]
         if let etag = stored.etag { headers["ETag"] = etag }
-        if location { headers["Location"] = set + (try tx.keyText(set, keyBytes)) }
+        if location { headers["Location"] = set + (try tx.keyPath(set, keyBytes)) }
         if minimal {
             headers["Preference-Applied"] = "return=minimal"
             return ODataResponse(status: 204, headers: headers, body: nil, entity: entity, requestID: requestID)

@@ -101,13 +101,9 @@ extension ServiceTransaction {
     /// `Set(key)` (or a URL ending in it) as an entity of the navigation's target set.
     func resolveReference(_ reference: String, navigationFrom set: String, _ navigation: String) throws(ODataError) -> EntityRef {
         let plan = try batch.navigationPlan(set, navigation)
-        let path = reference.split(separator: "?").first.map(String.init) ?? reference
-        guard let segment = path.split(separator: "/").last.map(String.init) else {
-            throw .serviceInvalidBody("entity reference '\(reference)' names no entity", "\(set)/\(navigation)")
-        }
         let parsed: (entitySet: String, predicate: String?)
         do {
-            parsed = try KeyPredicate.parseEntitySetKeySegment(segment)
+            parsed = try KeyPredicate.parseEntityReference(reference)
         } catch {
             throw .serviceInvalidBody("entity reference '\(reference)': \(error.message)", "\(set)/\(navigation)")
         }

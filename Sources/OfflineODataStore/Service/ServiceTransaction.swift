@@ -62,6 +62,13 @@ struct ServiceTransaction {
         return try KeyPredicate.format(values, keys: keys, version: version)
     }
 
+    /// The key predicate as it goes into a URL path: `keyText`, percent-encoded where a string
+    /// key needs it (`('a%2Fb')`), so that a `Location`, a reference or a queued request's URL
+    /// parses back to the same key.
+    func keyPath(_ set: String, _ keyBytes: [UInt8]) throws(ODataError) -> String {
+        URLPercentEncoding.pathSegment(try keyText(set, keyBytes))
+    }
+
     func keyBytes(_ set: String, _ key: [ODataValue]) throws(ODataError) -> [UInt8] {
         try EntityStorage.encodeKey(key, info: try batch.setInfo(set))
     }

@@ -62,13 +62,9 @@ extension EntityWriteBatch {
 
     /// The key of an entity reference (`Set(key)`, a URL ending in it, or `$id`-like text).
     private func referenceKey(_ reference: String, _ target: SetInfo, _ set: String, _ navigation: String) throws(ODataError) -> [UInt8] {
-        let trimmed = reference.split(separator: "?").first.map(String.init) ?? reference
-        guard let segment = trimmed.split(separator: "/").last.map(String.init) else {
-            throw .storeInvalidLink(set, navigation, "reference '\(reference)' names no entity")
-        }
         let parsed: (entitySet: String, predicate: String?)
         do {
-            parsed = try KeyPredicate.parseEntitySetKeySegment(segment)
+            parsed = try KeyPredicate.parseEntityReference(reference)
         } catch {
             throw .storeInvalidLink(set, navigation, "reference '\(reference)': \(error.message)")
         }

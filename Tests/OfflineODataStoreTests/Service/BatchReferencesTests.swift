@@ -267,7 +267,7 @@ import Testing
         #expect(names.count == 2 && !names.contains(.string("c")))
     }
 
-    @Test("resolution changes only the reference: other members, non-$ref bodies, other options and system resources stay")
+    @Test("resolution changes only the reference: other members, non-$ref bodies, other options and system resources stay; $entity's $id resolves")
     func resolvedRequests() throws {
         let h = try Self.harness()
         func resolve(_ method: ODataMethod, _ url: String, _ body: String? = nil) throws -> (url: String, body: String?) {
@@ -288,7 +288,8 @@ import Testing
         #expect(try resolve(.delete, ref + "?$id=$q").url == ref + "?$id=Tags('a%26b%23c%25d')")
         #expect(try resolve(.delete, ref + "?$id=$metadata").url == ref + "?$id=$metadata")
         #expect(try resolve(.delete, ref + "?x=$t").url == ref + "?x=$t")
-        #expect(try resolve(.get, "$entity?$id=$t").url == "$entity?$id=$t")
+        #expect(try resolve(.get, "$entity?$id=$t").url == "$entity?$id=Tags(-2)")
+        #expect(try resolve(.get, "$entity/T.Tag?$id=$q&$select=Label").url == "$entity/T.Tag?$id=Tags('a%26b%23c%25d')&$select=Label")
     }
 
     // MARK: dependsOn
