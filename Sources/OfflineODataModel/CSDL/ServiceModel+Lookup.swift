@@ -34,13 +34,19 @@ extension ServiceModel {
 
     /// The entity set of the default container with this name (or `Container/Name`).
     public func entitySet(named name: String) -> CSDLEntitySet? {
-        let local = name.split(separator: "/").last.map(String.init) ?? name
-        return entityContainer?.entitySet(named: local)
+        guard let location = containerLocation, let index = entitySetIndex[Self.localName(name)] else { return nil }
+        return schemas[location.schema].entityContainers[location.index].entitySets[index]
     }
 
     public func singleton(named name: String) -> CSDLSingleton? {
-        let local = name.split(separator: "/").last.map(String.init) ?? name
-        return entityContainer?.singleton(named: local)
+        guard let location = containerLocation, let index = singletonIndex[Self.localName(name)] else { return nil }
+        return schemas[location.schema].entityContainers[location.index].singletons[index]
+    }
+
+    /// `Container/Name` → `Name` (the last `/`-separated part; the name itself without `/`).
+    static func localName(_ name: String) -> String {
+        guard name.utf8.contains(UInt8(ascii: "/")) else { return name }
+        return name.split(separator: "/").last.map(String.init) ?? name
     }
 
     /// The entity type of a set, by set name.

@@ -26,6 +26,12 @@ public struct ServiceModel: Sendable, Hashable {
     var complexTypeIndex: [String: Location] = [:]
     var enumTypeIndex: [String: Location] = [:]
     var typeDefinitionIndex: [String: Location] = [:]
+    /// The default container (`entityContainer`) and its sets and singletons by name (the
+    /// first of a name wins, as a scan would find it): binding looks them up many times per
+    /// request, and `entityContainer` used to collect every schema's containers each time.
+    var containerLocation: Location?
+    var entitySetIndex: [String: Int] = [:]
+    var singletonIndex: [String: Int] = [:]
 
     public init(version: CSDLVersion, serviceVersion: String? = nil, schemas: [CSDLSchema],
                 aliases: [String: String] = [:],
@@ -43,7 +49,15 @@ public struct ServiceModel: Sendable, Hashable {
         complexTypeIndex = [:]
         enumTypeIndex = [:]
         typeDefinitionIndex = [:]
+        containerLocation = nil
+        entitySetIndex = [:]
+        singletonIndex = [:]
+        var firstContainer: Location?
         for (s, schema) in schemas.enumerated() {
+            for (i, container) in schema.entityContainers.enumerated() {
+                if firstContainer == nil { firstContainer = Location(schema: s, index: i) }
+                if containerLocation == nil, container.isDefault { containerLocation = Location(schema: s, index: i) }
+            }
             for (i, type) in schema.entityTypes.enumerated() {
                 entityTypeIndex[type.qualifiedName] = Location(schema: s, index: i)
             }
@@ -55,6 +69,14 @@ public struct ServiceModel: Sendable, Hashable {
             }
             for (i, type) in schema.typeDefinitions.enumerated() {
                 typeDefinitionIndex[type.qualifiedName] = Location(schema: s, index: i)
+            }
+        }
+        if containerLocation == nil { containerLocation = firstContainer }
+        if let location = containerLocation {
+            let container = schemas[location.schema].entityContainers[location.index]
+            for (i, set) in container.entitySets.enumerated() where entitySetIndex[set.name] == nil { entitySetIndex[set.name] = i }
+            for (i, singleton) in container.singletons.enumerated() where singletonIndex[singleton.name] == nil {
+                singletonIndex[singleton.name] = i
             }
         }
     }
@@ -70,8 +92,8 @@ public struct ServiceModel: Sendable, Hashable {
 
     /// The default entity container (V2 `m:IsDefaultEntityContainer`), else the first one.
     public var entityContainer: CSDLEntityContainer? {
-        let all = schemas.flatMap(\.entityContainers)
-        return all.first { $0.isDefault } ?? all.first
+        guard let location = containerLocation else { return nil }
+        return schemas[location.schema].entityContainers[location.index]
     }
 
     /// Entity sets of the default container.
