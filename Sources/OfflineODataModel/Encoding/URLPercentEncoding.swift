@@ -44,7 +44,8 @@ public enum URLPercentEncoding {
         return String(validating: out, as: UTF8.self)
     }
 
-    static func hexValue(_ byte: UInt8) -> UInt8? {
+    /// The value of one hexadecimal digit (`0-9a-fA-F`), else nil.
+    public static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10

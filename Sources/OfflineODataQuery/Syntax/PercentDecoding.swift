@@ -18,7 +18,7 @@ struct PercentDecoded {
             if c == UInt8(ascii: "%") {
                 let first = raw.index(after: index)
                 guard first != raw.endIndex, raw.index(after: first) != raw.endIndex,
-                      let high = Self.hexValue(raw[first]), let low = Self.hexValue(raw[raw.index(after: first)]) else {
+                      let high = URLPercentEncoding.hexValue(raw[first]), let low = URLPercentEncoding.hexValue(raw[raw.index(after: first)]) else {
                     throw ODataError.syntax(.invalidPercentEncoding,
                                             "'%' must be followed by two hexadecimal digits in \(ODataError.syntaxClip(String(decoding: raw, as: UTF8.self)))",
                                             option: label, position: offset)
@@ -40,14 +40,5 @@ struct PercentDecoded {
         }
         bytes = out
         encodedSemicolons = semicolons
-    }
-
-    static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }
