@@ -48,6 +48,8 @@ struct Driver {
             var result = ScaleResult(records: records, dataBytes: dataBytes,
                                      valueBytesAverage: Double(dataBytes) / Double(records) - 16)
             for round in 1...max(rounds, 1) {
+                // The relaxed ours stores stay (compacted by their workers) for the pair run.
+                var kept: [String: String] = [:]
                 // Rotate the order each round so no configuration always runs right after the
                 // same neighbour (e.g. after SQLite's large write-back).
                 let all = configurations
@@ -68,14 +70,34 @@ struct Driver {
                     metrics["loadavg_before"] = loadBefore
                     metrics["loadavg_after"] = Self.loadAverage()
                     for (k, v) in metrics { result.samples[config.name, default: [:]][k, default: []].append(v) }
-                    try? fm.removeItem(atPath: dir)
+                    if config.engine == .ours, config.durability == .relaxed {
+                        kept[config.name] = dir
+                    } else {
+                        try? fm.removeItem(atPath: dir)
+                    }
                     log("\(records) round \(round)/\(rounds) \(config.name): \(String(format: "%.1f", now() - t0)) s")
                 }
+                // Encryption overhead of warm lookups, both stores in one process (PairWorker).
+                if let encrypted = kept[Self.pairEncrypted], let plain = kept[Self.pairPlain] {
+                    sync()
+                    let t0 = now()
+                    let metrics = try Workers.spawn(executable, ["pair", "--encrypted", encrypted + "/store", "--plain", plain + "/store",
+                                                                 "--records", String(records),
+                                                                 "--lookups", String(min(lookups, records * 2))])
+                    for (k, v) in metrics { result.samples[Self.pairName, default: [:]][k, default: []].append(v) }
+                    log("\(records) round \(round)/\(rounds) \(Self.pairName): \(String(format: "%.1f", now() - t0)) s")
+                }
+                for dir in kept.values { try? fm.removeItem(atPath: dir) }
             }
             results.append(result)
         }
         return (results, sqlcipher)
     }
+
+    /// The pair run's samples are kept under this name; it reads the stores of these two.
+    static let pairName = "ours-pair"
+    static let pairEncrypted = "ours-enc-relaxed"
+    static let pairPlain = "ours-plain-relaxed"
 
     /// The 1-minute load average (other processes on the machine compete for its cores).
     static func loadAverage() -> Double {

@@ -12,6 +12,9 @@ import Foundation
 //       --csv also writes every table figure as `workload,scale,peer,value,unit` rows (ResultsCSV).
 //   engine-bench worker --config NAME --data FILE --records N --dir DIR [--lookups N]
 //       One configuration's workloads in this process; prints METRIC lines (used by `run`).
+//   engine-bench pair --encrypted DIR --plain DIR --records N [--lookups N]
+//       Warm lookups on both stores in one process, alternating batches (the encryption
+//       overhead of lookups; `run` starts it after each round's two relaxed ours workers).
 
 func option(_ args: [String], _ name: String) -> String? {
     guard let i = args.firstIndex(of: name), i + 1 < args.count else { return nil }
@@ -36,6 +39,17 @@ case "worker":
         try Worker(config: config, arguments: args, seed: seed).run()
     } catch {
         fail("worker: \(error)")
+    }
+case "pair":
+    guard let encrypted = option(arguments, "--encrypted"), let plain = option(arguments, "--plain"),
+          let records = option(arguments, "--records").flatMap(Int.init), records > 0 else {
+        fail("pair needs --encrypted DIR --plain DIR --records N [--lookups N]")
+    }
+    do {
+        try PairWorker(encryptedPath: encrypted, plainPath: plain, records: records,
+                       lookups: option(arguments, "--lookups").flatMap(Int.init) ?? 200_000, seed: seed).run()
+    } catch {
+        fail("pair: \(error)")
     }
 case "run":
     let scales = (option(arguments, "--records") ?? "1000000,100000,10000").split(separator: ",").compactMap { Int($0) }
