@@ -104,13 +104,7 @@ public struct KVWorker {
     /// different random sample (warm cache). A sample is checked against the generator.
     public func timedLookups(_ peer: Peer) throws -> Double {
         let workload = Workload(count: records, seed: seed)
-        func sample(_ s: UInt64) -> [Int] {
-            var rng = SplitMix64(state: s)
-            return (0..<lookups).map { _ in Int(rng.next() % UInt64(records)) }
-        }
-        let warm = sample(seed ^ 0xAAAA).map { workload.key($0) }
-        let indices = sample(seed ^ 0x5555)
-        let keys = indices.map { workload.key($0) }
+        let (warm, indices, keys) = Self.lookupKeys(records: records, lookups: lookups, seed: seed)
         for k in warm { _ = try peer.get(k) }
         var total = 0
         let a = now()
@@ -121,6 +115,18 @@ public struct KVWorker {
             throw BenchError("lookup of record \(i) returned a wrong value")
         }
         return (b - a) / Double(lookups)
+    }
+
+    /// The lookup workload's keys: `lookups` random existing keys to warm the cache, and a
+    /// different sample to time (with their record indices, to check values against the generator).
+    public static func lookupKeys(records: Int, lookups: Int, seed: UInt64) -> (warm: [[UInt8]], indices: [Int], keys: [[UInt8]]) {
+        let workload = Workload(count: records, seed: seed)
+        func sample(_ s: UInt64) -> [Int] {
+            var rng = SplitMix64(state: s)
+            return (0..<lookups).map { _ in Int(rng.next() % UInt64(records)) }
+        }
+        let indices = sample(seed ^ 0x5555)
+        return (sample(seed ^ 0xAAAA).map { workload.key($0) }, indices, indices.map { workload.key($0) })
     }
 
     /// A full scan in key order reading (owning) every key and value.

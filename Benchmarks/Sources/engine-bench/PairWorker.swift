@@ -32,14 +32,8 @@ struct PairWorker {
         let stores = [try OursStore(path: encryptedPath, options: options(true)).peer,
                       try OursStore(path: plainPath, options: options(false)).peer]
         defer { for store in stores { try? store.close() } }
-        func sample(_ s: UInt64) -> [Int] {
-            var rng = SplitMix64(state: s)
-            return (0..<lookups).map { _ in Int(rng.next() % UInt64(records)) }
-        }
         // The same warm-up and timed keys as KVWorker.timedLookups.
-        let warm = sample(seed ^ 0xAAAA).map { workload.key($0) }
-        let indices = sample(seed ^ 0x5555)
-        let keys = indices.map { workload.key($0) }
+        let (warm, indices, keys) = KVWorker.lookupKeys(records: records, lookups: lookups, seed: seed)
         for store in stores { for k in warm { _ = try store.get(k) } }
         var seconds = [0.0, 0.0]
         let size = (keys.count + Self.batches - 1) / Self.batches
