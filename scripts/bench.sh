@@ -58,6 +58,14 @@ if [ -z "${BENCH_COMMIT:-}" ]; then
 fi
 export BENCH_COMMIT
 
+# The libraries the package and the SQLite peer link: installed like the README's commands do, so a
+# fresh machine can run `make bench-*` first (BENCH_NO_INSTALL=1: only check, never install).
+if [ -z "${BENCH_NO_INSTALL:-}" ]; then
+  scripts/ensure-deps.sh libsqlite3-dev
+else
+  pkg-config --exists libsodium liblz4 sqlite3 || { echo "bench.sh: libsodium-dev, liblz4-dev and libsqlite3-dev are needed" >&2; exit 1; }
+fi
+
 build() { for p in "$@"; do swift build -c release --package-path Benchmarks --product "$p"; done; }
 
 # The SQLCipher worker is its own product (libsqlcipher and libsqlite3 cannot share a process);
