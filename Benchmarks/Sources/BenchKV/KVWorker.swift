@@ -85,7 +85,7 @@ public struct KVWorker {
         // Point lookups and full scan with a cache that holds the working set.
         peer = try open(Self.bigCache)
         emit("lookup_big_s", try timedLookups(peer))
-        let (scanTime, scanned, scanBytes) = try timedScan(peer)
+        let (scanTime, scanned, scanBytes) = try Self.timedScan(peer)
         guard scanned == records else { throw BenchError("scan saw \(scanned) of \(records) records") }
         emit("scan_s", scanTime)
         emit("scan_bytes", Double(scanBytes))
@@ -130,7 +130,7 @@ public struct KVWorker {
     }
 
     /// A full scan in key order reading (owning) every key and value.
-    public func timedScan(_ peer: Peer) throws -> (Double, Int, UInt64) {
+    public static func timedScan(_ peer: Peer) throws -> (Double, Int, UInt64) {
         var n = 0
         var bytes: UInt64 = 0
         var previous: [UInt8] = []

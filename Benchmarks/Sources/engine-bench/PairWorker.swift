@@ -3,7 +3,8 @@ import BenchKV
 import BenchSupport
 import OfflineODataEngine
 
-/// `engine-bench pair`: the encryption overhead of warm point lookups measured in one process.
+/// `engine-bench pair`: the encryption overhead of warm point lookups and of warm and cold full
+/// scans, measured in one process.
 /// Opens the round's encrypted and unencrypted stores (both left compacted by their workers,
 /// so their layouts are the same), warms both, then times batches of the same random keys on
 /// each store in turn, the first store alternating from batch to batch. Heap layout, CPU
@@ -23,15 +24,14 @@ struct PairWorker {
 
     func run() throws {
         let workload = Workload(count: records, seed: seed)
-        func options(_ encrypted: Bool) -> EngineOptions {
+        func options(_ encrypted: Bool, cache: Int = KVWorker.bigCache) -> EngineOptions {
             var o = EngineOptions(encryption: encrypted ? .key(benchmarkKey) : .unencrypted)
             o.durability = .relaxed
-            o.cacheSize = KVWorker.bigCache
+            o.cacheSize = cache
             return o
         }
         let stores = [try OursStore(path: encryptedPath, options: options(true)).peer,
                       try OursStore(path: plainPath, options: options(false)).peer]
-        defer { for store in stores { try? store.close() } }
         // The same warm-up and timed keys as KVWorker.timedLookups.
         let (warm, indices, keys) = KVWorker.lookupKeys(records: records, lookups: lookups, seed: seed)
         for store in stores { for k in warm { _ = try store.get(k) } }
@@ -54,5 +54,37 @@ struct PairWorker {
         }
         emit("pair_lookup_enc_s", seconds[0] / Double(keys.count))
         emit("pair_lookup_plain_s", seconds[1] / Double(keys.count))
+        // Warm scans: the worker's scan workload (big cache, after the lookups), on each store
+        // in turn. Blocks are cached decoded, so both sides run the same code.
+        let warmScans = try alternatingScans(stores)
+        emit("pair_scan_enc_s", warmScans[0])
+        emit("pair_scan_plain_s", warmScans[1])
+        for store in stores { try store.close() }
+        // Cold scans: both stores reopened with the default 32 MiB cache, far smaller than the
+        // decoded data at 1M records, so every scan reads, decrypts and decompresses every block
+        // (from the OS page cache; one untimed scan each first). This is where encryption costs.
+        let small = [try OursStore(path: encryptedPath, options: options(true, cache: KVWorker.defaultCache)).peer,
+                     try OursStore(path: plainPath, options: options(false, cache: KVWorker.defaultCache)).peer]
+        defer { for store in small { try? store.close() } }
+        for store in small { _ = try KVWorker.timedScan(store) }
+        let coldScans = try alternatingScans(small)
+        emit("pair_scan_cold_enc_s", coldScans[0])
+        emit("pair_scan_cold_plain_s", coldScans[1])
+    }
+
+    /// Scans per store: the median of `scanRepeats` full scans of each store, the first store
+    /// alternating.
+    static let scanRepeats = 3
+
+    func alternatingScans(_ stores: [Peer]) throws -> [Double] {
+        var times: [[Double]] = [[], []]
+        for repeat_ in 0..<Self.scanRepeats {
+            for side in repeat_ % 2 == 0 ? [0, 1] : [1, 0] {
+                let (t, n, _) = try KVWorker.timedScan(stores[side])
+                guard n == records else { throw BenchError("pair scan saw \(n) of \(records) records") }
+                times[side].append(t)
+            }
+        }
+        return times.map { $0.sorted()[$0.count / 2] }
     }
 }

@@ -50,7 +50,7 @@ struct Worker {
             kv.emit("size_compacted", Double(directorySize(storePath)))
             let peer = try open(cache: KVWorker.bigCache)
             kv.emit("lookup_compacted_s", try kv.timedLookups(peer))
-            let (t, n, _) = try kv.timedScan(peer)
+            let (t, n, _) = try KVWorker.timedScan(peer)
             guard n == arguments.records else { throw BenchError("scan after compaction saw \(n) of \(arguments.records)") }
             kv.emit("scan_compacted_s", t)
             try peer.close()

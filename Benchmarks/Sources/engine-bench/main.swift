@@ -13,8 +13,9 @@ import Foundation
 //   engine-bench worker --config NAME --data FILE --records N --dir DIR [--lookups N]
 //       One configuration's workloads in this process; prints METRIC lines (used by `run`).
 //   engine-bench pair --encrypted DIR --plain DIR --records N [--lookups N]
-//       Warm lookups on both stores in one process, alternating batches (the encryption
-//       overhead of lookups; `run` starts it after each round's two relaxed ours workers).
+//       Warm lookups, warm scans and cold scans on both stores in one process, alternating (the
+//       encryption overhead of lookups and scans; `run` starts it after each round's two relaxed
+//       ours workers).
 
 func option(_ args: [String], _ name: String) -> String? {
     guard let i = args.firstIndex(of: name), i + 1 < args.count else { return nil }
