@@ -24,52 +24,57 @@ struct PairWorker {
 
     func run() throws {
         let workload = Workload(count: records, seed: seed)
-        func options(_ encrypted: Bool, cache: Int = KVWorker.bigCache) -> EngineOptions {
-            var o = EngineOptions(encryption: encrypted ? .key(benchmarkKey) : .unencrypted)
-            o.durability = .relaxed
-            o.cacheSize = cache
-            return o
-        }
-        let stores = [try OursStore(path: encryptedPath, options: options(true)).peer,
-                      try OursStore(path: plainPath, options: options(false)).peer]
-        // The same warm-up and timed keys as KVWorker.timedLookups.
-        let (warm, indices, keys) = KVWorker.lookupKeys(records: records, lookups: lookups, seed: seed)
-        for store in stores { for k in warm { _ = try store.get(k) } }
-        var seconds = [0.0, 0.0]
-        let size = (keys.count + Self.batches - 1) / Self.batches
-        for batch in 0..<Self.batches {
-            let slice = keys[min(batch * size, keys.count)..<min((batch + 1) * size, keys.count)]
-            for side in batch % 2 == 0 ? [0, 1] : [1, 0] {
-                var total = 0
-                let a = now()
-                for k in slice { total &+= try stores[side].get(k)?.count ?? -1_000_000 }
-                seconds[side] += now() - a
-                guard total >= 0 else { throw BenchError("pair lookups found missing keys") }
+        // Both stores (encrypted first) opened with `cache` for `body`, closed after it.
+        func withStores<T>(cache: Int, _ body: ([Peer]) throws -> T) throws -> T {
+            func options(_ encrypted: Bool) -> EngineOptions {
+                var o = EngineOptions(encryption: encrypted ? .key(benchmarkKey) : .unencrypted)
+                o.durability = .relaxed
+                o.cacheSize = cache
+                return o
             }
+            let stores = [try OursStore(path: encryptedPath, options: options(true)).peer,
+                          try OursStore(path: plainPath, options: options(false)).peer]
+            defer { for store in stores { try? store.close() } }
+            return try body(stores)
         }
-        for (side, store) in stores.enumerated() {
-            for i in indices.prefix(500) where try store.get(workload.key(i)) != workload.value(i) {
-                throw BenchError("pair lookup of record \(i) returned a wrong value (\(side == 0 ? "encrypted" : "unencrypted") store)")
+        try withStores(cache: KVWorker.bigCache) { stores in
+            // The same warm-up and timed keys as KVWorker.timedLookups.
+            let (warm, indices, keys) = KVWorker.lookupKeys(records: records, lookups: lookups, seed: seed)
+            for store in stores { for k in warm { _ = try store.get(k) } }
+            var seconds = [0.0, 0.0]
+            let size = (keys.count + Self.batches - 1) / Self.batches
+            for batch in 0..<Self.batches {
+                let slice = keys[min(batch * size, keys.count)..<min((batch + 1) * size, keys.count)]
+                for side in batch % 2 == 0 ? [0, 1] : [1, 0] {
+                    var total = 0
+                    let a = now()
+                    for k in slice { total &+= try stores[side].get(k)?.count ?? -1_000_000 }
+                    seconds[side] += now() - a
+                    guard total >= 0 else { throw BenchError("pair lookups found missing keys") }
+                }
             }
+            for (side, store) in stores.enumerated() {
+                for i in indices.prefix(500) where try store.get(workload.key(i)) != workload.value(i) {
+                    throw BenchError("pair lookup of record \(i) returned a wrong value (\(side == 0 ? "encrypted" : "unencrypted") store)")
+                }
+            }
+            emit("pair_lookup_enc_s", seconds[0] / Double(keys.count))
+            emit("pair_lookup_plain_s", seconds[1] / Double(keys.count))
+            // Warm scans: the worker's scan workload (big cache, after the lookups), on each store
+            // in turn. Blocks are cached decoded, so both sides run the same code.
+            let warmScans = try alternatingScans(stores)
+            emit("pair_scan_enc_s", warmScans[0])
+            emit("pair_scan_plain_s", warmScans[1])
         }
-        emit("pair_lookup_enc_s", seconds[0] / Double(keys.count))
-        emit("pair_lookup_plain_s", seconds[1] / Double(keys.count))
-        // Warm scans: the worker's scan workload (big cache, after the lookups), on each store
-        // in turn. Blocks are cached decoded, so both sides run the same code.
-        let warmScans = try alternatingScans(stores)
-        emit("pair_scan_enc_s", warmScans[0])
-        emit("pair_scan_plain_s", warmScans[1])
-        for store in stores { try store.close() }
         // Cold scans: both stores reopened with the default 32 MiB cache, far smaller than the
-        // decoded data at 1M records, so every scan reads, decrypts and decompresses every block
-        // (from the OS page cache; one untimed scan each first). This is where encryption costs.
-        let small = [try OursStore(path: encryptedPath, options: options(true, cache: KVWorker.defaultCache)).peer,
-                     try OursStore(path: plainPath, options: options(false, cache: KVWorker.defaultCache)).peer]
-        defer { for store in small { try? store.close() } }
-        for store in small { _ = try KVWorker.timedScan(store) }
-        let coldScans = try alternatingScans(small)
-        emit("pair_scan_cold_enc_s", coldScans[0])
-        emit("pair_scan_cold_plain_s", coldScans[1])
+        // decoded data at 1M records, so every scan reads, decrypts (or, unencrypted, checks) and
+        // decompresses every block (from the OS page cache; one untimed scan each first).
+        try withStores(cache: KVWorker.defaultCache) { stores in
+            for store in stores { _ = try KVWorker.timedScan(store) }
+            let coldScans = try alternatingScans(stores)
+            emit("pair_scan_cold_enc_s", coldScans[0])
+            emit("pair_scan_cold_plain_s", coldScans[1])
+        }
     }
 
     /// Scans per store: the median of `scanRepeats` full scans of each store, the first store
