@@ -5,11 +5,17 @@
 public struct EdmTimeOfDay: Sendable, Hashable, Comparable, CustomStringConvertible {
     public static let picosecondsPerSecond: Int64 = 1_000_000_000_000
 
-    public let hour: Int
-    public let minute: Int
-    public let second: Int
+    // Hour, minute and second stored as bytes (16 bytes instead of 32: a time sits inline in
+    // every `ODataValue` through `Edm.DateTimeOffset`).
+    private let storedHour: UInt8
+    private let storedMinute: UInt8
+    private let storedSecond: UInt8
     /// Fractional second in picoseconds, 0..<10^12.
     public let picoseconds: Int64
+
+    public var hour: Int { Int(storedHour) }
+    public var minute: Int { Int(storedMinute) }
+    public var second: Int { Int(storedSecond) }
 
     public init(hour: Int, minute: Int, second: Int = 0, picoseconds: Int64 = 0) throws(ODataError) {
         // The text for messages is only built on the error path (this runs for every decoded value).
@@ -20,9 +26,9 @@ public struct EdmTimeOfDay: Sendable, Hashable, Comparable, CustomStringConverti
         guard picoseconds >= 0, picoseconds < Self.picosecondsPerSecond else {
             throw .valueInvalidDateTime(text(), "fraction is not 0..<10^12 picoseconds")
         }
-        self.hour = hour
-        self.minute = minute
-        self.second = second
+        self.storedHour = UInt8(hour)
+        self.storedMinute = UInt8(minute)
+        self.storedSecond = UInt8(second)
         self.picoseconds = picoseconds
     }
 

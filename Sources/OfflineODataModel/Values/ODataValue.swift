@@ -24,7 +24,8 @@ public enum ODataValue: Sendable, Hashable {
     case dateTimeOffset(EdmDateTimeOffset)
     case timeOfDay(EdmTimeOfDay)
     case duration(EdmDuration)
-    case enumValue(EdmEnumValue)
+    /// Boxed (`indirect`): inline, its 33 bytes would make every `ODataValue` that large.
+    indirect case enumValue(EdmEnumValue)
     case geo(EdmGeo)
     case complex(ODataComplexValue)
     case collection([ODataValue])

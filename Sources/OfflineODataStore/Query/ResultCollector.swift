@@ -1,5 +1,10 @@
 import OfflineODataModel
 import OfflineODataQuery
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One matching entity with its `$orderby` values.
 struct ResultRow {
@@ -177,9 +182,13 @@ struct ResultCollector {
             let items = orderBy
             let kept = rows
             var positions = Array(kept.indices)
-            kept.withUnsafeBufferPointer { rows in
-                positions.sort { a, b in
-                    Self.compare(rows[a].sortValues, rows[a].entity.keyBytes, rows[b].sortValues, rows[b].entity.keyBytes, items, descending) < 0
+            if items.isEmpty {
+                positions = Self.keyOrder(kept)
+            } else {
+                kept.withUnsafeBufferPointer { rows in
+                    positions.sort { a, b in
+                        Self.compare(rows[a].sortValues, rows[a].entity.keyBytes, rows[b].sortValues, rows[b].entity.keyBytes, items, descending) < 0
+                    }
                 }
             }
             rows = []
@@ -193,6 +202,33 @@ struct ResultCollector {
         let start = min(skip, ordered.count)
         let end = take.map { min(ordered.count, start + $0) } ?? ordered.count
         return (Array(ordered[start..<end]), ordered.count > end)
+    }
+
+    /// The positions of `rows` in ascending encoded-key order (no `$orderby`: a range of a
+    /// secondary index yields its entries in index order, the result is in key order). The keys
+    /// are copied into one buffer first, so a comparison is a `memcmp` of two slices and touches
+    /// no reference count (comparing through the rows cost about 12 % of an indexed range query
+    /// of 2,400 rows in a perf profile).
+    static func keyOrder(_ rows: [ResultRow]) -> [Int] {
+        var packed: [UInt8] = []
+        var bounds: [(start: Int, count: Int)] = []
+        bounds.reserveCapacity(rows.count)
+        for row in rows {
+            bounds.append((packed.count, row.entity.keyBytes.count))
+            packed.append(contentsOf: row.entity.keyBytes)
+        }
+        var positions = Array(rows.indices)
+        packed.withUnsafeBufferPointer { buffer in
+            bounds.withUnsafeBufferPointer { bounds in
+                guard let base = buffer.baseAddress else { return }
+                positions.sort { a, b in
+                    let x = bounds[a], y = bounds[b]
+                    let order = memcmp(base + x.start, base + y.start, min(x.count, y.count))
+                    return order != 0 ? order < 0 : x.count < y.count
+                }
+            }
+        }
+        return positions
     }
 
     func compare(_ a: [ODataValue], _ aKey: [UInt8], _ b: [ODataValue], _ bKey: [UInt8]) -> Int {
