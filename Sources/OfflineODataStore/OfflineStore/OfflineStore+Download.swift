@@ -33,17 +33,18 @@ extension OfflineStore {
         broadcaster.set(.downloading)
         defer { if isOpen.withLock({ $0 }) { broadcaster.set(.open) } }
         let service = self.service
-        let limit = downloadBatchBytes
+        let limit = downloadBatchBytes, readers = downloadReaders
         return try downloadLock.withLock { _ throws(ODataError) -> DownloadSummary in
             try storage.exclusive(pinningReaders: true) { writer throws(ODataError) -> DownloadSummary in
-                var apply = DownloadApply(name: name, set: set, service: service, writer: writer, limit: limit, progress: progress)
+                var apply = DownloadApply(name: name, set: set, service: service, writer: writer, limit: limit, readers: readers,
+                                          progress: progress)
                 return try apply.run(pages: pages)
             }
         }
     }
 
     /// Finishes a staged download that was applying when the process stopped, or discards one
-    /// that was still staging (docs/OfflineStore.md §7.2). Called by `open`.
+    /// that was still staging (docs/OfflineStore.md §7.1, "Crash recovery"). Called by `open`.
     func resumeInterruptedDownload() throws(ODataError) {
         guard let bytes = try storage.reader().systemValue(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey) else {
             // A crash between the last commit of a download and the removal of its spool.
@@ -54,10 +55,11 @@ extension OfflineStore {
         }
         let marker = try DownloadMarker.decode(bytes)
         let service = self.service
-        let limit = downloadBatchBytes
+        let limit = downloadBatchBytes, readers = downloadReaders
         try downloadLock.withLock { _ throws(ODataError) in
             try storage.exclusive(pinningReaders: true) { writer throws(ODataError) in
-                var apply = DownloadApply(name: marker.name, set: marker.set, service: service, writer: writer, limit: limit, progress: nil)
+                var apply = DownloadApply(name: marker.name, set: marker.set, service: service, writer: writer, limit: limit,
+                                          readers: readers, progress: nil)
                 apply.marker = marker
                 if marker.phase == OfflineStoreFormat.phaseStaging {
                     try apply.discardStaging()
@@ -74,6 +76,8 @@ struct DownloadApply {
     let service: LocalService
     let writer: ExclusiveWriter
     let limit: Int
+    /// `OfflineStoreParameters.downloadReaders`.
+    let readers: Int?
     let progress: (@Sendable (DownloadProgress) -> Void)?
     /// Name, set, generation and counts (persisted as the marker while staging/applying).
     var marker: DownloadMarker
@@ -87,11 +91,12 @@ struct DownloadApply {
     var set: String { marker.set }
     var reader: ODataJSONReader { service.validator }
 
-    init(name: String, set: String, service: LocalService, writer: ExclusiveWriter, limit: Int,
+    init(name: String, set: String, service: LocalService, writer: ExclusiveWriter, limit: Int, readers: Int?,
          progress: (@Sendable (DownloadProgress) -> Void)?) {
         self.service = service
         self.writer = writer
         self.limit = max(1, limit)
+        self.readers = readers
         self.progress = progress
         marker = DownloadMarker(phase: OfflineStoreFormat.phaseStaging, generation: 0, pages: 0, applied: 0, removed: 0,
                                 kept: 0, rejected: 0, name: name, set: set)
@@ -117,6 +122,9 @@ struct DownloadApply {
         var buffered: [[UInt8]] = []
         var bufferedBytes = 0
         var spool: SpoolWriter?
+        // Pages being checked ahead of the spool, in arrival order.
+        let checks = PageReadAhead(reader: reader, set: set, readers: readers, automatic: PageReadAhead.stagingWidth)
+        var checking: [PageReadAhead.Ticket] = []
         do throws(ODataError) {
             for page in pages {
                 if Task.isCancelled { throw cancelled() }
@@ -129,15 +137,17 @@ struct DownloadApply {
                 }
                 if spool == nil {
                     spool = try beginStaging()
-                    for held in buffered { try stage(held, in: spool) }
+                    for held in buffered { try stage(held, in: spool, checks: checks, checking: &checking) }
                     buffered = []
                 }
-                try stage(page, in: spool)
+                try stage(page, in: spool, checks: checks, checking: &checking)
                 report()
             }
+            if let spool { try spoolChecked(in: spool, checks: checks, checking: &checking, keep: 0) }
             if Task.isCancelled { throw cancelled() }
             if let spool { try mapEngine("syncing the staged download") { () throws(EngineError) in try spool.finish() } }
         } catch {
+            checks.drain()
             if let spool {
                 spool.close()
                 // A failure here is repaired by the next open: the marker still says staging.
@@ -155,12 +165,16 @@ struct DownloadApply {
     private mutating func applyAtOnce(_ pages: [[UInt8]]) throws(ODataError) -> DownloadSummary {
         var next = marker
         var applied = 0
+        // Every page is read (on other threads, in parallel) before the one commit applies them.
+        let ahead = PageReadAhead(reader: reader, set: set, readers: readers, automatic: PageReadAhead.applyingWidth)
+        var tickets: [PageReadAhead.Ticket] = []
+        for (i, page) in pages.enumerated() { tickets.append(ahead.submit(page, number: i)) }
         try service.perform(in: writer) { (tx: inout ServiceTransaction) throws(ODataError) in
             try loadState(&next, tx.batch)
             var skips = Set<EntityPosition>()
             var failure: EntityPosition?
-            for (i, page) in pages.enumerated() {
-                try applyPage(page, number: i, into: &tx, counts: &next, skips: &skips, failure: &failure)
+            for ticket in tickets {
+                try applyPage(ticket, into: &tx, counts: &next, skips: &skips, failure: &failure)
                 applied += 1
                 progress?(DownloadProgress(definingQuery: name, pagesApplied: applied, entitiesApplied: next.applied,
                                            pagesReceived: pagesReceived))
@@ -198,16 +212,28 @@ struct DownloadApply {
                     throw .offlineCorrupted("staged download of '\(name)'", "its spool ends before page \(marker.pagesApplied)")
                 }
             }
+            // Pages are read (JSON to entities) on other threads while the commits before them
+            // are applied; the spool itself is read here, in order.
+            let ahead = PageReadAhead(reader: reader, set: set, readers: readers, automatic: PageReadAhead.applyingWidth)
+            var submitted = marker.pagesApplied
+            func readNext() throws(ODataError) -> PageReadAhead.Ticket {
+                guard let page = try mapEngine("reading the staged download", { () throws(EngineError) in try spool.next() }) else {
+                    throw .offlineCorrupted("staged download of '\(name)'", "its spool ends before page \(submitted)")
+                }
+                submitted += 1
+                return ahead.submit(page, number: submitted - 1)
+            }
+            var queued: [PageReadAhead.Ticket] = []
             while marker.pagesApplied < marker.pages {
-                var group: [(Int, [UInt8])] = []
+                var group: [PageReadAhead.Ticket] = []
                 var bytes = 0
                 while bytes < limit, marker.pagesApplied + group.count < marker.pages {
-                    guard let page = try mapEngine("reading the staged download", { () throws(EngineError) in try spool.next() }) else {
-                        throw .offlineCorrupted("staged download of '\(name)'", "its spool ends before page \(marker.pagesApplied + group.count)")
-                    }
-                    group.append((marker.pagesApplied + group.count, page))
-                    bytes += page.count
+                    let ticket = queued.isEmpty ? try readNext() : queued.removeFirst()
+                    group.append(ticket)
+                    bytes += ticket.byteCount
                 }
+                // The next pages start reading while this group is applied.
+                while queued.count < max(1, ahead.width), submitted < marker.pages { queued.append(try readNext()) }
                 try applyGroup(group)
             }
         }
@@ -236,7 +262,7 @@ struct DownloadApply {
 
     /// One commit of staged pages; an entity (or page) the store refuses is skipped and logged,
     /// and the group applied again without it (from the apply phase on the download completes).
-    private mutating func applyGroup(_ group: [(Int, [UInt8])]) throws(ODataError) {
+    private mutating func applyGroup(_ group: [PageReadAhead.Ticket]) throws(ODataError) {
         var skips = Set<EntityPosition>()
         while true {
             var next = marker
@@ -244,8 +270,8 @@ struct DownloadApply {
             do throws(ODataError) {
                 try service.perform(in: writer) { (tx: inout ServiceTransaction) throws(ODataError) in
                     try loadState(&next, tx.batch)
-                    for (number, bytes) in group {
-                        try applyPage(bytes, number: number, into: &tx, counts: &next, skips: &skips, failure: &failure)
+                    for ticket in group {
+                        try applyPage(ticket, into: &tx, counts: &next, skips: &skips, failure: &failure)
                     }
                     try finishPages(&tx, counts: &next)
                     try logRejections(skips, &tx, counts: &next)
@@ -280,12 +306,27 @@ struct DownloadApply {
         return try mapEngine("creating the staged download") { () throws(EngineError) in try engine.createSpool(Self.spoolName) }
     }
 
-    /// Checks a page as OData JSON, then appends it to the spool (pages are numbered in arrival order).
-    private mutating func stage(_ page: [UInt8], in spool: SpoolWriter?) throws(ODataError) {
-        _ = try reader.readCollection(page, entitySet: set)
+    /// Starts checking a page as OData JSON (on another thread); pages whose check is done are
+    /// appended to the spool in arrival order (which numbers them). At most `checks.width`
+    /// pages wait, so memory stays bounded; the first page that fails its check, in arrival
+    /// order, aborts the download.
+    private mutating func stage(_ page: [UInt8], in spool: SpoolWriter?, checks: PageReadAhead,
+                                checking: inout [PageReadAhead.Ticket]) throws(ODataError) {
         guard let spool else { return }
-        try mapEngine("staging a downloaded page") { () throws(EngineError) in try spool.append(page) }
-        marker.pages += 1
+        checking.append(checks.submit(page, number: marker.pages + checking.count, keep: false))
+        try spoolChecked(in: spool, checks: checks, checking: &checking, keep: checks.width)
+    }
+
+    /// Appends checked pages to the spool until at most `keep` are still waiting.
+    private mutating func spoolChecked(in spool: SpoolWriter, checks: PageReadAhead,
+                                       checking: inout [PageReadAhead.Ticket], keep: Int) throws(ODataError) {
+        while checking.count > keep {
+            let ticket = checking.removeFirst()
+            try ticket.check()
+            let page = ticket.page
+            try mapEngine("staging a downloaded page") { () throws(EngineError) in try spool.append(page) }
+            marker.pages += 1
+        }
     }
 
     /// The last staged page is in: the marker moves to phase applying (from here on, the
@@ -318,13 +359,14 @@ struct DownloadApply {
 
     /// Stores every entity of one page. Where the store refuses an entity, `failure` names it
     /// before the error is rethrown; entities in `skips` are left out.
-    private func applyPage(_ page: [UInt8], number: Int, into tx: inout ServiceTransaction, counts: inout DownloadMarker,
+    private func applyPage(_ page: PageReadAhead.Ticket, into tx: inout ServiceTransaction, counts: inout DownloadMarker,
                            skips: inout Set<EntityPosition>, failure: inout EntityPosition?) throws(ODataError) {
+        let number = page.number
         let whole = EntityPosition(page: number, entity: -1)
         if skips.contains(whole) { return }
         let collection: ODataEntityCollection
         do throws(ODataError) {
-            collection = try reader.readCollection(page, entitySet: set)
+            collection = try page.take()
         } catch {
             failure = whole
             throw error

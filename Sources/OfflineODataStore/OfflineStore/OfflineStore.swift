@@ -26,6 +26,8 @@ public final class OfflineStore: Sendable {
     public let downloadBatchBytes: Int
     /// `OfflineStoreParameters.removalBatchSize`.
     public let removalBatchSize: Int
+    /// `OfflineStoreParameters.downloadReaders`.
+    public let downloadReaders: Int?
     let engine: StorageEngine
     let broadcaster: StateBroadcaster
     let isOpen = Mutex<Bool>(true)
@@ -36,9 +38,10 @@ public final class OfflineStore: Sendable {
     static let openFolders = Mutex<Set<String>>([])
 
     init(model: ServiceModel, service: LocalService, storage: EntityStorage, folder: String, pageSize: Int?,
-         downloadBatchBytes: Int, removalBatchSize: Int, engine: StorageEngine, broadcaster: StateBroadcaster) {
+         downloadBatchBytes: Int, removalBatchSize: Int, downloadReaders: Int?, engine: StorageEngine, broadcaster: StateBroadcaster) {
         self.downloadBatchBytes = downloadBatchBytes
         self.removalBatchSize = removalBatchSize
+        self.downloadReaders = downloadReaders
         self.model = model
         self.service = service
         self.storage = storage
@@ -113,6 +116,7 @@ public final class OfflineStore: Sendable {
                                        individualErrorArchiveDeletion: parameters.individualErrorArchiveDeletion)
         let store = OfflineStore(model: model, service: service, storage: storage, folder: folder, pageSize: parameters.pageSize,
                                  downloadBatchBytes: parameters.downloadBatchBytes, removalBatchSize: parameters.removalBatchSize,
+                                 downloadReaders: parameters.downloadReaders,
                                  engine: engine,
                                  broadcaster: StateBroadcaster(.opening))
         // A staged download that a crash interrupted is finished (or, still staging, discarded)

@@ -62,6 +62,13 @@ import Testing
             parameters.removalBatchSize = 0
             _ = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: parameters)
         }
+        for readers in [-1, 65] {
+            await expectStoreErrorAsync("invalidStoreParameter", 3253) {
+                var parameters = OfflineFixtures.parameters(dir)
+                parameters.downloadReaders = readers
+                _ = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: parameters)
+            }
+        }
         try a.close()
         try b.close()
         // After close, the folder can be opened again.

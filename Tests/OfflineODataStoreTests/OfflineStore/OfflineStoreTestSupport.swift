@@ -24,10 +24,10 @@ enum OfflineFixtures {
     /// Fast test parameters: unencrypted unless given, relaxed durability, small cache.
     static func parameters(_ dir: OfflineTempDir, name: String = "localstore", encryption: StoreEncryption = .unencrypted,
                            pageSize: Int? = nil, definingQueries: [DefiningQuery] = [],
-                           downloadBatchBytes: Int = 4 << 20) -> OfflineStoreParameters {
+                           downloadBatchBytes: Int = 4 << 20, downloadReaders: Int? = nil) -> OfflineStoreParameters {
         OfflineStoreParameters(storeName: name, storePath: dir.path, encryption: encryption, pageSize: pageSize,
                                definingQueries: definingQueries, durability: .relaxed, cacheSize: 1 << 20,
-                               keyDerivation: .minimum, downloadBatchBytes: downloadBatchBytes)
+                               keyDerivation: .minimum, downloadBatchBytes: downloadBatchBytes, downloadReaders: downloadReaders)
     }
 
     /// Every page of a generated set (relative next links, server ETags).

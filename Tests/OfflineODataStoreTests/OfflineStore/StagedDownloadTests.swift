@@ -11,11 +11,12 @@ import Testing
     static let next = OfflineFixtures.salesNext
 
     /// One scenario: two downloads around local changes; what a user can observe afterwards.
-    static func scenario(batchBytes: Int) async throws -> [String] {
+    static func scenario(batchBytes: Int, readers: Int? = nil) async throws -> [String] {
         let dir = OfflineTempDir()
         defer { dir.cleanup() }
         let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(
-            dir, definingQueries: [DefiningQuery(name: "Orders", url: "SalesOrders")], downloadBatchBytes: batchBytes))
+            dir, definingQueries: [DefiningQuery(name: "Orders", url: "SalesOrders")], downloadBatchBytes: batchBytes,
+            downloadReaders: readers))
         defer { try? store.close() }
         try await OfflineFixtures.downloadPartners(store)
         let first = try await store.applyDownload(definingQuery: "Orders", pages: try OfflineFixtures.pages(.salesOrders))
@@ -36,11 +37,13 @@ import Testing
         return seen
     }
 
-    @Test("a staged download (one page per commit, or a few) leaves exactly what the one-commit download leaves",
-          arguments: [1, 20_000])
-    func stagedEqualsOneCommit(batchBytes: Int) async throws {
-        let oneCommit = try await Self.scenario(batchBytes: 64 << 20)
-        let staged = try await Self.scenario(batchBytes: batchBytes)
+    /// `readers`: pages read on the applying thread (0), by one thread ahead, by three (pages
+    /// finish out of order and must still be applied in order), or automatic (nil).
+    @Test("a staged download (one page per commit, or a few) leaves exactly what the one-commit download leaves, with any number of page readers",
+          arguments: [1, 20_000], [nil, 0, 1, 3] as [Int?])
+    func stagedEqualsOneCommit(batchBytes: Int, readers: Int?) async throws {
+        let oneCommit = try await Self.scenario(batchBytes: 64 << 20, readers: 0)
+        let staged = try await Self.scenario(batchBytes: batchBytes, readers: readers)
         #expect(oneCommit.count == staged.count)
         for (a, b) in zip(oneCommit, staged) { #expect(a == b) }
         #expect(oneCommit[1].contains("entitiesRemoved: 100"), "the second download removes the orders it no longer has")
@@ -74,12 +77,14 @@ import Testing
         #expect(try staged.execute(.get, "SalesOrders('\(id0)')").headers["ETag"] != before)
     }
 
-    @Test("a malformed page or a cancellation while staging changes nothing and leaves no staged pages")
-    func failureWhileStaging() async throws {
+    @Test("a malformed page or a cancellation while staging changes nothing and leaves no staged pages",
+          arguments: [nil, 0, 3] as [Int?])
+    func failureWhileStaging(readers: Int?) async throws {
         let dir = OfflineTempDir()
         defer { dir.cleanup() }
         let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(
-            dir, definingQueries: [DefiningQuery(name: "Orders", url: "SalesOrders")], downloadBatchBytes: 1))
+            dir, definingQueries: [DefiningQuery(name: "Orders", url: "SalesOrders")], downloadBatchBytes: 1,
+            downloadReaders: readers))
         defer { try? store.close() }
         try await OfflineFixtures.downloadPartners(store)
         try await store.applyDownload(definingQuery: "Orders", pages: try OfflineFixtures.pages(.salesOrders))
