@@ -15,8 +15,17 @@ import Testing
     final class OutputBuffer: @unchecked Sendable {
         private let lock = NSLock()
         private var data = Data()
+        private var sawReady = false
         func append(_ chunk: Data) { lock.lock(); data.append(chunk); lock.unlock() }
         var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
+        /// Appends; true the first time the output holds a line READY.
+        func appendSeeingReady(_ chunk: Data) -> Bool {
+            lock.lock(); defer { lock.unlock() }
+            data.append(chunk)
+            guard !sawReady, data.range(of: Data("READY".utf8)) != nil else { return false }
+            sawReady = true
+            return true
+        }
     }
 
     @Test func killsDuringLocalChangesAndDownloadsKeepDataAndQueueInAgreement() async throws {
@@ -38,19 +47,28 @@ import Testing
 
     /// Starts the worker, waits until it prints READY (at most 60 s), lets it work `afterReadyMs`,
     /// kills it with SIGKILL and returns every line it printed.
+    ///
+    /// Both waits block the calling thread (a semaphore signalled by the output handler, then
+    /// `usleep`) instead of `Task.sleep`: with the rest of the suite running in parallel on a
+    /// 2-core machine, sleeping tasks resumed seconds late, so the worker ran far longer than
+    /// drawn (a CI run verified 11,341 acknowledged requests in 757 s where the same seed alone
+    /// takes 118 in 6 s).
     static func runUntilKilled(_ binary: String, _ arguments: [String], afterReadyMs: Int) async throws -> [Substring] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
         let out = Pipe()
         let buffer = OutputBuffer()
-        out.fileHandleForReading.readabilityHandler = { handle in buffer.append(handle.availableData) }
+        let ready = DispatchSemaphore(value: 0)
+        out.fileHandleForReading.readabilityHandler = { handle in
+            if buffer.appendSeeingReady(handle.availableData) { ready.signal() }
+        }
+        process.terminationHandler = { _ in ready.signal() }
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        while !buffer.text.contains("READY"), process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        try await Task.sleep(for: .milliseconds(afterReadyMs))
+        _ = ready.wait(timeout: .now() + 60)
+        usleep(UInt32(afterReadyMs) * 1000)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         out.fileHandleForReading.readabilityHandler = nil
