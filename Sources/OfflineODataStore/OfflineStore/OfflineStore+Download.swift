@@ -135,19 +135,27 @@ struct DownloadApply {
                     report()
                     continue
                 }
-                if spool == nil {
-                    spool = try beginStaging()
-                    for held in buffered { try stage(held, in: spool, checks: checks, checking: &checking) }
+                let staging: SpoolWriter
+                if let spool {
+                    staging = spool
+                } else {
+                    staging = try beginStaging()
+                    spool = staging
+                    for held in buffered { try stage(held, in: staging, checks: checks, checking: &checking) }
                     buffered = []
                 }
-                try stage(page, in: spool, checks: checks, checking: &checking)
+                try stage(page, in: staging, checks: checks, checking: &checking)
                 report()
             }
-            if let spool { try spoolChecked(in: spool, checks: checks, checking: &checking, keep: 0) }
-            if Task.isCancelled { throw cancelled() }
-            if let spool { try mapEngine("syncing the staged download") { () throws(EngineError) in try spool.finish() } }
+            if let spool {
+                try spoolChecked(in: spool, checks: checks, checking: &checking, keep: 0)
+                if Task.isCancelled { throw cancelled() }
+                try mapEngine("syncing the staged download") { () throws(EngineError) in try spool.finish() }
+            } else if Task.isCancelled {
+                throw cancelled()
+            }
         } catch {
-            checks.drain()
+            // Checks still running are waited for by `checks`' deinit; their results are dropped.
             if let spool {
                 spool.close()
                 // A failure here is repaired by the next open: the marker still says staging.
@@ -310,9 +318,8 @@ struct DownloadApply {
     /// appended to the spool in arrival order (which numbers them). At most `checks.width`
     /// pages wait, so memory stays bounded; the first page that fails its check, in arrival
     /// order, aborts the download.
-    private mutating func stage(_ page: [UInt8], in spool: SpoolWriter?, checks: PageReadAhead,
+    private mutating func stage(_ page: [UInt8], in spool: SpoolWriter, checks: PageReadAhead,
                                 checking: inout [PageReadAhead.Ticket]) throws(ODataError) {
-        guard let spool else { return }
         checking.append(checks.submit(page, number: marker.pages + checking.count, keep: false))
         try spoolChecked(in: spool, checks: checks, checking: &checking, keep: checks.width)
     }

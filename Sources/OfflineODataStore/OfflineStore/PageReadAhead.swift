@@ -146,11 +146,6 @@ final class PageReadAhead {
         return ticket
     }
 
-    /// Waits for every read still running (so none outlives the download).
-    func drain() {
-        running.wait()
-    }
-
     deinit {
         // Reads still running when the caller stopped early (an error or a cancellation).
         running.wait()
