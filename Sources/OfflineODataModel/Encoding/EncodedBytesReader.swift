@@ -60,6 +60,24 @@ struct EncodedBytesReader {
         return digits
     }
 
+    /// `count` packed digits (at most `EdmDecimal.smallDigitLimit`) as one integer, with the
+    /// checks of `packedDigits`: no allocation.
+    mutating func packedCoefficient(_ count: Int) throws(ODataError) -> UInt64 {
+        let byteCount = (count + 1) / 2
+        guard count >= 0, count <= EdmDecimal.smallDigitLimit, byteCount <= remaining else { throw truncated() }
+        var value: UInt64 = 0
+        var valid = true
+        for i in 0..<count {
+            let byte = bytes[position + i / 2]
+            let digit = i & 1 == 0 ? byte >> 4 : byte & 0x0F
+            if digit > 9 || (i == 0 && digit == 0) { valid = false }
+            value = value &* 10 &+ UInt64(digit)
+        }
+        guard valid else { throw invalid("decimal digits") }
+        position += byteCount
+        return value
+    }
+
     /// Big-endian unsigned integer of `count` bytes (count <= 8).
     mutating func bigEndian(_ count: Int) throws(ODataError) -> UInt64 {
         guard count <= remaining else { throw truncated() }

@@ -32,12 +32,14 @@ enum EntityValueEncoding {
             case nil: out.append(v.isNegative ? 1 : 0)
             }
             out.appendLEB128(UInt64(v.scale))
-            out.appendLEB128(UInt64(v.digits.count))
-            var index = 0
-            while index < v.digits.count {
-                let low = index + 1 < v.digits.count ? v.digits[index + 1] : 0
-                out.append(v.digits[index] << 4 | low)
-                index += 2
+            v.withDigits { digits in
+                out.appendLEB128(UInt64(digits.count))
+                var index = 0
+                while index < digits.count {
+                    let low = index + 1 < digits.count ? digits[index + 1] : 0
+                    out.append(digits[index] << 4 | low)
+                    index += 2
+                }
             }
         case .single(let v): out.append(tagSingle); out.appendLittleEndianUInt(UInt64(v.bitPattern), 4)
         case .double(let v): out.append(tagDouble); out.appendLittleEndianUInt(v.bitPattern, 8)
@@ -111,6 +113,10 @@ enum EntityValueEncoding {
             let count = try reader.varint()
             guard scale <= UInt64(EdmDecimal.maxDigits), count <= UInt64(EdmDecimal.maxDigits) else {
                 throw reader.invalid("decimal beyond \(EdmDecimal.maxDigits) digits")
+            }
+            if count <= UInt64(EdmDecimal.smallDigitLimit) {
+                let value = try reader.packedCoefficient(Int(count))
+                return .decimal(EdmDecimal(unchecked: sign == 1, small: value, count: Int(count), Int(scale)))
             }
             return .decimal(EdmDecimal(unchecked: sign == 1, try reader.packedDigits(Int(count)), Int(scale)))
         case tagSingle: return .single(Float(bitPattern: UInt32(try reader.littleEndian(4))))

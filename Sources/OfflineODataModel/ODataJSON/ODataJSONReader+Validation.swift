@@ -84,12 +84,12 @@ extension ODataJSONReader {
                 issues.append(violation("\(decimal) has \(decimal.scale) fraction digits, Scale is \(scale)", path))
             }
             if let precision = facets.precision {
-                let integerDigits = max(0, decimal.digits.count - decimal.scale)
+                let integerDigits = max(0, decimal.digitCount - decimal.scale)
                 let allowedInteger = precision - {
                     if case .digits(let scale)? = facets.scale { return scale }
                     return 0
                 }()
-                if integerDigits > allowedInteger || max(decimal.digits.count, decimal.scale) > precision {
+                if integerDigits > allowedInteger || max(decimal.digitCount, decimal.scale) > precision {
                     issues.append(violation("\(decimal) exceeds Precision \(precision)", path))
                 }
             }

@@ -30,12 +30,85 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     /// True for negative values; zero is never negative.
     public let isNegative: Bool
-    /// Coefficient digits (0...9), most significant first, no leading zeros; empty for zero.
-    public let digits: [UInt8]
-    /// Number of digits after the decimal point (>= 0).
-    public let scale: Int
+    /// Number of digits after the decimal point (>= 0, at most `maxDigits`).
+    public var scale: Int { Int(storedScale) }
     /// INF, -INF or NaN; nil for every finite value.
     public let nonFinite: NonFinite?
+    /// The coefficient (`Coefficient`); canonical, so equal coefficients are equal cases.
+    let coefficient: Coefficient
+    let storedScale: Int32
+
+    /// The coefficient's digits. Up to `smallDigitLimit` digits (every amount, price and
+    /// quantity a real service sends) it is held inline as a binary integer: reading, comparing
+    /// and hashing such a decimal allocates nothing. Longer coefficients keep their digit array.
+    /// The choice is canonical: a coefficient of at most `smallDigitLimit` digits is always
+    /// `.small`, so `==` on `Coefficient` is equality of digit sequences.
+    enum Coefficient: Sendable, Hashable {
+        /// The coefficient's value and its digit count (0 for zero; no leading zeros).
+        case small(UInt64, count: UInt8)
+        /// More than `smallDigitLimit` digits (0...9), most significant first, no leading zeros.
+        case large([UInt8])
+    }
+
+    /// Most digits held inline: every 19-digit number fits a UInt64, and so does one padded
+    /// with trailing zeros to 19 digits (the comparison does that).
+    static let smallDigitLimit = 19
+    /// 10^0 ... 10^19.
+    static let powersOfTen: [UInt64] = (0...19).map { n in (0..<n).reduce(UInt64(1)) { value, _ in value * 10 } }
+
+    /// Coefficient digits (0...9), most significant first, no leading zeros; empty for zero.
+    /// Built on each call for coefficients held inline; `digitCount` and `digit(at:)` read
+    /// without building it.
+    public var digits: [UInt8] {
+        switch coefficient {
+        case .large(let digits): return digits
+        case .small(let value, let count):
+            return [UInt8](unsafeUninitializedCapacity: Int(count)) { out, initialized in
+                var rest = value
+                var index = Int(count)
+                while index > 0 {
+                    index -= 1
+                    out[index] = UInt8(rest % 10)
+                    rest /= 10
+                }
+                initialized = Int(count)
+            }
+        }
+    }
+
+    /// Number of coefficient digits (0 for zero and for non-finite values).
+    public var digitCount: Int {
+        switch coefficient {
+        case .small(_, let count): return Int(count)
+        case .large(let digits): return digits.count
+        }
+    }
+
+    /// The coefficient digit at `index` (0 = most significant), for `0 ..< digitCount`.
+    func digit(at index: Int) -> UInt8 {
+        switch coefficient {
+        case .small(let value, let count): return UInt8(value / Self.powersOfTen[Int(count) - 1 - index] % 10)
+        case .large(let digits): return digits[index]
+        }
+    }
+
+    /// Calls `body` with the coefficient digits, without allocating for inline coefficients.
+    func withDigits<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        switch coefficient {
+        case .large(let digits): return digits.withUnsafeBufferPointer(body)
+        case .small(let value, let count):
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.smallDigitLimit) { buffer in
+                var rest = value
+                var index = Int(count)
+                while index > 0 {
+                    index -= 1
+                    buffer[index] = UInt8(rest % 10)
+                    rest /= 10
+                }
+                return body(UnsafeBufferPointer(rebasing: buffer[0..<Int(count)]))
+            }
+        }
+    }
 
     /// Builds a decimal from parts; leading zeros are dropped and a zero is made non-negative.
     public init(isNegative: Bool, digits: [UInt8], scale: Int) throws(ODataError) {
@@ -50,23 +123,48 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
         self.init(unchecked: isNegative, trimmed, scale)
     }
 
+    /// From checked digits (0...9, no leading zero, at most `maxDigits`) and a scale in
+    /// 0...`maxDigits`.
     init(unchecked isNegative: Bool, _ digits: [UInt8], _ scale: Int) {
-        self.isNegative = digits.isEmpty ? false : isNegative
-        self.digits = digits
-        self.scale = scale
+        if digits.count <= Self.smallDigitLimit {
+            var value: UInt64 = 0
+            for digit in digits { value = value &* 10 &+ UInt64(digit) }
+            self.init(unchecked: isNegative, small: value, count: digits.count, scale)
+        } else {
+            self.init(isNegative: isNegative, coefficient: .large(digits), scale: scale)
+        }
+    }
+
+    private init(isNegative: Bool, coefficient: Coefficient, scale: Int) {
+        self.isNegative = isNegative
+        self.coefficient = coefficient
+        self.storedScale = Int32(scale)
         self.nonFinite = nil
+    }
+
+    /// From an inline coefficient: `value` has exactly `count` digits (0 for zero), at most
+    /// `smallDigitLimit`; the scale is in 0...`maxDigits`.
+    init(unchecked isNegative: Bool, small value: UInt64, count: Int, _ scale: Int) {
+        self.init(isNegative: count == 0 ? false : isNegative, coefficient: .small(value, count: UInt8(count)), scale: scale)
     }
 
     init(nonFinite: NonFinite) {
         self.isNegative = nonFinite == .negativeInfinity
-        self.digits = []
-        self.scale = 0
+        self.coefficient = .small(0, count: 0)
+        self.storedScale = 0
         self.nonFinite = nonFinite
     }
 
     /// The exact value of an integer.
     public init<I: BinaryInteger>(_ value: I) {
         var magnitude = value.magnitude
+        // Below 10^19: at most 19 digits, held inline.
+        if let small = UInt64(exactly: magnitude), small < Self.powersOfTen[Self.smallDigitLimit] {
+            var count = 0
+            while count < Self.smallDigitLimit, small >= Self.powersOfTen[count] { count += 1 }
+            self.init(unchecked: value < 0, small: small, count: count, 0)
+            return
+        }
         var out: [UInt8] = []
         while magnitude > 0 {
             out.append(UInt8(magnitude % 10))
@@ -97,19 +195,29 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
         }
     }
 
-    public var isZero: Bool { digits.isEmpty && nonFinite == nil }
+    public var isZero: Bool { digitCount == 0 && nonFinite == nil }
 
     public var isFinite: Bool { nonFinite == nil }
 
     /// True when the value is a whole (finite) number.
     public var isInteger: Bool {
         guard isFinite else { return false }
+        if case .small(let value, let count) = coefficient {
+            // count > scale implies scale < 19.
+            return Int(count) <= scale ? count == 0 : value % Self.powersOfTen[scale] == 0
+        }
         return digits.count <= scale ? isZero : digits.suffix(scale).allSatisfy { $0 == 0 }
     }
 
     /// Same value with trailing fraction zeros removed (scale as small as possible, >= 0).
     public var normalized: EdmDecimal {
         guard isFinite else { return self }
+        if case .small(var value, let smallCount) = coefficient {
+            var count = Int(smallCount), newScale = scale
+            while newScale > 0, count > 0, value % 10 == 0 { value /= 10; count -= 1; newScale -= 1 }
+            if count == 0 { return EdmDecimal(unchecked: false, small: 0, count: 0, 0) }
+            return EdmDecimal(unchecked: isNegative, small: value, count: count, newScale)
+        }
         var count = digits.count
         var newScale = scale
         while newScale > 0, count > 0, digits[count - 1] == 0 { count -= 1; newScale -= 1 }
@@ -134,16 +242,22 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
     }
 
     /// Exponent of the leading digit plus one: value = 0.d1d2… × 10^adjustedExponent (nonzero only).
-    var adjustedExponent: Int { digits.count - scale }
+    var adjustedExponent: Int { digitCount - scale }
 
     /// Representation equality: same sign, digits and scale (1.0 is not identical to 1.00).
     public func isIdentical(to other: EdmDecimal) -> Bool {
-        isNegative == other.isNegative && digits == other.digits && scale == other.scale && nonFinite == other.nonFinite
+        isNegative == other.isNegative && coefficient == other.coefficient && storedScale == other.storedScale
+            && nonFinite == other.nonFinite
     }
 
     /// The Int64 value when the number is whole and fits.
     public var int64Value: Int64? {
         guard isInteger else { return nil }
+        if case .small(let value, let count) = coefficient {
+            let magnitude = value / Self.powersOfTen[min(scale, Int(count))]
+            if isNegative { return magnitude <= UInt64(Int64.max) + 1 ? Int64(truncatingIfNeeded: 0 &- magnitude) : nil }
+            return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
+        }
         let whole = digits.dropLast(min(scale, digits.count))
         guard whole.count <= 19 else { return nil }
         var magnitude: UInt64 = 0
@@ -173,17 +287,23 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
         case .nan: return "NaN"
         case nil: break
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(digits.count + 3)
-        if isNegative { out.append(UInt8(ascii: "-")) }
-        let zeroPadded = digits.count <= scale
-            ? [UInt8](repeating: 0, count: scale + 1 - digits.count) + digits : digits
-        let integerCount = zeroPadded.count - scale
-        for (index, digit) in zeroPadded.enumerated() {
-            if index == integerCount { out.append(UInt8(ascii: ".")) }
-            out.append(digit + UInt8(ascii: "0"))
+        let scale = scale
+        return withDigits { digits in
+            // Zeros before the digits when there are no more digits than the scale (0.05).
+            let padding = digits.count <= scale ? scale + 1 - digits.count : 0
+            let length = (isNegative ? 1 : 0) + padding + digits.count + (scale > 0 ? 1 : 0)
+            return String(unsafeUninitializedCapacity: length) { out in
+                var at = 0
+                if isNegative { out[at] = UInt8(ascii: "-"); at += 1 }
+                let integerCount = padding + digits.count - scale
+                for index in 0..<(padding + digits.count) {
+                    if index == integerCount { out[at] = UInt8(ascii: "."); at += 1 }
+                    out[at] = (index < padding ? 0 : digits[index - padding]) + UInt8(ascii: "0")
+                    at += 1
+                }
+                return at
+            }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     public static func == (lhs: EdmDecimal, rhs: EdmDecimal) -> Bool { compare(lhs, rhs) == 0 }
@@ -191,10 +311,11 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
     public static func < (lhs: EdmDecimal, rhs: EdmDecimal) -> Bool { compare(lhs, rhs) < 0 }
 
     public func hash(into hasher: inout Hasher) {
+        // Canonical coefficients (see `Coefficient`): equal normalized values hash alike.
         let canonical = normalized
         hasher.combine(canonical.isNegative)
-        hasher.combine(canonical.digits)
-        hasher.combine(canonical.scale)
+        hasher.combine(canonical.coefficient)
+        hasher.combine(canonical.storedScale)
         hasher.combine(nonFinite)
     }
 
@@ -229,10 +350,16 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
         if lhs.adjustedExponent != rhs.adjustedExponent {
             return lhs.adjustedExponent < rhs.adjustedExponent ? -1 : 1
         }
-        let count = max(lhs.digits.count, rhs.digits.count)
-        for index in 0..<count {
-            let left = index < lhs.digits.count ? lhs.digits[index] : 0
-            let right = index < rhs.digits.count ? rhs.digits[index] : 0
+        if case .small(let left, let leftCount) = lhs.coefficient, case .small(let right, let rightCount) = rhs.coefficient {
+            // Same leading exponent: compare the digit sequences padded to 19 digits.
+            let l = left * powersOfTen[smallDigitLimit - Int(leftCount)]
+            let r = right * powersOfTen[smallDigitLimit - Int(rightCount)]
+            return l < r ? -1 : (l > r ? 1 : 0)
+        }
+        let leftCount = lhs.digitCount, rightCount = rhs.digitCount
+        for index in 0..<max(leftCount, rightCount) {
+            let left = index < leftCount ? lhs.digit(at: index) : 0
+            let right = index < rightCount ? rhs.digit(at: index) : 0
             if left != right { return left < right ? -1 : 1 }
         }
         return 0
