@@ -77,7 +77,7 @@ extension ODataEntityDecoder {
             if let parsed = UInt8(number.text) { return .byte(parsed) }
         case (.decimal, .number(let number)):
             // The JSON reader has already checked the number grammar.
-            if let parsed = try? EdmDecimal.parse(Array(number.text.utf8), text: number.text) { return .decimal(parsed) }
+            if let parsed = try? EdmDecimal.parse(number.text) { return .decimal(parsed) }
         default: break
         }
         do throws(ODataError) {

@@ -2,26 +2,59 @@ extension EdmDecimal {
     /// Parses `[+|-] 1*DIGIT ["." 1*DIGIT] [("e"|"E") [+|-] 1*DIGIT]` exactly, or `INF`, `-INF`, `NaN`.
     /// The exponent is applied exactly: `1.5e3` → 1500 (scale 0), `1.50e-1` → 0.150 (scale 3).
     public init(parsing text: String) throws(ODataError) {
-        self = try Self.parse(Array(text.utf8), text: text)
+        self = try Self.parse(text)
+    }
+
+    /// Parses the UTF-8 of `text` in place (no copy of the text).
+    static func parse(_ text: String) throws(ODataError) -> EdmDecimal {
+        var utf8 = text
+        let result = utf8.withUTF8 { bytes in Result { () throws(ODataError) in try parse(bytes, text: text) } }
+        return try result.get()
     }
 
     static func parse(_ bytes: [UInt8], text: @autoclosure () -> String) throws(ODataError) -> EdmDecimal {
-        switch bytes {
-        case Array("INF".utf8): return .infinity
-        case Array("-INF".utf8): return .negativeInfinity
-        case Array("NaN".utf8): return .nan
-        default: break
+        let result = bytes.withUnsafeBufferPointer { buffer in Result { () throws(ODataError) in try parse(buffer, text: text()) } }
+        return try result.get()
+    }
+
+    /// The coefficient while it is read: inline up to `smallDigitLimit` digits (no
+    /// allocation for the numbers services send), a digit array beyond.
+    private struct CoefficientBuilder {
+        var small: UInt64 = 0
+        var large: [UInt8]?
+        var count = 0
+
+        mutating func append(_ digit: UInt8) {
+            if count == 0 && digit == 0 { return }
+            if large == nil && count < smallDigitLimit {
+                small = small * 10 + UInt64(digit)
+            } else {
+                if large == nil { large = EdmDecimal(unchecked: false, small: small, count: count, 0).digits }
+                large?.append(digit)
+            }
+            count += 1
         }
+
+        func build(negative: Bool, scale: Int) -> EdmDecimal {
+            if let large { return EdmDecimal(unchecked: negative, large, scale) }
+            return EdmDecimal(unchecked: negative, small: small, count: count, scale)
+        }
+    }
+
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, text: @autoclosure () -> String) throws(ODataError) -> EdmDecimal {
+        if bytes.elementsEqual("INF".utf8) { return .infinity }
+        if bytes.elementsEqual("-INF".utf8) { return .negativeInfinity }
+        if bytes.elementsEqual("NaN".utf8) { return .nan }
         var index = 0
         var negative = false
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
             negative = bytes[index] == UInt8(ascii: "-")
             index += 1
         }
-        var coefficient: [UInt8] = []
+        var coefficient = CoefficientBuilder()
         let integerStart = index
         while index < bytes.count, let digit = bytes[index].literalDigit {
-            if !(coefficient.isEmpty && digit == 0) { coefficient.append(digit) }
+            coefficient.append(digit)
             index += 1
             if coefficient.count > maxDigits { throw .valueDecimalTooLarge(text()) }
         }
@@ -33,7 +66,7 @@ extension EdmDecimal {
             index += 1
             let fractionStart = index
             while index < bytes.count, let digit = bytes[index].literalDigit {
-                if !(coefficient.isEmpty && digit == 0) { coefficient.append(digit) }
+                coefficient.append(digit)
                 fractionCount += 1
                 index += 1
                 if fractionCount > maxDigits || coefficient.count > maxDigits { throw .valueDecimalTooLarge(text()) }
@@ -66,13 +99,17 @@ extension EdmDecimal {
         }
         var scale = fractionCount - exponent
         if scale < 0 {
-            if !coefficient.isEmpty {
-                coefficient += [UInt8](repeating: 0, count: -scale)
+            if coefficient.count > 0 {
+                // Trailing zeros: appended one by one (at most 2 × maxDigits, checked above).
+                for _ in 0 ..< -scale {
+                    coefficient.append(0)
+                    if coefficient.count > maxDigits { throw .valueDecimalTooLarge(text()) }
+                }
             }
             scale = 0
         }
         guard scale <= maxDigits, coefficient.count <= maxDigits else { throw .valueDecimalTooLarge(text()) }
-        return EdmDecimal(unchecked: negative, coefficient, scale)
+        return coefficient.build(negative: negative, scale: scale)
     }
 }
 

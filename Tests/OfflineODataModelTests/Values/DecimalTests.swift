@@ -134,5 +134,10 @@ import Testing
             #expect(decimal.int64Value == nil)
             #expect(decimal == (try EdmDecimal(parsing: String(value))))
         }
+        // An exponent that pads an inline coefficient past 19 digits, and one that stays inline.
+        #expect(try EdmDecimal(parsing: "999999999999999999.9e2").description == "99999999999999999990")
+        #expect(try EdmDecimal(parsing: "999999999999999999.9e2").digitCount == 20)
+        #expect(try EdmDecimal(parsing: "-12.5E+3").description == "-12500")
+        #expect(try EdmDecimal(parsing: "0e5").isZero)
     }
 }
