@@ -184,7 +184,8 @@ public struct QueryExecutor {
         var entities: [ODataEntity] = []
         entities.reserveCapacity(rows.count)
         for row in rows { entities.append(try project(row.entity, options: options, depth: 0)) }
-        let nextLink = more && page.pageSizeLimits ? try page.nextLink(after: rows.last, returned: rows.count, request: request) : nil
+        let nextLink = more && page.pageSizeLimits
+            ? try page.nextLink(after: rows.last.map { row throws(ODataError) in try collector.completed(row) }, returned: rows.count, request: request) : nil
         let count = options.count ? collector.matched : nil
         if request.path.suffix == .count {
             return QueryResult(payload: .count(collector.matched), entitySet: set, entityType: type, plan: plan)

@@ -34,6 +34,10 @@ struct ResultCollector {
 
     /// `$orderby` expressions compiled once (`CompiledFilter.value`).
     let sortKeys: [CompiledFilter.Value]
+    /// Rows that stream in `$orderby` order from the start need no sort values to be ordered
+    /// or compared: only the page's last row does, for its next link (`completed(_:)`). They
+    /// are then not evaluated for every row (about 5 % of an indexed `$orderby` + `$top`).
+    let defersSortValues: Bool
     private var instance: StoredInstance?
     private(set) var matched = 0
     private var rows: [ResultRow] = []
@@ -58,6 +62,7 @@ struct ResultCollector {
         self.countAll = countAll
         self.countOnly = countOnly && limit == nil && after == nil
         self.sortKeys = orderBy.map { CompiledFilter.value($0.expression, evaluator) }
+        self.defersSortValues = streams && after == nil && !orderBy.isEmpty
         self.singleKey = orderBy.count == 1 ? CompiledFilter.declaredStep(orderBy[0].expression) : nil
         if !streams, let limit {
             let descending = orderBy.first?.descending ?? false
@@ -86,7 +91,7 @@ struct ResultCollector {
         if countOnly { return .more }
         if try dropsUnread(current) { return .more }
         var values: [ODataValue] = []
-        if !sortKeys.isEmpty {
+        if !sortKeys.isEmpty && !defersSortValues {
             values.reserveCapacity(sortKeys.count)
             for key in sortKeys { values.append(try key(current)) }
         }
@@ -109,6 +114,16 @@ struct ResultCollector {
         rows.append(row)
         if streams, let limit, rows.count >= limit, !countAll { return .stop }
         return .more
+    }
+
+    /// The row with its sort values, evaluated now when they were deferred.
+    func completed(_ row: ResultRow) throws(ODataError) -> ResultRow {
+        guard defersSortValues, row.sortValues.isEmpty else { return row }
+        let instance = StoredInstance(row.entity, context: context)
+        var values: [ODataValue] = []
+        values.reserveCapacity(sortKeys.count)
+        for key in sortKeys { values.append(try key(instance)) }
+        return ResultRow(entity: row.entity, sortValues: values)
     }
 
     /// Prepares `offerDropping` for a scan of the set `info` describes.
