@@ -58,7 +58,7 @@ struct StoreReport {
                     format: Self.duration, csv: nil),
             Measure(title: "updates per second", lowerIsBetter: false, value: { m in m("update_total_s").flatMap { $0 > 0 ? Double(updates) / $0 : nil } },
                     format: { Self.fmt($0, 0) }, csv: ("update.rate", "updates/s", 1)),
-            Measure(title: "reopen to first query (close → open → one key read)", lowerIsBetter: true,
+            Measure(title: "reopen to first query (close → open → one key read; median of 9)", lowerIsBetter: true,
                     value: { $0("reopen_first_query_s") }, format: Self.duration, csv: ("reopen.first-query", "ms", 1e3)),
             Measure(title: "peak RSS of the worker after the download", lowerIsBetter: true, value: { $0("download_rss") },
                     format: { Self.fmt($0 / 1_048_576, 1) + " MiB" }, csv: ("download.peak-rss", "MiB", 1 / 1_048_576)),

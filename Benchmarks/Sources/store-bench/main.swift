@@ -11,7 +11,8 @@
 //      into a RequestQueue table in one transaction, WAL + synchronous=FULL); median and p99
 //      latency, updates/s;
 //   3. reopen to first query: close, then open (raw key for ours and SQLCipher, no KDF) and read
-//      one order by key; wall time.
+//      one order by key; wall time, median of STORE_BENCH_REOPENS (default 9) reopens, each
+//      reading another key.
 // Peers (`--peers`, default all): ours (encrypted), ours-plain (unencrypted opt-out), sqlite-typed,
 // sqlcipher-typed (run by `sqlcipher-worker store`, found next to store-bench; left out with a
 // note when it is not built).
