@@ -90,7 +90,7 @@ import Testing
         var count = 0
         for line in acknowledgedLines where line.hasPrefix("ACK ") {
             let parts = line.split(separator: " ")
-            guard parts.count >= 4, let id = Int64(parts[1]) else { continue }
+            guard parts.count >= 4, Int64(parts[1]) != nil else { continue }
             count += 1
             if parts[2] == "DELETE" { deletedCreations.insert(String(parts[3])) }
         }
