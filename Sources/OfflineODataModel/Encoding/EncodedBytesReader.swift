@@ -42,40 +42,35 @@ struct EncodedBytesReader {
     /// first not 0 (coefficients carry no leading zeros); the pad nibble of an odd count is
     /// ignored.
     mutating func packedDigits(_ count: Int) throws(ODataError) -> [UInt8] {
-        let byteCount = (count + 1) / 2
-        guard count >= 0, byteCount <= remaining else { throw truncated() }
-        let start = position
-        var valid = true
-        let digits = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
-            for i in 0..<count {
-                let byte = bytes[start + i / 2]
-                let digit = i & 1 == 0 ? byte >> 4 : byte & 0x0F
-                if digit > 9 || (i == 0 && digit == 0) { valid = false }
-                out[i] = digit
-            }
-            initialized = count
-        }
-        guard valid else { throw invalid("decimal digits") }
-        position += byteCount
+        var digits: [UInt8] = []
+        digits.reserveCapacity(max(0, min(count, 2 * remaining)))
+        try readPackedDigits(count) { digits.append($0) }
         return digits
     }
 
     /// `count` packed digits (at most `EdmDecimal.smallDigitLimit`) as one integer, with the
     /// checks of `packedDigits`: no allocation.
     mutating func packedCoefficient(_ count: Int) throws(ODataError) -> UInt64 {
-        let byteCount = (count + 1) / 2
-        guard count >= 0, count <= EdmDecimal.smallDigitLimit, byteCount <= remaining else { throw truncated() }
+        guard count <= EdmDecimal.smallDigitLimit else { throw truncated() }
         var value: UInt64 = 0
+        try readPackedDigits(count) { value = value &* 10 &+ UInt64($0) }
+        return value
+    }
+
+    /// Reads `count` digits packed two per byte (high nibble first), each 0...9 and the first
+    /// nonzero, handing each to `body`; the position moves past them only when all are valid.
+    private mutating func readPackedDigits(_ count: Int, _ body: (UInt8) -> Void) throws(ODataError) {
+        let byteCount = (count + 1) / 2
+        guard count >= 0, byteCount <= remaining else { throw truncated() }
         var valid = true
         for i in 0..<count {
             let byte = bytes[position + i / 2]
             let digit = i & 1 == 0 ? byte >> 4 : byte & 0x0F
             if digit > 9 || (i == 0 && digit == 0) { valid = false }
-            value = value &* 10 &+ UInt64(digit)
+            body(digit)
         }
         guard valid else { throw invalid("decimal digits") }
         position += byteCount
-        return value
     }
 
     /// Big-endian unsigned integer of `count` bytes (count <= 8).

@@ -98,6 +98,6 @@ public struct DecimalKey: Sendable, Hashable {
         while digits.last == 0 { digits.removeLast() }
         self.sign = digits.isEmpty ? 0 : (decimal.isNegative ? -1 : 1)
         self.digits = digits
-        self.exponent = digits.isEmpty ? 0 : decimal.digits.count - decimal.scale
+        self.exponent = digits.isEmpty ? 0 : decimal.digitCount - decimal.scale
     }
 }

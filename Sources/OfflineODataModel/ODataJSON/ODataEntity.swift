@@ -8,27 +8,23 @@
 public struct ODataControlInformation: Sendable, Hashable {
     /// `@odata.etag`; V2: `__metadata.etag`.
     public var etag: String?
-    /// Every field but the ETag; nil when all of them are nil.
-    private var links: Links?
+    /// Every field but the ETag, boxed; nil when all of them are nil.
+    private var box: Box?
 
-    /// The fields other than the ETag, shared between copies until one changes.
-    private final class Links: Sendable {
-        let context: String?, id: String?, editLink: String?, readLink: String?
-        let mediaReadLink: String?, mediaEditLink: String?, mediaContentType: String?, mediaETag: String?
+    /// The fields other than the ETag.
+    private struct Links: Sendable, Hashable {
+        var context, id, editLink, readLink, mediaReadLink, mediaEditLink, mediaContentType, mediaETag: String?
+    }
 
-        init(context: String?, id: String?, editLink: String?, readLink: String?, mediaReadLink: String?,
-             mediaEditLink: String?, mediaContentType: String?, mediaETag: String?) {
-            self.context = context
-            self.id = id
-            self.editLink = editLink
-            self.readLink = readLink
-            self.mediaReadLink = mediaReadLink
-            self.mediaEditLink = mediaEditLink
-            self.mediaContentType = mediaContentType
-            self.mediaETag = mediaETag
-        }
+    /// Immutable, so copies share it; a change stores a new box.
+    private final class Box: Sendable {
+        let links: Links
+        init(_ links: Links) { self.links = links }
+    }
 
-        var fields: [String?] { [context, id, editLink, readLink, mediaReadLink, mediaEditLink, mediaContentType, mediaETag] }
+    private var links: Links {
+        get { box?.links ?? Links() }
+        set { box = newValue == Links() ? nil : Box(newValue) }
     }
 
     public init(context: String? = nil, id: String? = nil, etag: String? = nil,
@@ -36,81 +32,37 @@ public struct ODataControlInformation: Sendable, Hashable {
                 mediaEditLink: String? = nil, mediaContentType: String? = nil,
                 mediaETag: String? = nil) {
         self.etag = etag
-        self.links = Self.links(context: context, id: id, editLink: editLink, readLink: readLink,
-                                mediaReadLink: mediaReadLink, mediaEditLink: mediaEditLink,
-                                mediaContentType: mediaContentType, mediaETag: mediaETag)
-    }
-
-    private static func links(context: String?, id: String?, editLink: String?, readLink: String?, mediaReadLink: String?,
-                              mediaEditLink: String?, mediaContentType: String?, mediaETag: String?) -> Links? {
-        let all = [context, id, editLink, readLink, mediaReadLink, mediaEditLink, mediaContentType, mediaETag]
-        guard all.contains(where: { $0 != nil }) else { return nil }
-        return Links(context: context, id: id, editLink: editLink, readLink: readLink, mediaReadLink: mediaReadLink,
-                     mediaEditLink: mediaEditLink, mediaContentType: mediaContentType, mediaETag: mediaETag)
-    }
-
-    /// Replaces one field of the box (a new box: copies made before keep the old one).
-    private mutating func update(_ change: (inout [String?]) -> Void) {
-        var fields = links?.fields ?? [String?](repeating: nil, count: 8)
-        change(&fields)
-        links = Self.links(context: fields[0], id: fields[1], editLink: fields[2], readLink: fields[3],
-                           mediaReadLink: fields[4], mediaEditLink: fields[5], mediaContentType: fields[6],
-                           mediaETag: fields[7])
+        self.links = Links(context: context, id: id, editLink: editLink, readLink: readLink, mediaReadLink: mediaReadLink,
+                           mediaEditLink: mediaEditLink, mediaContentType: mediaContentType, mediaETag: mediaETag)
     }
 
     /// `@odata.context` (top-level entity payloads).
-    public var context: String? {
-        get { links?.context }
-        set { update { $0[0] = newValue } }
-    }
+    public var context: String? { get { links.context } set { links.context = newValue } }
     /// `@odata.id`; V2: `__metadata.id`, else `__metadata.uri`.
-    public var id: String? {
-        get { links?.id }
-        set { update { $0[1] = newValue } }
-    }
+    public var id: String? { get { links.id } set { links.id = newValue } }
     /// `@odata.editLink`; V2: `__metadata.uri` when it differs from `__metadata.id`.
-    public var editLink: String? {
-        get { links?.editLink }
-        set { update { $0[2] = newValue } }
-    }
+    public var editLink: String? { get { links.editLink } set { links.editLink = newValue } }
     /// `@odata.readLink`.
-    public var readLink: String? {
-        get { links?.readLink }
-        set { update { $0[3] = newValue } }
-    }
+    public var readLink: String? { get { links.readLink } set { links.readLink = newValue } }
     /// `@odata.mediaReadLink`; V2: `__metadata.media_src`.
-    public var mediaReadLink: String? {
-        get { links?.mediaReadLink }
-        set { update { $0[4] = newValue } }
-    }
+    public var mediaReadLink: String? { get { links.mediaReadLink } set { links.mediaReadLink = newValue } }
     /// `@odata.mediaEditLink`; V2: `__metadata.edit_media`.
-    public var mediaEditLink: String? {
-        get { links?.mediaEditLink }
-        set { update { $0[5] = newValue } }
-    }
+    public var mediaEditLink: String? { get { links.mediaEditLink } set { links.mediaEditLink = newValue } }
     /// `@odata.mediaContentType`; V2: `__metadata.content_type`.
-    public var mediaContentType: String? {
-        get { links?.mediaContentType }
-        set { update { $0[6] = newValue } }
-    }
+    public var mediaContentType: String? { get { links.mediaContentType } set { links.mediaContentType = newValue } }
     /// `@odata.mediaEtag`; V2: `__metadata.media_etag`.
-    public var mediaETag: String? {
-        get { links?.mediaETag }
-        set { update { $0[7] = newValue } }
-    }
+    public var mediaETag: String? { get { links.mediaETag } set { links.mediaETag = newValue } }
 
     /// True when nothing is set.
-    public var isEmpty: Bool { etag == nil && links == nil }
+    public var isEmpty: Bool { etag == nil && box == nil }
 
     public static func == (lhs: ODataControlInformation, rhs: ODataControlInformation) -> Bool {
-        guard lhs.etag == rhs.etag else { return false }
-        if lhs.links === rhs.links { return true }
-        return (lhs.links?.fields ?? [String?](repeating: nil, count: 8)) == (rhs.links?.fields ?? [String?](repeating: nil, count: 8))
+        lhs.etag == rhs.etag && (lhs.box === rhs.box || lhs.links == rhs.links)
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(etag)
-        for field in links?.fields ?? [] { hasher.combine(field) }
+        hasher.combine(links)
     }
 }
 

@@ -64,13 +64,7 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
         case .large(let digits): return digits
         case .small(let value, let count):
             return [UInt8](unsafeUninitializedCapacity: Int(count)) { out, initialized in
-                var rest = value
-                var index = Int(count)
-                while index > 0 {
-                    index -= 1
-                    out[index] = UInt8(rest % 10)
-                    rest /= 10
-                }
+                Self.writeDigits(of: value, count: Int(count), into: out)
                 initialized = Int(count)
             }
         }
@@ -98,15 +92,20 @@ public struct EdmDecimal: Sendable, Hashable, Comparable, CustomStringConvertibl
         case .large(let digits): return digits.withUnsafeBufferPointer(body)
         case .small(let value, let count):
             return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.smallDigitLimit) { buffer in
-                var rest = value
-                var index = Int(count)
-                while index > 0 {
-                    index -= 1
-                    buffer[index] = UInt8(rest % 10)
-                    rest /= 10
-                }
+                Self.writeDigits(of: value, count: Int(count), into: buffer)
                 return body(UnsafeBufferPointer(rebasing: buffer[0..<Int(count)]))
             }
+        }
+    }
+
+    /// Writes the `count` decimal digits of `value` into `out[0..<count]`, most significant first.
+    private static func writeDigits(of value: UInt64, count: Int, into out: UnsafeMutableBufferPointer<UInt8>) {
+        var rest = value
+        var index = count
+        while index > 0 {
+            index -= 1
+            out[index] = UInt8(rest % 10)
+            rest /= 10
         }
     }
 

@@ -90,11 +90,7 @@ struct ResultCollector {
         matched += 1
         if countOnly { return .more }
         if try dropsUnread(current) { return .more }
-        var values: [ODataValue] = []
-        if !sortKeys.isEmpty && !defersSortValues {
-            values.reserveCapacity(sortKeys.count)
-            for key in sortKeys { values.append(try key(current)) }
-        }
+        let values = defersSortValues ? [] : try sortValues(of: current)
         if let after, order(values, current, after.values, after.key) <= 0 {
             // Before the page start: counted, not returned.
             return .more
@@ -119,11 +115,16 @@ struct ResultCollector {
     /// The row with its sort values, evaluated now when they were deferred.
     func completed(_ row: ResultRow) throws(ODataError) -> ResultRow {
         guard defersSortValues, row.sortValues.isEmpty else { return row }
-        let instance = StoredInstance(row.entity, context: context)
+        return ResultRow(entity: row.entity, sortValues: try sortValues(of: StoredInstance(row.entity, context: context)))
+    }
+
+    /// The `$orderby` values of the row `instance` points at ([] without `$orderby`).
+    private func sortValues(of instance: StoredInstance) throws(ODataError) -> [ODataValue] {
+        guard !sortKeys.isEmpty else { return [] }
         var values: [ODataValue] = []
         values.reserveCapacity(sortKeys.count)
         for key in sortKeys { values.append(try key(instance)) }
-        return ResultRow(entity: row.entity, sortValues: values)
+        return values
     }
 
     /// Prepares `offerDropping` for a scan of the set `info` describes.
