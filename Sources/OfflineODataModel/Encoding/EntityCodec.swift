@@ -15,6 +15,9 @@ public struct EntityCodec: Sendable {
     /// Per declared slot its primitive kind, nil for enum, complex and collection slots: checked
     /// on every decoded value without copying the descriptor.
     let primitiveKinds: [EdmPrimitiveKind?]
+    /// Per declared slot whether it takes null: with `primitiveKinds`, the check of every written
+    /// value without copying the descriptor (a retain of its name and shape each).
+    let nullable: [Bool]
 
     public init(layout: EntityLayout) {
         self.layout = layout
@@ -22,6 +25,13 @@ public struct EntityCodec: Sendable {
             if case .primitive(let kind) = descriptor.shape { return kind }
             return nil
         }
+        self.nullable = layout.properties.map(\.isNullable)
+    }
+
+    /// The primitive kind declared for slot `index`; nil for enum, complex and collection slots
+    /// and past the layout.
+    public func declaredKind(at index: Int) -> EdmPrimitiveKind? {
+        index < primitiveKinds.count ? primitiveKinds[index] : nil
     }
 
     /// Encodes the record; throws `layoutMismatch` when a value does not fit its declaration
@@ -32,30 +42,41 @@ public struct EntityCodec: Sendable {
         guard record.values.count <= declared.count else {
             throw .encodingLayoutMismatch("record has \(record.values.count) values for \(declared.count) declared properties", path: "$")
         }
-        var data: [UInt8] = []
-        var offsets: [UInt64] = [0]
-        for (index, descriptor) in declared.enumerated() {
-            if index < record.values.count, let value = record.values[index] {
-                try check(value, against: descriptor)
-                try EntityValueEncoding.write(value, into: &data, path: "$." + descriptor.name)
-            }
-            offsets.append(UInt64(data.count))
-        }
-        data.appendLEB128(UInt64(record.dynamicProperties.count))
-        var seen = Set(declared.map(\.name))
-        for property in record.dynamicProperties {
-            guard seen.insert(property.name).inserted else {
-                throw .encodingLayoutMismatch("dynamic property '\(property.name)' repeats a property name", path: "$." + property.name)
-            }
-            data.appendLengthPrefixedUTF8(property.name)
-            try EntityValueEncoding.write(property.value, into: &data, path: "$." + property.name)
-        }
-        guard data.count <= Int(UInt32.max) else { throw .encodingLayoutMismatch("entity larger than 4 GiB", path: "$") }
-        var out: [UInt8] = [Self.formatVersion]
+        // One buffer: the header with its offset table zeroed, patched as each slot ends (every
+        // entity written by a download or a change passes here, so no second array and no copy).
+        var out: [UInt8] = []
+        out.reserveCapacity(16 + declared.count * 16)
+        out.append(Self.formatVersion)
         out.appendLEB128(UInt64(declared.count))
-        for offset in offsets { out.appendLittleEndianUInt(offset, 4) }
-        out += data
+        let table = out.count
+        out.append(contentsOf: repeatElement(0, count: 4 * (declared.count + 1)))
+        let dataStart = out.count
+        for index in 0..<declared.count {
+            if index < record.values.count, let value = record.values[index] {
+                if !fits(value, index) { try check(value, against: declared[index]) }
+                try EntityValueEncoding.write(value, into: &out, path: "$." + declared[index].name)
+            }
+            Self.patchOffset(&out, at: table + 4 * (index + 1), UInt64(out.count - dataStart))
+        }
+        out.appendLEB128(UInt64(record.dynamicProperties.count))
+        if !record.dynamicProperties.isEmpty {
+            var seen = Set(declared.map(\.name))
+            for property in record.dynamicProperties {
+                guard seen.insert(property.name).inserted else {
+                    throw .encodingLayoutMismatch("dynamic property '\(property.name)' repeats a property name", path: "$." + property.name)
+                }
+                out.appendLengthPrefixedUTF8(property.name)
+                try EntityValueEncoding.write(property.value, into: &out, path: "$." + property.name)
+            }
+        }
+        guard out.count - dataStart <= Int(UInt32.max) else { throw .encodingLayoutMismatch("entity larger than 4 GiB", path: "$") }
         return out
+    }
+
+    /// Writes a slot's end offset (4 bytes, little-endian, relative to the first slot) into the
+    /// header's table (docs/EntityEncoding.md §2.1).
+    private static func patchOffset(_ out: inout [UInt8], at position: Int, _ offset: UInt64) {
+        for byte in 0..<4 { out[position + byte] = UInt8(truncatingIfNeeded: offset >> UInt64(8 * byte)) }
     }
 
     /// Decodes every property. The result has one slot per property of `layout`.
@@ -204,6 +225,15 @@ public struct EntityCodec: Sendable {
         let value = try EntityValueEncoding.read(&reader)
         guard reader.atEnd else { throw reader.invalid("value shorter than its slot") }
         return value
+    }
+
+    /// The common cases of `check` from the per-slot tables: a primitive of the declared kind,
+    /// or null where null is allowed. False sends the value through `check`.
+    @inline(__always)
+    private func fits(_ value: ODataValue, _ index: Int) -> Bool {
+        if value.isNull { return nullable[index] }
+        guard let kind = primitiveKinds[index] else { return false }
+        return kind == .untyped || value.kind == kind
     }
 
     private func check(_ value: ODataValue, against descriptor: EntityPropertyDescriptor) throws(ODataError) {

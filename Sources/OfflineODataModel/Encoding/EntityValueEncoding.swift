@@ -13,13 +13,16 @@ enum EntityValueEncoding {
     static let tagEnum: UInt8 = 0x12, tagGeo: UInt8 = 0x13, tagComplex: UInt8 = 0x14
     static let tagCollection: UInt8 = 0x15
 
-    static func write(_ value: ODataValue, into out: inout [UInt8], depth: Int = 0, path: String) throws(ODataError) {
-        guard depth <= maxDepth else { throw .encodingLayoutMismatch("values nested deeper than \(maxDepth) levels", path: path) }
+    /// `path` names the value in an error only; built when one is thrown (encoding runs for every
+    /// stored entity, and a path string per property would cost an allocation each).
+    static func write(_ value: ODataValue, into out: inout [UInt8], depth: Int = 0,
+                      path: @autoclosure () -> String) throws(ODataError) {
+        guard depth <= maxDepth else { throw .encodingLayoutMismatch("values nested deeper than \(maxDepth) levels", path: path()) }
         switch value {
         case .null: out.append(tagNull)
         case .boolean(let v): out.append(v ? tagTrue : tagFalse)
-        case .byte(let v): out += [tagByte, v]
-        case .sbyte(let v): out += [tagSByte, UInt8(bitPattern: v)]
+        case .byte(let v): out.append(tagByte); out.append(v)
+        case .sbyte(let v): out.append(tagSByte); out.append(UInt8(bitPattern: v))
         case .int16(let v): out.append(tagInt16); out.appendLittleEndianUInt(UInt64(UInt16(bitPattern: v)), 2)
         case .int32(let v): out.append(tagInt32); out.appendZigZagLEB128(Int64(v))
         case .int64(let v): out.append(tagInt64); out.appendZigZagLEB128(v)
@@ -47,7 +50,7 @@ enum EntityValueEncoding {
         case .binary(let v): out.append(tagBinary); out.appendLEB128(UInt64(v.count)); out += v
         case .guid(let v): out.append(tagGuid); out += v.bytes
         case .date(let v):
-            out.append(tagDate); out.appendZigZagLEB128(Int64(v.year)); out += [UInt8(v.month), UInt8(v.day)]
+            out.append(tagDate); out.appendZigZagLEB128(Int64(v.year)); out.append(UInt8(v.month)); out.append(UInt8(v.day))
         case .dateTimeOffset(let v):
             out.append(tagDateTimeOffset)
             out.appendZigZagLEB128(v.utcSeconds)
@@ -74,13 +77,13 @@ enum EntityValueEncoding {
             out.appendLEB128(UInt64(v.properties.count))
             for property in v.properties {
                 out.appendLengthPrefixedUTF8(property.name)
-                try write(property.value, into: &out, depth: depth + 1, path: path + "." + property.name)
+                try write(property.value, into: &out, depth: depth + 1, path: path() + "." + property.name)
             }
         case .collection(let items):
             out.append(tagCollection)
             out.appendLEB128(UInt64(items.count))
             for (index, item) in items.enumerated() {
-                try write(item, into: &out, depth: depth + 1, path: path + "[\(index)]")
+                try write(item, into: &out, depth: depth + 1, path: path() + "[\(index)]")
             }
         }
     }
