@@ -95,6 +95,11 @@ public struct Tree: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "tree \(name) (#\(id))" }
 
+    // Hashing the id alone: trees key per-write dictionaries (a batch's overlay), where hashing
+    // the name string too would cost a full string hash per record. Equal trees have equal ids.
+    public static func == (a: Tree, b: Tree) -> Bool { a.id == b.id && a.name == b.name }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+
     /// Internal keys are the tree id (4 bytes, big-endian) followed by the user key
     /// (docs/StorageFormat.md, "Keys").
     @inline(__always) func internalKey(_ key: [UInt8]) -> [UInt8] {
