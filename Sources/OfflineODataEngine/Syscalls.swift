@@ -251,7 +251,7 @@ func monotonicNanos() -> UInt64 {
 /// writes), on the flush queue; it costs well under a millisecond. No-op off glibc.
 func releaseFreeMemory() {
     #if canImport(Glibc)
-    mallocTrim?(0)
+    _ = mallocTrim?(0)
     #endif
 }
 

@@ -92,9 +92,9 @@ import Testing
         defer { dir.cleanup() }
         try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
         let file = dir.path + "/not-a-store"
-        FileManager.default.createFile(atPath: file, contents: Data())
+        _ = FileManager.default.createFile(atPath: file, contents: Data())
         expectError(.notAStore, at: file)
-        FileManager.default.createFile(atPath: file, contents: Data("random garbage".utf8))
+        _ = FileManager.default.createFile(atPath: file, contents: Data("random garbage".utf8))
         expectError(.notAStore, at: file)
     }
 

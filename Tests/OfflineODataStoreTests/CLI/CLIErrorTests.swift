@@ -34,7 +34,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: scratch.path + "/empty", withIntermediateDirectories: true)
         expectOneLineError(try R.run(["import", scratch.path + "/empty", scratch.path + "/s"]), status: 1,
                            mentioning: "metadata.xml")
-        FileManager.default.createFile(atPath: scratch.path + "/a-file", contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: scratch.path + "/a-file", contents: Data("x".utf8))
         _ = try R.writeGeneratedCorpus(to: scratch.path + "/corpus", orders: 2)
         expectOneLineError(try R.run(["import", scratch.path + "/corpus", scratch.path + "/a-file"]), status: 1,
                            mentioning: "not a directory")
