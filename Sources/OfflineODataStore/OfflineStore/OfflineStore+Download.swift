@@ -174,7 +174,8 @@ struct DownloadApply {
         var next = marker
         var applied = 0
         // Every page is read (on other threads, in parallel) before the one commit applies them.
-        let ahead = PageReadAhead(reader: reader, set: set, readers: readers, automatic: PageReadAhead.applyingWidth)
+        let ahead = PageReadAhead(reader: reader, set: set, readers: readers, automatic: PageReadAhead.applyingWidth,
+                                  prepare: try? writer.storage.setInfo(set))
         var tickets: [PageReadAhead.Ticket] = []
         for (i, page) in pages.enumerated() { tickets.append(ahead.submit(page, number: i)) }
         try service.perform(in: writer) { (tx: inout ServiceTransaction) throws(ODataError) in
@@ -222,7 +223,8 @@ struct DownloadApply {
             }
             // Pages are read (JSON to entities) on other threads while the commits before them
             // are applied; the spool itself is read here, in order.
-            let ahead = PageReadAhead(reader: reader, set: set, readers: readers, automatic: PageReadAhead.applyingWidth)
+            let ahead = PageReadAhead(reader: reader, set: set, readers: readers, automatic: PageReadAhead.applyingWidth,
+                                      prepare: try? writer.storage.setInfo(set))
             var submitted = marker.pagesApplied
             func readNext() throws(ODataError) -> PageReadAhead.Ticket {
                 guard let page = try mapEngine("reading the staged download", { () throws(EngineError) in try spool.next() }) else {
@@ -371,18 +373,28 @@ struct DownloadApply {
         let number = page.number
         let whole = EntityPosition(page: number, entity: -1)
         if skips.contains(whole) { return }
-        let collection: ODataEntityCollection
+        let read: PageReadAhead.Page
         do throws(ODataError) {
-            collection = try page.take()
+            read = try page.take()
         } catch {
             failure = whole
             throw error
         }
-        for (i, entity) in collection.entities.enumerated() {
+        let entities = read.collection.entities
+        // Entities the readers prepared for this very set (the writer holds the catalog for the
+        // whole download, so it is) are staged as they are.
+        let info = tx.batch.catalog.sets[set]
+        let prepared = info != nil && read.preparedFor === info && read.prepared?.count == entities.count ? read.prepared : nil
+        tx.batch.reserve(entities.count, in: set)
+        for (i, entity) in entities.enumerated() {
             let position = EntityPosition(page: number, entity: i)
             if skips.contains(position) { continue }
             do throws(ODataError) {
-                try tx.batch.put(entity, in: set)
+                if let prepared, let info {
+                    _ = try tx.batch.put(prepared[i].get(), entity, info: info, flags: [], depth: 0)
+                } else {
+                    try tx.batch.put(entity, in: set)
+                }
             } catch {
                 failure = position
                 throw error
@@ -396,10 +408,11 @@ struct DownloadApply {
     private func finishPages(_ tx: inout ServiceTransaction, counts: inout DownloadMarker) throws(ODataError) {
         let members = written(tx.batch)
         let pending = self.pending ?? [:]
+        let membership = try tx.batch.systemTree(named: OfflineStoreFormat.membershipTree)
+        let generation = OfflineStoreFormat.be64(counts.generation)
         for member in members {
-            try tx.batch.putSystem(tree: OfflineStoreFormat.membershipTree,
-                                   key: OfflineStoreFormat.membershipKey(name, set: member.set, keyBytes: member.keyBytes),
-                                   value: OfflineStoreFormat.be64(counts.generation))
+            try tx.batch.putSystem(in: membership, key: OfflineStoreFormat.membershipKey(name, set: member.set, keyBytes: member.keyBytes),
+                                   value: generation)
             guard let local = pending[member] else { continue }
             if var image = try tx.image(member.set, member.keyBytes) {
                 if image.kind == ServiceFormat.kindServer, let fresh = try tx.batch.storedValue(member.set, keyBytes: member.keyBytes) {

@@ -73,7 +73,15 @@ enum OfflineStoreFormat {
     static func membershipPrefix(_ name: String) -> [UInt8] { Array(name.utf8) + [0] }
 
     static func membershipKey(_ name: String, set: String, keyBytes: [UInt8]) -> [UInt8] {
-        membershipPrefix(name) + Array(set.utf8) + [0] + keyBytes
+        // One array (a download writes one membership per entity).
+        var key: [UInt8] = []
+        key.reserveCapacity(name.utf8.count + set.utf8.count + 2 + keyBytes.count)
+        key += name.utf8
+        key.append(0)
+        key += set.utf8
+        key.append(0)
+        key += keyBytes
+        return key
     }
 
     /// Splits a membership key (after the query's prefix) into set and entity key.

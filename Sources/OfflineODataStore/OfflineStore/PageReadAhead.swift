@@ -17,12 +17,36 @@ import Darwin
 /// caller bounds the pages it submits ahead, and so the memory. A page's error is its own
 /// result: the caller decides (as before) whether it aborts the download or skips the page.
 final class PageReadAhead {
+    /// A page read: its entities and, when the readers prepare them for a set, each top-level
+    /// entity prepared (or the error preparing it gave, thrown when it is applied, as `put`
+    /// would).
+    struct Page {
+        var collection: ODataEntityCollection
+        var prepared: [Result<EntityWriteBatch.Prepared, ODataError>]?
+        /// The set the entities were prepared for (the applying thread checks it is its own).
+        var preparedFor: SetInfo?
+
+        /// The store's per-entity work that needs no write batch (`EntityWriteBatch.prepare`),
+        /// done by the reader for each top-level entity after reading the page: it takes
+        /// checking and encoding off the applying thread, the one a download waits for.
+        init(_ collection: ODataEntityCollection, preparingFor info: SetInfo?) {
+            self.collection = collection
+            preparedFor = info
+            guard let info else { return }
+            prepared = collection.entities.map { entity in
+                Result { () throws(ODataError) in
+                    try EntityWriteBatch.prepare(entity, info: info, etag: entity.control.etag, flags: [])
+                }
+            }
+        }
+    }
+
     /// One page queued, being read, or read.
     final class Ticket: Sendable {
         enum State {
             case reading
-            /// Read; the entities are nil for a check (`keep: false`).
-            case read(Result<ODataEntityCollection?, ODataError>)
+            /// Read; nil for a check (`keep: false`).
+            case read(Result<Page?, ODataError>)
             /// The entities were taken; a second `take` reads the page again.
             case taken
         }
@@ -32,17 +56,19 @@ final class PageReadAhead {
         private let reader: ODataJSONReader
         private let set: String
         private let keep: Bool
+        private let prepare: SetInfo?
         /// Read by the thread that waits for it (no reader threads: `width` 0).
         private let inline: Bool
         private let state = Mutex<State>(.reading)
         private let done = DispatchSemaphore(value: 0)
 
-        init(number: Int, page: [UInt8], reader: ODataJSONReader, set: String, keep: Bool, inline: Bool) {
+        init(number: Int, page: [UInt8], reader: ODataJSONReader, set: String, keep: Bool, prepare: SetInfo?, inline: Bool) {
             self.number = number
             self.page = page
             self.reader = reader
             self.set = set
             self.keep = keep
+            self.prepare = keep ? prepare : nil
             self.inline = inline
         }
 
@@ -50,10 +76,10 @@ final class PageReadAhead {
 
         /// Runs on a reader queue.
         func read() {
-            let result: Result<ODataEntityCollection?, ODataError>
+            let result: Result<Page?, ODataError>
             do throws(ODataError) {
                 let collection = try reader.readCollection(page, entitySet: set)
-                result = .success(keep ? collection : nil)
+                result = .success(keep ? Page(collection, preparingFor: prepare) : nil)
             } catch {
                 result = .failure(error)
             }
@@ -76,10 +102,10 @@ final class PageReadAhead {
             if case .read(.failure(let error)) = state.withLock({ $0 }) { throw error }
         }
 
-        /// Waits for the read and hands the entities over, so the ticket no longer holds them
-        /// (a commit that is retried without a refused entity takes the page again: it is read
-        /// again, on the calling thread).
-        func take() throws(ODataError) -> ODataEntityCollection {
+        /// Waits for the read and hands the page over, so the ticket no longer holds it (a commit
+        /// that is retried without a refused entity takes the page again: it is read again, on
+        /// the calling thread, without preparing its entities).
+        func take() throws(ODataError) -> Page {
             waitRead()
             let current = state.withLock { state -> State in
                 let current = state
@@ -87,12 +113,12 @@ final class PageReadAhead {
                 return current
             }
             switch current {
-            case .read(.success(let collection?)):
-                return collection
+            case .read(.success(let read?)):
+                return read
             case .read(.failure(let error)):
                 throw error
             case .reading, .taken, .read(.success(nil)):
-                return try reader.readCollection(page, entitySet: set)
+                return Page(try reader.readCollection(page, entitySet: set), preparingFor: nil)
             }
         }
     }
@@ -102,6 +128,8 @@ final class PageReadAhead {
     /// Pages read at once on reader threads; 0: each page is read by the thread that waits
     /// for it, when it waits (no thread, no page read ahead).
     let width: Int
+    /// The set whose entities the readers prepare (nil: they only read).
+    let prepare: SetInfo?
     /// One serial queue per reader: serial queues run on threads of their own (overcommit),
     /// where the tasks of a concurrent queue would share the global pool with the Swift
     /// concurrency task that is downloading (on Linux that pool has one thread per processor
@@ -123,9 +151,10 @@ final class PageReadAhead {
     static var stagingWidth: Int { min(4, processors) }
 
     /// `readers`: `OfflineStoreParameters.downloadReaders` (nil: `automatic`).
-    init(reader: ODataJSONReader, set: String, readers: Int?, automatic: Int) {
+    init(reader: ODataJSONReader, set: String, readers: Int?, automatic: Int, prepare: SetInfo? = nil) {
         self.reader = reader
         self.set = set
+        self.prepare = prepare
         self.width = max(0, readers ?? automatic)
         queues = (0..<self.width).map { DispatchQueue(label: "OfflineODataStore.download.read.\($0)") }
     }
@@ -134,7 +163,7 @@ final class PageReadAhead {
     /// checked (its entities are dropped). The caller keeps the ticket, in order, and waits for
     /// it when it needs the page.
     func submit(_ page: [UInt8], number: Int, keep: Bool = true) -> Ticket {
-        let ticket = Ticket(number: number, page: page, reader: reader, set: set, keep: keep, inline: width == 0)
+        let ticket = Ticket(number: number, page: page, reader: reader, set: set, keep: keep, prepare: prepare, inline: width == 0)
         guard width > 0 else { return ticket }
         running.enter()
         let running = self.running

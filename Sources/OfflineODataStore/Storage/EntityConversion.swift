@@ -6,8 +6,19 @@ enum EntityConversion {
     static func record(from entity: ODataEntity, info: SetInfo) -> EntityRecord {
         var values = [ODataValue?](repeating: nil, count: info.layout.properties.count)
         var dynamic: [ODataProperty] = []
+        let declared = info.layout.properties
+        // Payloads usually list the declared properties in declaration order: try the slot after
+        // the last one matched before hashing the name.
+        var next = 0
         for property in entity.properties {
-            if let i = info.propertyIndex[property.name], values[i] == nil {
+            let slot: Int?
+            if next < declared.count, declared[next].name == property.name {
+                slot = next
+            } else {
+                slot = info.propertyIndex[property.name]
+            }
+            if let i = slot, values[i] == nil {
+                next = i + 1
                 values[i] = property.value
             } else {
                 dynamic.append(property)

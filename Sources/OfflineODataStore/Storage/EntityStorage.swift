@@ -138,6 +138,11 @@ public final class EntityStorage: Sendable {
         try state.withLock { catalog throws(ODataError) in try catalog.set(set).keyNames }
     }
 
+    /// The set as the current catalog has it.
+    func setInfo(_ set: String) throws(ODataError) -> SetInfo {
+        try state.withLock { catalog throws(ODataError) in try catalog.set(set) }
+    }
+
     /// Encodes key values (in key order, normalized to the declared kinds) as the set's key bytes.
     public func encodeKey(_ key: [ODataValue], in set: String) throws(ODataError) -> [UInt8] {
         let info = try state.withLock { catalog throws(ODataError) in try catalog.set(set) }

@@ -17,9 +17,22 @@ extension EntityWriteBatch {
 
     mutating func put(_ entity: ODataEntity, info: SetInfo, etag: String?, flags: EntityFlags,
                       depth: Int) throws(ODataError) -> [UInt8] {
+        try put(Self.prepare(entity, info: info, etag: etag, flags: flags), entity, info: info, flags: flags, depth: depth)
+    }
+
+    /// The entity itself (not its expanded content) checked and encoded for `info`'s set; see
+    /// `Prepared`.
+    static func prepare(_ entity: ODataEntity, info: SetInfo, etag: String?, flags: EntityFlags) throws(ODataError) -> Prepared {
         let record = EntityConversion.record(from: entity, info: info)
         let typeName = entity.typeName.isEmpty ? nil : entity.typeName
-        let key = try put(record: record, info: info, etag: etag, flags: flags, typeName: typeName)
+        return try prepare(record: record, info: info, etag: etag, flags: flags, typeName: typeName)
+    }
+
+    /// Stages `entity`, prepared as `prepared`, then its expanded content and links.
+    mutating func put(_ prepared: Prepared, _ entity: ODataEntity, info: SetInfo, flags: EntityFlags,
+                      depth: Int) throws(ODataError) -> [UInt8] {
+        let record = prepared.record
+        let key = try put(prepared, info: info)
         guard !entity.navigation.isEmpty, depth < 32 else { return key }
         for navigation in entity.navigation {
             guard let plan = catalog.navigation[info.name]?[navigation.name],

@@ -52,16 +52,40 @@ public struct EntityWriteBatch {
         try delete(keyBytes: keyBytes, info: try catalog.set(set))
     }
 
+    /// Makes room for `count` more entities of `set` in what the batch tracks (a page about to be
+    /// written), so the tracking grows once instead of rehashing its keys again and again.
+    /// An unknown set is left to the writes that follow (they name it in their error).
+    mutating func reserve(_ count: Int, in set: String) {
+        guard let tree = catalog.sets[set]?.tree else { return }
+        overlay[tree, default: [:]].reserveCapacity((overlay[tree]?.count ?? 0) + count)
+    }
+
     // MARK: system trees
 
     /// Writes a raw record in the system tree `odata.s.<tree>` (e.g. the request queue),
     /// atomically with the rest of the batch.
     public mutating func putSystem(tree name: String, key: [UInt8], value: [UInt8]) throws(ODataError) {
-        let tree = try systemTree(name, key: key)
+        try putSystem(in: systemTree(named: name), key: key, value: value)
+    }
+
+    /// A system tree resolved once, for many records in a row (a download's memberships): no
+    /// name building and tree lookup per record.
+    struct SystemTree {
+        let name: String
+        let tree: Tree
+    }
+
+    func systemTree(named name: String) throws(ODataError) -> SystemTree {
+        guard !name.isEmpty else { throw .storeInvalidSystemTree(name, "the name is empty") }
+        return SystemTree(name: name, tree: try EntityStorage.tree(StoreFormat.systemTree(name), engine: storage.engine))
+    }
+
+    mutating func putSystem(in system: SystemTree, key: [UInt8], value: [UInt8]) throws(ODataError) {
+        try Self.checkSystemKey(key, in: system.name)
         guard value.count <= WriteBatch.maxValueSize else {
-            throw .storeInvalidSystemTree(name, "value of \(value.count) bytes exceeds \(WriteBatch.maxValueSize)")
+            throw .storeInvalidSystemTree(system.name, "value of \(value.count) bytes exceeds \(WriteBatch.maxValueSize)")
         }
-        stage(key, value, in: tree)
+        stage(key, value, in: system.tree)
     }
 
     public mutating func deleteSystem(tree name: String, key: [UInt8]) throws(ODataError) {
@@ -69,11 +93,15 @@ public struct EntityWriteBatch {
     }
 
     private func systemTree(_ name: String, key: [UInt8]) throws(ODataError) -> Tree {
-        guard !name.isEmpty else { throw .storeInvalidSystemTree(name, "the name is empty") }
+        let system = try systemTree(named: name)
+        try Self.checkSystemKey(key, in: name)
+        return system.tree
+    }
+
+    private static func checkSystemKey(_ key: [UInt8], in name: String) throws(ODataError) {
         guard !key.isEmpty, key.count <= StoreFormat.maxTreeKeyBytes else {
             throw .storeInvalidSystemTree(name, "key of \(key.count) bytes (1…\(StoreFormat.maxTreeKeyBytes) allowed)")
         }
-        return try EntityStorage.tree(StoreFormat.systemTree(name), engine: storage.engine)
     }
 
     // MARK: internals
@@ -115,6 +143,22 @@ public struct EntityWriteBatch {
 
     mutating func put(record: EntityRecord, info: SetInfo, etag: String?, flags: EntityFlags,
                       typeName: String?) throws(ODataError) -> [UInt8] {
+        try put(Self.prepare(record: record, info: info, etag: etag, flags: flags, typeName: typeName), info: info)
+    }
+
+    /// An entity checked and encoded for its set: the part of a put that reads nothing of the
+    /// batch, so a download prepares its pages' entities on its reader threads while the writer
+    /// applies earlier pages.
+    struct Prepared: Sendable {
+        let record: EntityRecord
+        let keyBytes: [UInt8]
+        /// The stored value: codec bytes and trailer (`StoredValue`).
+        let value: [UInt8]
+    }
+
+    /// Every check of a put that needs only the set, in the order `put` makes them.
+    static func prepare(record: EntityRecord, info: SetInfo, etag: String?, flags: EntityFlags,
+                        typeName: String?) throws(ODataError) -> Prepared {
         var key: [ODataValue] = []
         key.reserveCapacity(info.keyIndices.count)
         for (n, i) in info.keyIndices.enumerated() {
@@ -145,6 +189,12 @@ public struct EntityWriteBatch {
         guard value.count <= WriteBatch.maxValueSize else {
             throw .storeTooLong(info.name, "entity", length: value.count, limit: WriteBatch.maxValueSize)
         }
+        return Prepared(record: record, keyBytes: keyBytes, value: value)
+    }
+
+    /// Stages a prepared entity of `info`'s set, with its index entries; returns its key.
+    mutating func put(_ prepared: Prepared, info: SetInfo) throws(ODataError) -> [UInt8] {
+        let record = prepared.record, keyBytes = prepared.keyBytes
         let names = catalog.indexesBySet[info.name] ?? []
         if !names.isEmpty {
             let old = try storedCodecBytes(keyBytes, info: info)
@@ -159,14 +209,16 @@ public struct EntityWriteBatch {
                 batch.put(newKey, [], in: index.tree)
             }
         }
-        stage(keyBytes, value, in: info.tree)
+        stage(keyBytes, prepared.value, in: info.tree)
         return keyBytes
     }
 
     /// Declared primitive kinds, checked before the codec so the error names set and property.
-    private func checkKinds(_ record: EntityRecord, info: SetInfo) throws(ODataError) {
+    private static func checkKinds(_ record: EntityRecord, info: SetInfo) throws(ODataError) {
         for (i, value) in record.values.enumerated() where i < info.layout.properties.count {
             guard let value, !value.isNull else { continue }
+            // The common case without copying the descriptor: a primitive of the declared kind.
+            if let kind = info.codec.declaredKind(at: i), kind != .untyped, !kind.isGeo, value.kind == kind { continue }
             let p = info.layout.properties[i]
             switch p.shape {
             // Geography/geometry subtypes are left to the codec (it knows which values a kind accepts).

@@ -15,18 +15,19 @@ enum StoredValue {
         var flags: EntityFlags
     }
 
-    static func encode(codec: [UInt8], etag: String?, typeName: String?, flags: EntityFlags) -> [UInt8] {
+    /// `codec` is consumed: the trailer is appended to its buffer (every stored entity passes
+    /// here; no second array).
+    static func encode(codec: consuming [UInt8], etag: String?, typeName: String?, flags: EntityFlags) -> [UInt8] {
         var out = codec
-        let etagBytes = etag.map { Array($0.utf8) }
-        let typeBytes = typeName.map { Array($0.utf8) } ?? []
-        out.reserveCapacity(codec.count + (etagBytes?.count ?? 0) + typeBytes.count + trailerSize)
-        if let etagBytes { out += etagBytes }
-        out += typeBytes
-        let etagLength = etagBytes?.count ?? noETag
+        let etagCount = etag?.utf8.count, typeCount = typeName?.utf8.count ?? 0
+        out.reserveCapacity(out.count + (etagCount ?? 0) + typeCount + trailerSize)
+        if let etag { out += etag.utf8 }
+        if let typeName { out += typeName.utf8 }
+        let etagLength = etagCount ?? noETag
         out.append(UInt8(truncatingIfNeeded: etagLength))
         out.append(UInt8(truncatingIfNeeded: etagLength >> 8))
-        out.append(UInt8(truncatingIfNeeded: typeBytes.count))
-        out.append(UInt8(truncatingIfNeeded: typeBytes.count >> 8))
+        out.append(UInt8(truncatingIfNeeded: typeCount))
+        out.append(UInt8(truncatingIfNeeded: typeCount >> 8))
         out.append(flags.rawValue)
         out.append(StoreFormat.entityValueVersion)
         return out
