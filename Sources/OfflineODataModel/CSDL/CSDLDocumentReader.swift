@@ -191,11 +191,12 @@ struct CSDLDocumentReader {
             isCollection = true
         }
         let qualified = qualify(String(inner))
-        let context = "<\(element.name.local)> '\(element.attribute("Name") ?? "")'"
+        // For the errors only (built when one is thrown: every property passes here).
+        func context() -> String { "<\(element.name.local)> '\(element.attribute("Name") ?? "")'" }
         if qualified.hasPrefix("Edm.") {
             guard let kind = ServiceModel.primitiveKind(qualified, version: version) else {
                 throw CSDLErrorCode.csdlUnknownPrimitiveType.error(
-                    "\(context) has unknown primitive type '\(inner)'", at: element)
+                    "\(context()) has unknown primitive type '\(inner)'", at: element)
             }
             return CSDLTypeReference(kind: .primitive(kind.kind), isCollection: isCollection,
                                      v2Origin: kind.origin)
@@ -210,7 +211,7 @@ struct CSDLDocumentReader {
             return CSDLTypeReference(kind: .typeDefinition(qualified), isCollection: isCollection)
         case nil:
             throw CSDLErrorCode.csdlUnresolvedType.error(
-                "\(context) refers to unknown type '\(inner)'", at: element)
+                "\(context()) refers to unknown type '\(inner)'", at: element)
         }
     }
 }

@@ -121,11 +121,13 @@ extension ServiceModel {
 
     /// Types whose base-type chain includes `type` (not `type` itself).
     public func derivedTypes(of type: CSDLEntityType) -> [CSDLEntityType] {
-        entityTypes.filter { candidate in
-            candidate.qualifiedName != type.qualifiedName
-                && inheritanceChain(of: candidate).contains {
-                    $0.qualifiedName == type.qualifiedName
-                }
+        let name = type.qualifiedName
+        // A type without a base type derives from nothing: skipping those avoids building the
+        // qualified names of every type of the model for each set (the store asks at every open).
+        return entityTypes.filter { candidate in
+            candidate.baseType != nil
+                && candidate.qualifiedName != name
+                && inheritanceChain(of: candidate).contains { $0.qualifiedName == name }
         }
     }
 

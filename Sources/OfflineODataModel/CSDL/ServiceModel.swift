@@ -107,7 +107,9 @@ public struct ServiceModel: Sendable, Hashable {
     }
 
     static func resolveAlias(_ qualifiedName: String, aliases: [String: String]) -> String {
-        guard let dot = qualifiedName.lastIndex(of: ".") else { return qualifiedName }
+        // Byte-wise: '.' is ASCII, so its UTF-8 index is a valid String index (a Character-wise
+        // search was most of the alias resolution done for every type reference of a model).
+        guard !aliases.isEmpty, let dot = qualifiedName.utf8.lastIndex(of: UInt8(ascii: ".")) else { return qualifiedName }
         let prefix = String(qualifiedName[..<dot])
         guard let namespace = aliases[prefix] else { return qualifiedName }
         return namespace + qualifiedName[dot...]

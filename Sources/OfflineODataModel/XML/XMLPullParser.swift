@@ -194,16 +194,17 @@ public struct XMLPullParser: Sendable {
         return index > start
     }
 
-    /// Reads an XML Name at the current index.
-    mutating func readName(context: String) throws -> String {
+    /// Reads an XML Name at the current index. `context` is only for the error (built when one
+    /// is thrown: attribute names pass an interpolated one, and a CSDL document has thousands).
+    mutating func readName(context: @autoclosure () -> String) throws -> String {
         let start = index
         guard index < bytes.count else {
             throw XMLErrorCode.xmlUnexpectedEnd.error(
-                "document ends where \(context) was expected", at: position(of: index))
+                "document ends where \(context()) was expected", at: position(of: index))
         }
         guard Self.isNameStart(bytes[index]) else {
             throw XMLErrorCode.xmlSyntaxError.error(
-                "expected \(context), found '\(snippet(at: index))'", at: position(of: index))
+                "expected \(context()), found '\(snippet(at: index))'", at: position(of: index))
         }
         index += 1
         while index < bytes.count, Self.isNameChar(bytes[index]) { index += 1 }

@@ -71,6 +71,24 @@ public enum OfflineSystemSets {
 }
 
 extension ServiceModel {
+    /// The built-in schema and its container, parsed once per process (a constant document;
+    /// parsing it was about a fifth of every store open, measured with perf on reopens).
+    private static let offlineSystemSchema: Result<(CSDLSchema, CSDLEntityContainer), ODataError> = {
+        let system: ServiceModel
+        do {
+            system = try ServiceModel.parse(metadata: Array(OfflineSystemSets.metadata.utf8))
+        } catch let error as ODataError {
+            return .failure(.queueCorrupted("built-in schema", error.message))
+        } catch {
+            return .failure(.queueCorrupted("built-in schema", "\(error)"))
+        }
+        guard let schema = system.schemas.first(where: { $0.namespace == OfflineSystemSets.namespace }),
+              let container = schema.entityContainers.first else {
+            return .failure(.queueCorrupted("built-in schema", "the OfflineOData schema did not parse"))
+        }
+        return .success((schema, container))
+    }()
+
     /// True when the built-in sets are in the default container.
     public var hasOfflineSystemSets: Bool {
         OfflineSystemSets.all.allSatisfy { entitySet(named: $0) != nil }
@@ -82,18 +100,7 @@ extension ServiceModel {
     /// `systemSetNameClash` (3203) when the application uses one of the names.
     public func withOfflineSystemSets() throws(ODataError) -> ServiceModel {
         if hasOfflineSystemSets, schemas.contains(where: { $0.namespace == OfflineSystemSets.namespace }) { return self }
-        let system: ServiceModel
-        do {
-            system = try ServiceModel.parse(metadata: Array(OfflineSystemSets.metadata.utf8))
-        } catch let error as ODataError {
-            throw .queueCorrupted("built-in schema", error.message)
-        } catch {
-            throw .queueCorrupted("built-in schema", "\(error)")
-        }
-        guard let systemSchema = system.schemas.first(where: { $0.namespace == OfflineSystemSets.namespace }),
-              let systemContainer = systemSchema.entityContainers.first else {
-            throw .queueCorrupted("built-in schema", "the OfflineOData schema did not parse")
-        }
+        let (systemSchema, systemContainer) = try Self.offlineSystemSchema.get()
         if schemas.contains(where: { $0.namespace == OfflineSystemSets.namespace }) {
             throw .queueSystemSetClash(OfflineSystemSets.namespace)
         }
