@@ -230,12 +230,23 @@ struct JSONDOMParser {
         if keyCache.isEmpty {
             keyCache = Array(repeating: (0, ""), count: JSONDOMParser.keyCacheSize)
         } else if keyCache[slot].hash == hash {
-            var cached = keyCache[slot].key
-            if cached.withUTF8({ $0.elementsEqual(raw) }) { return (cached, hash) }
+            let cached = keyCache[slot].key
+            if Self.bytesEqual(cached, raw) { return (cached, hash) }
         }
         let key = String(decoding: raw, as: UTF8.self)
         keyCache[slot] = (hash, key)
         return (key, hash)
+    }
+
+    /// True when `string`'s UTF-8 is `bytes`, compared a word at a time: the generic
+    /// `elementsEqual` went byte by byte through iterators and was the hottest part of reading
+    /// member names.
+    @inline(__always)
+    private static func bytesEqual(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let utf8 = string.utf8
+        guard utf8.count == bytes.count else { return false }
+        // Native strings are contiguous; a bridged one (never made here) is simply not reused.
+        return utf8.withContiguousStorageIfAvailable { JSONScanner.bytesEqual($0, bytes) } ?? false
     }
 
     /// Reads the string whose opening quote is at `index`.

@@ -207,6 +207,30 @@ enum JSONScanner {
         return (nil, end, false)
     }
 
+    // MARK: Comparison
+
+    /// True when `a` and `b` hold the same bytes; eight at a time (the module imports no libc
+    /// for `memcmp`).
+    static func bytesEqual(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = a.count
+        guard count == b.count else { return false }
+        guard let pa = a.baseAddress, let pb = b.baseAddress else { return true }
+        let ra = UnsafeRawPointer(pa)
+        let rb = UnsafeRawPointer(pb)
+        var i = 0
+        while i &+ 8 <= count {
+            if ra.loadUnaligned(fromByteOffset: i, as: UInt64.self) != rb.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+                return false
+            }
+            i &+= 8
+        }
+        while i < count {
+            if pa[i] != pb[i] { return false }
+            i &+= 1
+        }
+        return true
+    }
+
     // MARK: UTF-8
 
     /// The first ill-formed UTF-8 sequence in `from..<to` (strict: no overlongs, no surrogates,

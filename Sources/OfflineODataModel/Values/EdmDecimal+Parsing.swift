@@ -42,9 +42,13 @@ extension EdmDecimal {
     }
 
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, text: @autoclosure () -> String) throws(ODataError) -> EdmDecimal {
-        if bytes.elementsEqual("INF".utf8) { return .infinity }
-        if bytes.elementsEqual("-INF".utf8) { return .negativeInfinity }
-        if bytes.elementsEqual("NaN".utf8) { return .nan }
+        // Only a text starting with a letter or "-I" can be INF, -INF or NaN: one byte test
+        // keeps numbers off the (generic, byte-by-byte) comparisons.
+        if bytes.count >= 3, bytes[0] >= UInt8(ascii: "A") || bytes[1] == UInt8(ascii: "I") {
+            if bytes.elementsEqual("INF".utf8) { return .infinity }
+            if bytes.elementsEqual("-INF".utf8) { return .negativeInfinity }
+            if bytes.elementsEqual("NaN".utf8) { return .nan }
+        }
         var index = 0
         var negative = false
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
