@@ -25,6 +25,10 @@ struct JSONDOMParser {
     /// Recently read member names by hash (see `readPlainKey`).
     var keyCache: [(hash: UInt64, key: String)] = []
     static let keyCacheSize = 256
+    /// Member-name arrays of recently closed objects by a hash of their names (see
+    /// `closeObject`).
+    var shapeCache: [(hash: UInt64, keys: [String])] = []
+    static let shapeCacheSize = 64
 
     init(input: UnsafeBufferPointer<UInt8>, options: JSONReaderOptions) {
         self.input = input
@@ -231,22 +235,11 @@ struct JSONDOMParser {
             keyCache = Array(repeating: (0, ""), count: JSONDOMParser.keyCacheSize)
         } else if keyCache[slot].hash == hash {
             let cached = keyCache[slot].key
-            if Self.bytesEqual(cached, raw) { return (cached, hash) }
+            if JSONScanner.utf8(of: cached, equals: raw) { return (cached, hash) }
         }
         let key = String(decoding: raw, as: UTF8.self)
         keyCache[slot] = (hash, key)
         return (key, hash)
-    }
-
-    /// True when `string`'s UTF-8 is `bytes`, compared a word at a time: the generic
-    /// `elementsEqual` went byte by byte through iterators and was the hottest part of reading
-    /// member names.
-    @inline(__always)
-    private static func bytesEqual(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let utf8 = string.utf8
-        guard utf8.count == bytes.count else { return false }
-        // Native strings are contiguous; a bridged one (never made here) is simply not reused.
-        return utf8.withContiguousStorageIfAvailable { JSONScanner.bytesEqual($0, bytes) } ?? false
     }
 
     /// Reads the string whose opening quote is at `index`.
@@ -276,24 +269,53 @@ struct JSONDOMParser {
     }
 
     private mutating func closeObject(_ frame: Frame) throws(JSONScanFailure) {
-        if let duplicate = JSONObject.firstDuplicate(
-            in: keys[frame.keyStart...], hashes: keyHashes[frame.keyStart...])
+        let memberKeys: [String]
+        let shape = JSONObject.shapeHash(keyHashes[frame.keyStart...])
+        let slot = Int(truncatingIfNeeded: shape & UInt64(JSONDOMParser.shapeCacheSize - 1))
+        if !shapeCache.isEmpty, shapeCache[slot].hash == shape,
+           Self.sameNames(shapeCache[slot].keys, keys[frame.keyStart...])
         {
-            let offset = keyOffsets[duplicate]
-            // Leave the duplicate as the current member so the error path names it.
-            keys.removeSubrange((duplicate + 1)...)
-            values.removeSubrange((frame.valueStart + duplicate - frame.keyStart)...)
-            throw JSONScanFailure(
-                .duplicateMember, at: offset,
-                "duplicate member \"\(JSONScanner.escapedForMessage(keys[duplicate]))\"")
+            // The entities of a page share their member names: share one array of them (already
+            // checked for duplicates) instead of allocating one per object.
+            memberKeys = shapeCache[slot].keys
+            keys.removeSubrange(frame.keyStart...)
+        } else {
+            if let duplicate = JSONObject.firstDuplicate(
+                in: keys[frame.keyStart...], hashes: keyHashes[frame.keyStart...])
+            {
+                let offset = keyOffsets[duplicate]
+                // Leave the duplicate as the current member so the error path names it.
+                keys.removeSubrange((duplicate + 1)...)
+                values.removeSubrange((frame.valueStart + duplicate - frame.keyStart)...)
+                throw JSONScanFailure(
+                    .duplicateMember, at: offset,
+                    "duplicate member \"\(JSONScanner.escapedForMessage(keys[duplicate]))\"")
+            }
+            memberKeys = JSONStack.popTail(&keys, from: frame.keyStart, filler: "")
+            if shapeCache.isEmpty {
+                shapeCache = Array(repeating: (0, []), count: JSONDOMParser.shapeCacheSize)
+            }
+            shapeCache[slot] = (shape, memberKeys)
         }
         let object = JSONObject(
-            uncheckedKeys: JSONStack.popTail(&keys, from: frame.keyStart, filler: ""),
-            values: JSONStack.popTail(&values, from: frame.valueStart, filler: .null))
+            uncheckedKeys: memberKeys, values: JSONStack.popTail(&values, from: frame.valueStart, filler: .null))
         keyOffsets.removeSubrange(frame.keyStart...)
         keyHashes.removeSubrange(frame.keyStart...)
         frames.removeLast()
         values.append(.object(object))
+    }
+
+    /// True when both lists hold the same names byte for byte (not `==`, which equates
+    /// canonically equivalent spellings that are different member names).
+    private static func sameNames(_ cached: [String], _ names: ArraySlice<String>) -> Bool {
+        guard cached.count == names.count else { return false }
+        var i = names.startIndex
+        for name in cached {
+            let equal = names[i].utf8.withContiguousStorageIfAvailable { JSONScanner.utf8(of: name, equals: $0) }
+            guard equal == true else { return false }
+            i += 1
+        }
+        return true
     }
 
     // MARK: Errors

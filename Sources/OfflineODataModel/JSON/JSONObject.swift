@@ -132,6 +132,18 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
         return nil
     }
 
+    /// A hash of a list of names given their `keyHash`es (equal lists, equal hashes).
+    @inline(__always)
+    static func shapeHash(_ hashes: ArraySlice<UInt64>) -> UInt64 {
+        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var hash = UInt64(truncatingIfNeeded: hashes.count) &* multiplier
+        for h in hashes {
+            hash = (hash ^ h) &* multiplier
+            hash ^= hash >> 29
+        }
+        return hash
+    }
+
     /// A 64-bit hash of a name's UTF-8 bytes, eight bytes at a time (equal names, equal hashes).
     @inline(__always)
     static func keyHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {

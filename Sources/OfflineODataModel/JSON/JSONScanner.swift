@@ -231,6 +231,16 @@ enum JSONScanner {
         return true
     }
 
+    /// True when `string`'s UTF-8 is `bytes`.
+    @inline(__always)
+    static func utf8(of string: String, equals bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let utf8 = string.utf8
+        guard utf8.count == bytes.count else { return false }
+        // Native strings are contiguous; a bridged one (never made by the readers) is reported
+        // unequal, which only costs a cache miss.
+        return utf8.withContiguousStorageIfAvailable { bytesEqual($0, bytes) } ?? false
+    }
+
     // MARK: UTF-8
 
     /// The first ill-formed UTF-8 sequence in `from..<to` (strict: no overlongs, no surrogates,
