@@ -42,9 +42,11 @@ public struct EdmDate: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Parses `[-]YYYY-MM-DD` (four or more year digits, no superfluous leading zero).
     public init(parsing text: String) throws(ODataError) {
-        var scanner = LiteralScanner(text)
-        self = try Self.scan(&scanner)
-        try scanner.requireEnd()
+        self = try LiteralScanner.reading(text) { (scanner: inout LiteralScanner) throws(ODataError) in
+            let date = try Self.scan(&scanner)
+            try scanner.requireEnd()
+            return date
+        }
     }
 
     static func scan(_ scanner: inout LiteralScanner) throws(ODataError) -> EdmDate {

@@ -23,47 +23,50 @@ public struct EdmDuration: Sendable, Hashable, Comparable, CustomStringConvertib
 
     /// Parses `[-]P[nD][T[nH][nM][n[.f]S]]` (at least one component; a `T` needs one after it).
     public init(parsing text: String) throws(ODataError) {
-        var scanner = LiteralScanner(text)
-        let negative = scanner.consume("-")
-        guard scanner.consume("P") else { throw scanner.fail("expected 'P'") }
-        var total: UInt64 = 0
-        var fraction: Int64 = 0
-        var components = 0
-        func add(_ value: UInt64, _ unit: UInt64) throws(ODataError) {
-            let (scaled, overflow1) = value.multipliedReportingOverflow(by: unit)
-            let (sum, overflow2) = total.addingReportingOverflow(scaled)
-            guard !overflow1, !overflow2, sum <= Self.maxSeconds else {
-                throw .valueOutOfRange(text, "Edm.Duration")
-            }
-            total = sum
-            components += 1
-        }
-        if let next = scanner.peek, next.literalDigit != nil {
-            let days = try scanner.digits(upTo: Self.maxSeconds, "days")
-            try scanner.expect("D")
-            try add(days, 86_400)
-        }
-        if scanner.consume("T") {
-            let before = components
-            var stage = 0 // 1 after H, 2 after M, 3 after S
-            while let next = scanner.peek, next.literalDigit != nil {
-                let value = try scanner.digits(upTo: Self.maxSeconds, "duration component")
-                if scanner.consume("H"), stage < 1 {
-                    try add(value, 3600); stage = 1
-                } else if scanner.consume("M"), stage < 2 {
-                    try add(value, 60); stage = 2
-                } else if stage < 3 {
-                    if scanner.consume(".") { fraction = try scanner.fractionPicoseconds() }
-                    try scanner.expect("S")
-                    try add(value, 1); stage = 3
-                } else {
-                    throw scanner.fail("duration components out of order")
+        let (negative, total, fraction) = try LiteralScanner.reading(text) {
+            (scanner: inout LiteralScanner) throws(ODataError) -> (Bool, UInt64, Int64) in
+            let negative = scanner.consume("-")
+            guard scanner.consume("P") else { throw scanner.fail("expected 'P'") }
+            var total: UInt64 = 0
+            var fraction: Int64 = 0
+            var components = 0
+            func add(_ value: UInt64, _ unit: UInt64) throws(ODataError) {
+                let (scaled, overflow1) = value.multipliedReportingOverflow(by: unit)
+                let (sum, overflow2) = total.addingReportingOverflow(scaled)
+                guard !overflow1, !overflow2, sum <= Self.maxSeconds else {
+                    throw .valueOutOfRange(text, "Edm.Duration")
                 }
+                total = sum
+                components += 1
             }
-            guard components > before else { throw scanner.fail("expected a component after 'T'") }
+            if let next = scanner.peek, next.literalDigit != nil {
+                let days = try scanner.digits(upTo: Self.maxSeconds, "days")
+                try scanner.expect("D")
+                try add(days, 86_400)
+            }
+            if scanner.consume("T") {
+                let before = components
+                var stage = 0 // 1 after H, 2 after M, 3 after S
+                while let next = scanner.peek, next.literalDigit != nil {
+                    let value = try scanner.digits(upTo: Self.maxSeconds, "duration component")
+                    if scanner.consume("H"), stage < 1 {
+                        try add(value, 3600); stage = 1
+                    } else if scanner.consume("M"), stage < 2 {
+                        try add(value, 60); stage = 2
+                    } else if stage < 3 {
+                        if scanner.consume(".") { fraction = try scanner.fractionPicoseconds() }
+                        try scanner.expect("S")
+                        try add(value, 1); stage = 3
+                    } else {
+                        throw scanner.fail("duration components out of order")
+                    }
+                }
+                guard components > before else { throw scanner.fail("expected a component after 'T'") }
+            }
+            guard components > 0 else { throw scanner.fail("duration has no component") }
+            try scanner.requireEnd()
+            return (negative, total, fraction)
         }
-        guard components > 0 else { throw scanner.fail("duration has no component") }
-        try scanner.requireEnd()
         try self.init(isNegative: negative, seconds: total, picoseconds: fraction)
     }
 

@@ -50,9 +50,11 @@ public struct EdmTimeOfDay: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// Parses `hh:mm[:ss[.fffffffffff]]`.
     public init(parsing text: String) throws(ODataError) {
-        var scanner = LiteralScanner(text)
-        self = try Self.scan(&scanner)
-        try scanner.requireEnd()
+        self = try LiteralScanner.reading(text) { (scanner: inout LiteralScanner) throws(ODataError) in
+            let time = try Self.scan(&scanner)
+            try scanner.requireEnd()
+            return time
+        }
     }
 
     static func scan(_ scanner: inout LiteralScanner) throws(ODataError) -> EdmTimeOfDay {

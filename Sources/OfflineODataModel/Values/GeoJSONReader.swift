@@ -10,7 +10,17 @@ struct GeoJSONReader {
 
     var scanner: LiteralScanner
 
-    init(_ text: String) { scanner = LiteralScanner(text) }
+    private init(_ scanner: LiteralScanner) { self.scanner = scanner }
+
+    /// The JSON value `text` starts with; with `toEnd`, only whitespace may follow it.
+    static func read(_ text: String, toEnd: Bool = true) throws(ODataError) -> Value {
+        try LiteralScanner.reading(text) { (scanner: inout LiteralScanner) throws(ODataError) in
+            var reader = GeoJSONReader(scanner)
+            let value = try reader.value(depth: 0)
+            if toEnd { try reader.requireEnd() }
+            return value
+        }
+    }
 
     mutating func skipSpace() {
         while let byte = scanner.peek, [0x20, 0x09, 0x0A, 0x0D].contains(byte) { scanner.index += 1 }

@@ -3,10 +3,7 @@ extension GeoShape {
     /// Parses GeoJSON; the SRID comes from a `crs` member (`EPSG:4326`,
     /// `urn:ogc:def:crs:EPSG::4326`) or is nil.
     static func parseGeoJSON(_ text: String) throws(ODataError) -> (srid: Int?, shape: GeoShape) {
-        var reader = GeoJSONReader(text)
-        let value = try reader.value(depth: 0)
-        try reader.requireEnd()
-        return try geometry(value, text, depth: 0)
+        try geometry(try GeoJSONReader.read(text), text, depth: 0)
     }
 
     private static func geometry(_ value: GeoJSONReader.Value, _ text: String, depth: Int) throws(ODataError) -> (srid: Int?, shape: GeoShape) {

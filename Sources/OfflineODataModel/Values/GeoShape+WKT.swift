@@ -4,21 +4,22 @@ extension GeoShape {
     static let maxDepth = 32
 
     static func parseWKT(_ text: String) throws(ODataError) -> (srid: Int, shape: GeoShape) {
-        var scanner = LiteralScanner(text)
-        for char in "SRID" {
-            guard let byte = scanner.peek, byte | 0x20 == (char.asciiValue ?? 0) | 0x20 else {
-                throw scanner.fail("expected SRID=")
+        try LiteralScanner.reading(text) { (scanner: inout LiteralScanner) throws(ODataError) -> (srid: Int, shape: GeoShape) in
+            for char in "SRID" {
+                guard let byte = scanner.peek, byte | 0x20 == (char.asciiValue ?? 0) | 0x20 else {
+                    throw scanner.fail("expected SRID=")
+                }
+                scanner.index += 1
             }
-            scanner.index += 1
+            try scanner.expect("=")
+            let start = scanner.index
+            let srid = try scanner.digits(upTo: 99_999, "SRID")
+            guard scanner.index - start <= 5 else { throw scanner.fail("SRID has more than 5 digits") }
+            try scanner.expect(";")
+            let shape = try literal(&scanner, depth: 0)
+            try scanner.requireEnd()
+            return (Int(srid), shape)
         }
-        try scanner.expect("=")
-        let start = scanner.index
-        let srid = try scanner.digits(upTo: 99_999, "SRID")
-        guard scanner.index - start <= 5 else { throw scanner.fail("SRID has more than 5 digits") }
-        try scanner.expect(";")
-        let shape = try literal(&scanner, depth: 0)
-        try scanner.requireEnd()
-        return (Int(srid), shape)
     }
 
     private static func literal(_ scanner: inout LiteralScanner, depth: Int) throws(ODataError) -> GeoShape {

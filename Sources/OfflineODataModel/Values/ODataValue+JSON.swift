@@ -144,18 +144,21 @@ extension ODataValue {
     }
 
     static func parseV2Date(_ text: String) throws(ODataError) -> EdmDateTimeOffset {
-        var scanner = LiteralScanner(text)
-        for char in "/Date(" { try scanner.expect(char) }
-        let negative = scanner.consume("-")
-        let magnitude = try scanner.digits(upTo: UInt64(Int64.max), "milliseconds")
-        var offset = 0
-        if let sign = scanner.peek, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
-            scanner.index += 1
-            offset = try scanner.fixedDigits(4, "offset minutes") * (sign == UInt8(ascii: "-") ? -1 : 1)
+        let (negative, magnitude, offset) = try LiteralScanner.reading(text) {
+            (scanner: inout LiteralScanner) throws(ODataError) -> (Bool, UInt64, Int) in
+            for char in "/Date(".unicodeScalars { try scanner.expect(char) }
+            let negative = scanner.consume("-")
+            let magnitude = try scanner.digits(upTo: UInt64(Int64.max), "milliseconds")
+            var offset = 0
+            if let sign = scanner.peek, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+                scanner.index += 1
+                offset = try scanner.fixedDigits(4, "offset minutes") * (sign == UInt8(ascii: "-") ? -1 : 1)
+            }
+            try scanner.expect(")")
+            try scanner.expect("/")
+            try scanner.requireEnd()
+            return (negative, magnitude, offset)
         }
-        try scanner.expect(")")
-        try scanner.expect("/")
-        try scanner.requireEnd()
         let millis = negative ? -Int64(magnitude) : Int64(magnitude)
         var seconds = millis / 1000
         var remainder = millis % 1000

@@ -101,8 +101,8 @@ import Testing
                 })
                 let codec = EntityCodec(layout: layout)
                 for line in text.split(separator: "\n") where line.hasPrefix("{\"") && !line.hasPrefix("{\"value\"") {
-                    var reader = GeoJSONReader(String(line.hasSuffix(",") ? line.dropLast() : line))
-                    guard case .object(let members) = try reader.value(depth: 0) else { continue }
+                    let value = try GeoJSONReader.read(String(line.hasSuffix(",") ? line.dropLast() : line), toEnd: false)
+                    guard case .object(let members) = value else { continue }
                     var slots = [ODataValue?](repeating: nil, count: declared.count)
                     for (name, json) in members {
                         guard let index = declared.firstIndex(where: { $0.name == name }), let kind = kinds[index], !kind.isGeo else { continue }
