@@ -45,7 +45,11 @@ enum ODataMemberPlan: Sendable {
 }
 
 /// An entity or complex type with its inherited members resolved, base type's first.
-struct ODataStructuredPlan: Sendable {
+///
+/// A class for the same reason as `ODataPropertyPlan`: the decoder takes the plan of every
+/// entity it reads, and copying a struct of six arrays, strings and collections cost six
+/// retains and releases each time (about 4 % of reading a page of entities).
+final class ODataStructuredPlan: Sendable {
     let qualifiedName: String
     let isEntity: Bool
     let isOpen: Bool
@@ -57,6 +61,19 @@ struct ODataStructuredPlan: Sendable {
     let keyNames: [String]
     /// This type and its base types (qualified names).
     let lineage: Set<String>
+
+    init(qualifiedName: String, isEntity: Bool, isOpen: Bool, isAbstract: Bool, members: [ODataMemberPlan],
+         memberNames: [String], index: [String: Int], keyNames: [String], lineage: Set<String>) {
+        self.qualifiedName = qualifiedName
+        self.isEntity = isEntity
+        self.isOpen = isOpen
+        self.isAbstract = isAbstract
+        self.members = members
+        self.memberNames = memberNames
+        self.index = index
+        self.keyNames = keyNames
+        self.lineage = lineage
+    }
 
     /// The member named `name`. `cursor` remembers where the previous match was, so members in
     /// declaration order (the usual case) cost one string comparison and no hashing.
