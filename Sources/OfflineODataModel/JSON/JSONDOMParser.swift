@@ -9,6 +9,8 @@ struct JSONDOMParser {
         var isObject: Bool
         var valueStart: Int
         var keyStart: Int
+        /// Every member name so far was read by `readPlainKey` (printable ASCII, no escapes).
+        var plainNames = true
     }
 
     let input: UnsafeBufferPointer<UInt8>
@@ -195,6 +197,7 @@ struct JSONDOMParser {
             var decoded = try readString()
             hash = decoded.withUTF8 { JSONObject.keyHash($0) }
             key = decoded
+            frames[frames.count - 1].plainNames = false
         }
         keyOffsets.append(open)
         keyHashes.append(hash)
@@ -218,15 +221,8 @@ struct JSONDOMParser {
     /// for any other name.
     private mutating func readPlainKey() -> (String, UInt64)? {
         let start = index + 1
-        let end = input.count
-        var i = start
-        while i < end {
-            let b = input[i]
-            if b == JSONScanner.quote { break }
-            if b == JSONScanner.backslash || b < 0x20 || b >= 0x80 { return nil }
-            i += 1
-        }
-        guard i < end else { return nil }
+        let i = JSONScanner.skipPlainASCII(input, from: start)
+        guard i < input.count, input[i] == JSONScanner.quote else { return nil }
         let raw = UnsafeBufferPointer(rebasing: input[start..<i])
         let hash = JSONObject.keyHash(raw)
         let slot = Int(truncatingIfNeeded: hash & UInt64(JSONDOMParser.keyCacheSize - 1))
@@ -272,7 +268,7 @@ struct JSONDOMParser {
         let memberKeys: [String]
         let shape = JSONObject.shapeHash(keyHashes[frame.keyStart...])
         let slot = Int(truncatingIfNeeded: shape & UInt64(JSONDOMParser.shapeCacheSize - 1))
-        if !shapeCache.isEmpty, shapeCache[slot].hash == shape,
+        if frame.plainNames, !shapeCache.isEmpty, shapeCache[slot].hash == shape,
            Self.sameNames(shapeCache[slot].keys, keys[frame.keyStart...])
         {
             // The entities of a page share their member names: share one array of them (already
@@ -292,10 +288,12 @@ struct JSONDOMParser {
                     "duplicate member \"\(JSONScanner.escapedForMessage(keys[duplicate]))\"")
             }
             memberKeys = JSONStack.popTail(&keys, from: frame.keyStart, filler: "")
-            if shapeCache.isEmpty {
-                shapeCache = Array(repeating: (0, []), count: JSONDOMParser.shapeCacheSize)
+            if frame.plainNames {
+                if shapeCache.isEmpty {
+                    shapeCache = Array(repeating: (0, []), count: JSONDOMParser.shapeCacheSize)
+                }
+                shapeCache[slot] = (shape, memberKeys)
             }
-            shapeCache[slot] = (shape, memberKeys)
         }
         let object = JSONObject(
             uncheckedKeys: memberKeys, values: JSONStack.popTail(&values, from: frame.valueStart, filler: .null))
@@ -305,14 +303,16 @@ struct JSONDOMParser {
         values.append(.object(object))
     }
 
-    /// True when both lists hold the same names byte for byte (not `==`, which equates
-    /// canonically equivalent spellings that are different member names).
+    /// True when both lists hold the same names. Only for names of printable ASCII (see
+    /// `Frame.plainNames`), where `==` is byte equality: for other text it also equates
+    /// canonically equivalent spellings, which are different member names.
     private static func sameNames(_ cached: [String], _ names: ArraySlice<String>) -> Bool {
         guard cached.count == names.count else { return false }
         var i = names.startIndex
         for name in cached {
-            let equal = names[i].utf8.withContiguousStorageIfAvailable { JSONScanner.utf8(of: name, equals: $0) }
-            guard equal == true else { return false }
+            // Names read by readPlainKey are mostly the very strings in `keyCache`, which
+            // compare without looking at their bytes.
+            guard name == names[i] else { return false }
             i += 1
         }
         return true

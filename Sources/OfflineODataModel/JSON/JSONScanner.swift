@@ -14,25 +14,10 @@ enum JSONScanner {
         _ buf: UnsafeBufferPointer<UInt8>, from start: Int, scratch: inout [UInt8]
     ) throws(JSONScanFailure) -> (String, Int)? {
         let end = buf.count
-        guard let base = buf.baseAddress else { return nil }
-        let raw = UnsafeRawPointer(base)
         var i = start
         var nonASCII = false
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let quotes = ones &* 0x22
-        let slashes = ones &* 0x5C
-        let spaces = ones &* 0x20
         while true {
-            // Eight plain ASCII bytes at a time: no quote, backslash, control or non-ASCII byte.
-            while i &+ 8 <= end {
-                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                let q = word ^ quotes
-                let s = word ^ slashes
-                let flags = ((q &- ones) & ~q) | ((s &- ones) & ~s) | (word &- spaces) | word
-                if flags & highs != 0 { break }
-                i &+= 8
-            }
+            i = skipPlainASCII(buf, from: i)
             guard i < end else { return nil }
             let byte = buf[i]
             if byte == quote {
@@ -46,6 +31,36 @@ enum JSONScanner {
             if byte >= 0x80 { nonASCII = true }
             i &+= 1
         }
+    }
+
+    /// The index of the first byte at or after `from` that is not plain ASCII (a quote, a
+    /// backslash, a control character or a non-ASCII byte), or `buf.count`. Eight bytes at a
+    /// time while none of them is.
+    @inline(__always)
+    static func skipPlainASCII(_ buf: UnsafeBufferPointer<UInt8>, from: Int) -> Int {
+        let end = buf.count
+        var i = from
+        guard let base = buf.baseAddress else { return i }
+        let raw = UnsafeRawPointer(base)
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = ones &* 0x22
+        let slashes = ones &* 0x5C
+        let spaces = ones &* 0x20
+        while i &+ 8 <= end {
+            let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let q = word ^ quotes
+            let s = word ^ slashes
+            let flags = ((q &- ones) & ~q) | ((s &- ones) & ~s) | (word &- spaces) | word
+            if flags & highs != 0 { break }
+            i &+= 8
+        }
+        while i < end {
+            let b = buf[i]
+            if b == quote || b == backslash || b < 0x20 || b >= 0x80 { break }
+            i &+= 1
+        }
+        return i
     }
 
     /// The slow path once a backslash was seen: decodes into `scratch`, copying runs in bulk.
