@@ -72,6 +72,24 @@ import Testing
         #expect(parsed?.location?.hasPrefix("$.k39 ") == true)
     }
 
+    @Test func objectsOfOneShapeKeepTheirOwnNamesAndValues() throws {
+        // An object whose names equal an earlier object's shares that object's name array
+        // (JSONDOMParser's shape cache): reordered, different, escaped and duplicated names
+        // must still come out as written, and values stay each object's own.
+        let value = try JSONReader.parse(
+            #"[{"a":1,"b":2},{"a":3,"b":4},{"b":5,"a":6},{"a":7,"bb":8},{"\u0061":9,"b":10}]"#)
+        let objects = try #require(value.arrayValue).map(\.objectValue)
+        #expect(objects.map { $0?.keys } == [["a", "b"], ["a", "b"], ["b", "a"], ["a", "bb"], ["a", "b"]])
+        #expect(objects.map { $0?["a"] } == [1, 3, 6, 7, 9])
+        // Canonically equivalent spellings are different names, byte for byte.
+        let spellings = try JSONReader.parse("[{\"\u{E9}\":1},{\"e\u{301}\":2},{\"\u{E9}\":3}]")
+        let names = try #require(spellings.arrayValue).map { Array($0.objectValue?.keys.first?.utf8 ?? "".utf8) }
+        #expect(names == [Array("\u{E9}".utf8), Array("e\u{301}".utf8), Array("\u{E9}".utf8)])
+        let error = #expect(throws: ODataError.self) { try JSONReader.parse(#"[{"a":1,"b":2},{"a":1,"a":2}]"#) }
+        #expect(error?.name == "jsonDuplicateMember")
+        #expect(error?.location?.hasPrefix("$[1].a ") == true)
+    }
+
     @Test func wideObjectsUseTheHashedDuplicateCheck() throws {
         let names = (0..<100).map { "Property_with_a_long_name_\($0)" }
         let text = "{" + names.map { #""\#($0)":1"# }.joined(separator: ",") + "}"
