@@ -175,7 +175,7 @@ struct DownloadApply {
         var applied = 0
         // Every page is read (on other threads, in parallel) before the one commit applies them.
         let ahead = PageReadAhead(reader: reader, set: set, readers: readers, automatic: PageReadAhead.applyingWidth,
-                                  prepare: try? writer.storage.setInfo(set))
+                                  preparingFor: try? writer.storage.setInfo(set))
         var tickets: [PageReadAhead.Ticket] = []
         for (i, page) in pages.enumerated() { tickets.append(ahead.submit(page, number: i)) }
         try service.perform(in: writer) { (tx: inout ServiceTransaction) throws(ODataError) in
@@ -224,7 +224,7 @@ struct DownloadApply {
             // Pages are read (JSON to entities) on other threads while the commits before them
             // are applied; the spool itself is read here, in order.
             let ahead = PageReadAhead(reader: reader, set: set, readers: readers, automatic: PageReadAhead.applyingWidth,
-                                      prepare: try? writer.storage.setInfo(set))
+                                      preparingFor: try? writer.storage.setInfo(set))
             var submitted = marker.pagesApplied
             func readNext() throws(ODataError) -> PageReadAhead.Ticket {
                 guard let page = try mapEngine("reading the staged download", { () throws(EngineError) in try spool.next() }) else {
@@ -383,15 +383,14 @@ struct DownloadApply {
         let entities = read.collection.entities
         // Entities the readers prepared for this very set (the writer holds the catalog for the
         // whole download, so it is) are staged as they are.
-        let info = tx.batch.catalog.sets[set]
-        let prepared = info != nil && read.preparedFor === info && read.prepared?.count == entities.count ? read.prepared : nil
+        let prepared = read.prepared.flatMap { $0.info === tx.batch.catalog.sets[set] ? $0 : nil }
         tx.batch.reserve(entities.count, in: set)
         for (i, entity) in entities.enumerated() {
             let position = EntityPosition(page: number, entity: i)
             if skips.contains(position) { continue }
             do throws(ODataError) {
-                if let prepared, let info {
-                    _ = try tx.batch.put(prepared[i].get(), entity, info: info, flags: [], depth: 0)
+                if let prepared {
+                    _ = try tx.batch.put(prepared.entities[i].get(), entity, info: prepared.info, flags: [], depth: 0)
                 } else {
                     try tx.batch.put(entity, in: set)
                 }

@@ -22,22 +22,21 @@ final class PageReadAhead {
     /// would).
     struct Page {
         var collection: ODataEntityCollection
-        var prepared: [Result<EntityWriteBatch.Prepared, ODataError>]?
-        /// The set the entities were prepared for (the applying thread checks it is its own).
-        var preparedFor: SetInfo?
+        /// The set the entities were prepared for (the applying thread checks it is its own)
+        /// and one result per top-level entity.
+        var prepared: (info: SetInfo, entities: [Result<EntityWriteBatch.Prepared, ODataError>])?
 
         /// The store's per-entity work that needs no write batch (`EntityWriteBatch.prepare`),
         /// done by the reader for each top-level entity after reading the page: it takes
         /// checking and encoding off the applying thread, the one a download waits for.
         init(_ collection: ODataEntityCollection, preparingFor info: SetInfo?) {
             self.collection = collection
-            preparedFor = info
             guard let info else { return }
-            prepared = collection.entities.map { entity in
+            prepared = (info, collection.entities.map { entity in
                 Result { () throws(ODataError) in
                     try EntityWriteBatch.prepare(entity, info: info, etag: entity.control.etag, flags: [])
                 }
-            }
+            })
         }
     }
 
@@ -56,19 +55,19 @@ final class PageReadAhead {
         private let reader: ODataJSONReader
         private let set: String
         private let keep: Bool
-        private let prepare: SetInfo?
+        private let preparingFor: SetInfo?
         /// Read by the thread that waits for it (no reader threads: `width` 0).
         private let inline: Bool
         private let state = Mutex<State>(.reading)
         private let done = DispatchSemaphore(value: 0)
 
-        init(number: Int, page: [UInt8], reader: ODataJSONReader, set: String, keep: Bool, prepare: SetInfo?, inline: Bool) {
+        init(number: Int, page: [UInt8], reader: ODataJSONReader, set: String, keep: Bool, preparingFor: SetInfo?, inline: Bool) {
             self.number = number
             self.page = page
             self.reader = reader
             self.set = set
             self.keep = keep
-            self.prepare = keep ? prepare : nil
+            self.preparingFor = keep ? preparingFor : nil
             self.inline = inline
         }
 
@@ -79,7 +78,7 @@ final class PageReadAhead {
             let result: Result<Page?, ODataError>
             do throws(ODataError) {
                 let collection = try reader.readCollection(page, entitySet: set)
-                result = .success(keep ? Page(collection, preparingFor: prepare) : nil)
+                result = .success(keep ? Page(collection, preparingFor: preparingFor) : nil)
             } catch {
                 result = .failure(error)
             }
@@ -129,7 +128,7 @@ final class PageReadAhead {
     /// for it, when it waits (no thread, no page read ahead).
     let width: Int
     /// The set whose entities the readers prepare (nil: they only read).
-    let prepare: SetInfo?
+    let preparingFor: SetInfo?
     /// One serial queue per reader: serial queues run on threads of their own (overcommit),
     /// where the tasks of a concurrent queue would share the global pool with the Swift
     /// concurrency task that is downloading (on Linux that pool has one thread per processor
@@ -151,10 +150,10 @@ final class PageReadAhead {
     static var stagingWidth: Int { min(4, processors) }
 
     /// `readers`: `OfflineStoreParameters.downloadReaders` (nil: `automatic`).
-    init(reader: ODataJSONReader, set: String, readers: Int?, automatic: Int, prepare: SetInfo? = nil) {
+    init(reader: ODataJSONReader, set: String, readers: Int?, automatic: Int, preparingFor: SetInfo? = nil) {
         self.reader = reader
         self.set = set
-        self.prepare = prepare
+        self.preparingFor = preparingFor
         self.width = max(0, readers ?? automatic)
         queues = (0..<self.width).map { DispatchQueue(label: "OfflineODataStore.download.read.\($0)") }
     }
@@ -163,7 +162,7 @@ final class PageReadAhead {
     /// checked (its entities are dropped). The caller keeps the ticket, in order, and waits for
     /// it when it needs the page.
     func submit(_ page: [UInt8], number: Int, keep: Bool = true) -> Ticket {
-        let ticket = Ticket(number: number, page: page, reader: reader, set: set, keep: keep, prepare: prepare, inline: width == 0)
+        let ticket = Ticket(number: number, page: page, reader: reader, set: set, keep: keep, preparingFor: preparingFor, inline: width == 0)
         guard width > 0 else { return ticket }
         running.enter()
         let running = self.running

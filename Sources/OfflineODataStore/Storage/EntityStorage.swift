@@ -130,12 +130,12 @@ public final class EntityStorage: Sendable {
     /// The persisted layout of a set (declared properties in stored order; `StoredEntity`
     /// property indexes refer to it).
     public func layout(of set: String) throws(ODataError) -> EntityLayout {
-        try state.withLock { catalog throws(ODataError) in try catalog.set(set).layout }
+        try setInfo(set).layout
     }
 
     /// The key property names of a set, in key order.
     public func keyProperties(of set: String) throws(ODataError) -> [String] {
-        try state.withLock { catalog throws(ODataError) in try catalog.set(set).keyNames }
+        try setInfo(set).keyNames
     }
 
     /// The set as the current catalog has it.
@@ -145,8 +145,7 @@ public final class EntityStorage: Sendable {
 
     /// Encodes key values (in key order, normalized to the declared kinds) as the set's key bytes.
     public func encodeKey(_ key: [ODataValue], in set: String) throws(ODataError) -> [UInt8] {
-        let info = try state.withLock { catalog throws(ODataError) in try catalog.set(set) }
-        return try Self.encodeKey(key, info: info)
+        try Self.encodeKey(key, info: try setInfo(set))
     }
 
     static func encodeKey(_ key: [ODataValue], info: SetInfo) throws(ODataError) -> [UInt8] {

@@ -89,13 +89,9 @@ public struct EntityWriteBatch {
     }
 
     public mutating func deleteSystem(tree name: String, key: [UInt8]) throws(ODataError) {
-        erase(key, in: try systemTree(name, key: key))
-    }
-
-    private func systemTree(_ name: String, key: [UInt8]) throws(ODataError) -> Tree {
         let system = try systemTree(named: name)
         try Self.checkSystemKey(key, in: name)
-        return system.tree
+        erase(key, in: system.tree)
     }
 
     private static func checkSystemKey(_ key: [UInt8], in name: String) throws(ODataError) {
