@@ -12,6 +12,14 @@ public struct Snapshot: @unchecked Sendable {
         try getInternal(tree.internalKey(key))
     }
 
+    /// `get(_:in:)` with the internal key built in `scratch` (its capacity is kept between
+    /// calls): a loop of point reads, such as the entities an index range names, allocates no
+    /// key per read.
+    public func get(_ key: [UInt8], in tree: Tree, scratch: inout [UInt8]) throws(EngineError) -> [UInt8]? {
+        tree.internalKey(key, into: &scratch)
+        return try getInternal(scratch)
+    }
+
     public func contains(_ key: [UInt8], in tree: Tree) throws(EngineError) -> Bool {
         try get(key, in: tree) != nil
     }
@@ -147,8 +155,9 @@ public struct KeyValueCursor {
         return (key, value)
     }
 
-    /// Moves to the next entry of the range; false at its end.
-    mutating func advance() throws(EngineError) -> Bool {
+    /// Moves to the next entry of the range; false at its end. With `withCurrent` it reads a
+    /// range on borrowed bytes, copying only what the caller keeps.
+    public mutating func advance() throws(EngineError) -> Bool {
         if started { try merge.next() } else { started = true }
         guard merge.isValid else { return false }
         // The bound is compared inside the key's closure, which captures only the bound's bytes
@@ -164,8 +173,9 @@ public struct KeyValueCursor {
         }
     }
 
-    /// Borrows the current entry's key (without the tree prefix) and value; valid only inside `body`.
-    func withCurrent<R>(_ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    /// Borrows the current entry's key (without the tree prefix) and value; valid only inside
+    /// `body`, and only after `advance()` returned true.
+    public func withCurrent<R>(_ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         let p = prefixLength
         return try merge.withEntry { k, v in
             try body(UnsafeRawBufferPointer(rebasing: k[p...]), v ?? UnsafeRawBufferPointer(start: nil, count: 0))

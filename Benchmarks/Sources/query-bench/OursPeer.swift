@@ -89,11 +89,13 @@ class ours: QueryPeer {
         default:
             let names = Self.keyNames[result.entitySet ?? ""] ?? []
             let childNames = Self.keyNames["SalesOrderItems"] ?? []
-            for entity in result.entities {
-                sum.add(key: Self.keyText(entity, names: names))
-                for navigation in entity.navigation {
+            // By index, like the SQLite peers read their rows: iterating would copy each entity.
+            let entities = result.entities
+            for index in entities.indices {
+                sum.add(key: Self.keyText(entities[index], names: names))
+                for navigation in entities[index].navigation {
                     if case .entities(let children, _, _) = navigation.content {
-                        for child in children { sum.add(key: Self.keyText(child, names: childNames)) }
+                        for child in children.indices { sum.add(key: Self.keyText(children[child], names: childNames)) }
                     }
                 }
             }

@@ -162,8 +162,16 @@ public struct QueryExecutor {
                 return try collector.offer(instance) == .more
             }
         }
+        // Rows kept in the order they come, with nothing to evaluate to keep them, are projected
+        // as they come: the entity's bytes are decoded while still in the processor's cache,
+        // and freed before the next lookup, instead of all being held until the end.
+        let projectsEarly = borrowedScan == nil && request.path.suffix == .none && collector.keepsRowsAsOffered
+        var projected: [ODataEntity] = []
+        var lastProjected: StoredEntity?
+        var kept = 0
+        var keptPastPage = false
         var reusable: StoredInstance?
-        while let candidate = try stream.next() {
+        candidates: while let candidate = try stream.next() {
             if needsFilter {
                 // One instance for the whole scan: the evaluator keeps no reference after a call.
                 let instance: StoredInstance
@@ -177,24 +185,57 @@ public struct QueryExecutor {
                 if let compiled, try !compiled.matches(instance) { continue }
                 if let search = options.search, let searcher, try !searcher.matches(search, on: instance) { continue }
             }
+            if projectsEarly {
+                let admission = collector.admit()
+                switch admission {
+                case .keep, .keepAndStop:
+                    kept += 1
+                    if kept > page.skip {
+                        if let take = page.take, kept > page.skip + take {
+                            keptPastPage = true
+                        } else {
+                            projected.append(try project(candidate, options: options, depth: 0))
+                            // Only a next link needs the last row (a copy per row otherwise).
+                            if page.pageSizeLimits { lastProjected = candidate }
+                        }
+                    }
+                    if admission == .keepAndStop { break candidates }
+                case .counted:
+                    continue
+                case .stop:
+                    break candidates
+                }
+                continue
+            }
             if try collector.offer(candidate) == .stop { break }
+        }
+        if projectsEarly {
+            // `finish` of the rows kept: the page is kept rows skip+1 … skip+take, and more
+            // follow when a row past it was kept.
+            let nextLink = keptPastPage && page.pageSizeLimits
+                ? try page.nextLink(after: lastProjected.map { entity throws(ODataError) in try collector.completed(ResultRow(entity: entity, sortValues: [])) },
+                                    returned: projected.count, request: request) : nil
+            return QueryResult(payload: .collection(entities: projected, count: options.count ? collector.matched : nil, nextLink: nextLink),
+                               entitySet: set, entityType: type, plan: plan)
         }
         // 4. Page, project, expand.
         let (rows, more) = collector.finish(skip: page.skip, take: page.take)
-        var entities: [ODataEntity] = []
-        entities.reserveCapacity(rows.count)
-        for row in rows { entities.append(try project(row.entity, options: options, depth: 0)) }
-        let nextLink = more && page.pageSizeLimits
-            ? try page.nextLink(after: rows.last.map { row throws(ODataError) in try collector.completed(row) }, returned: rows.count, request: request) : nil
-        let count = options.count ? collector.matched : nil
         if request.path.suffix == .count {
             return QueryResult(payload: .count(collector.matched), entitySet: set, entityType: type, plan: plan)
         }
+        let nextLink = more && page.pageSizeLimits
+            ? try page.nextLink(after: rows.last.map { row throws(ODataError) in try collector.completed(row) }, returned: rows.count, request: request) : nil
+        let count = options.count ? collector.matched : nil
         if request.path.suffix == .ref {
             var ids: [String] = []
-            for row in rows { ids.append(try entityID(row.entity)) }
+            for index in rows.indices { ids.append(try entityID(rows[index].entity)) }
             return QueryResult(payload: .references(ids, count: count, nextLink: nextLink), entitySet: set, entityType: type, plan: plan)
         }
+        // By index: iterating the rows copies each (a retain and release of every reference
+        // in its entity).
+        var entities: [ODataEntity] = []
+        entities.reserveCapacity(rows.count)
+        for index in rows.indices { entities.append(try project(rows[index].entity, options: options, depth: 0)) }
         return QueryResult(payload: .collection(entities: entities, count: count, nextLink: nextLink), entitySet: set, entityType: type, plan: plan)
     }
 

@@ -41,6 +41,8 @@ struct ResultCollector {
     private var instance: StoredInstance?
     private(set) var matched = 0
     private var rows: [ResultRow] = []
+    /// Rows kept outside a heap: `rows.count`, or the rows the caller holds (`admit`).
+    private var admitted = 0
     private var heap: TopKHeap<ResultRow>?
     /// One `$orderby` key that is a declared property: with a full heap, rows are compared
     /// with the worst row kept on their encoded bytes first, and most are dropped unread.
@@ -71,7 +73,53 @@ struct ResultCollector {
         }
     }
 
-    mutating func offer(_ entity: StoredEntity) throws(ODataError) -> Decision {
+    /// What `admit` decided for a matching row.
+    enum Admission {
+        /// Kept; more rows may follow.
+        case keep
+        /// Kept, and the rows needed are complete.
+        case keepAndStop
+        /// Counted (`matched`), not kept.
+        case counted
+        /// Not kept, and no further row is needed.
+        case stop
+    }
+
+    /// True when rows are kept exactly in the order offered and nothing is evaluated or
+    /// compared to keep them (no heap, no page start, no sort values needed now): the caller
+    /// may then use `admit` and hold the kept rows itself, in any form (the executor projects
+    /// each at once: `QueryExecutor.collection`), instead of offering them.
+    var keepsRowsAsOffered: Bool {
+        heap == nil && after == nil && streams && (sortKeys.isEmpty || defersSortValues)
+    }
+
+    /// Counts a matching row and decides whether it is kept, without the row. The decisions
+    /// of `offer` in the cases `offer` answers without evaluating anything; the caller keeps
+    /// the rows admitted (`finish` then knows nothing of them).
+    mutating func admit() -> Admission {
+        matched += 1
+        if countOnly { return .counted }
+        if let limit, admitted >= limit { return countAll ? .counted : .stop }
+        admitted += 1
+        if streams, let limit, admitted >= limit, !countAll { return .keepAndStop }
+        return .keep
+    }
+
+    mutating func offer(_ entity: consuming StoredEntity) throws(ODataError) -> Decision {
+        if heap == nil, after == nil, sortKeys.isEmpty || defersSortValues {
+            // Nothing to evaluate or compare: the row is kept as it is, without an instance
+            // and without a copy of the entity.
+            switch admit() {
+            case .keep:
+                rows.append(ResultRow(entity: entity, sortValues: []))
+                return .more
+            case .keepAndStop:
+                rows.append(ResultRow(entity: entity, sortValues: []))
+                return .stop
+            case .counted: return .more
+            case .stop: return .stop
+            }
+        }
         let current: StoredInstance
         if let instance {
             instance.reset(entity)
@@ -99,7 +147,7 @@ struct ResultCollector {
             // Not better than the worst row kept: the heap would drop it.
             return .more
         }
-        if heap == nil, let limit, rows.count >= limit {
+        if heap == nil, let limit, admitted >= limit {
             return countAll ? .more : .stop
         }
         let row = ResultRow(entity: try current.entity(), sortValues: values)
@@ -108,7 +156,8 @@ struct ResultCollector {
             return .more
         }
         rows.append(row)
-        if streams, let limit, rows.count >= limit, !countAll { return .stop }
+        admitted += 1
+        if streams, let limit, admitted >= limit, !countAll { return .stop }
         return .more
     }
 
@@ -217,6 +266,8 @@ struct ResultCollector {
         }
         let start = min(skip, ordered.count)
         let end = take.map { min(ordered.count, start + $0) } ?? ordered.count
+        // The whole array is returned as it is: a copy of the range retains every row's references.
+        if start == 0, end == ordered.count { return (ordered, false) }
         return (Array(ordered[start..<end]), ordered.count > end)
     }
 

@@ -40,6 +40,16 @@ public struct EntityReader: Sendable {
         try entity(try catalog.set(set), keyBytes)
     }
 
+    /// The same with the engine's internal key built in `scratch` (reused across a loop).
+    func entity(_ info: SetInfo, _ keyBytes: [UInt8], scratch: inout [UInt8]) throws(ODataError) -> StoredEntity? {
+        // One binding of the value: a second one (an optional, then its payload) would keep the
+        // array shared, and cutting its trailer off would then copy it.
+        guard let value = try mapEngine("reading \(info.name)", { () throws(EngineError) in
+            try snapshot.get(keyBytes, in: info.tree, scratch: &scratch)
+        }) else { return nil }
+        return try StoredEntity(keyBytes: keyBytes, value: value, info: info)
+    }
+
     func entity(_ info: SetInfo, _ keyBytes: [UInt8]) throws(ODataError) -> StoredEntity? {
         guard let value = try mapEngine("reading \(info.name)", { () throws(EngineError) in try snapshot.get(keyBytes, in: info.tree) })
         else { return nil }

@@ -19,6 +19,23 @@ public struct IndexCursor {
         }
         return IndexEntry(keyBytes: key, primaryKeyOffset: split)
     }
+
+    /// The next entry's primary key (`IndexEntry.primaryKeyBytes`), copied straight from the
+    /// borrowed entry: one array per entry instead of the entry and then its key.
+    public mutating func nextPrimaryKey() throws(ODataError) -> [UInt8]? {
+        if isEmpty { return nil }
+        guard try mapEngine("scanning index \(index)", { () throws(EngineError) in try cursor.advance() }) else {
+            isEmpty = true
+            return nil
+        }
+        let columns = columns
+        let key: [UInt8]? = cursor.withCurrent { key, _ in
+            guard let split = OrderedKeySkipper.skip(key, components: columns) else { return nil }
+            return Array(UnsafeRawBufferPointer(rebasing: key[split...]))
+        }
+        guard let key else { throw .storeCorrupted("entry of index '\(index)'", "the indexed values do not decode") }
+        return key
+    }
 }
 
 /// Encoding of index bounds (docs/StoreFormat.md §5.2).

@@ -3,6 +3,8 @@ import OfflineODataModel
 
 /// Encoded keys of navigation targets, streamed.
 public struct NavigationCursor {
+    /// How the targets are found (the construction-time form; `init` spreads it over the
+    /// stored cursors).
     enum Mode {
         case links(KeyValueCursor, prefixLength: Int)
         /// The target entities themselves, in key order (a key-prefix range of the target set).
@@ -12,48 +14,89 @@ public struct NavigationCursor {
         case done
     }
 
+    /// Which stored cursor is live. The cursors are stored properties, not enum payloads, so
+    /// a step advances them in place (a payload is copied out and stored back: a retain and
+    /// release of each of its references per target).
+    enum Kind { case links, entities, one, index, done }
+
     /// The entity set the keys belong to.
     public let targetSet: String
-    var mode: Mode
+    private var kind: Kind
+    private var links: KeyValueCursor?
+    private var prefixLength = 0
+    private var entities: EntityCursor?
+    private var one: [UInt8]?
+    private var index: IndexCursor?
+
+    init(targetSet: String, mode: Mode) {
+        self.targetSet = targetSet
+        switch mode {
+        case .links(let cursor, let prefixLength):
+            kind = .links
+            links = cursor
+            self.prefixLength = prefixLength
+        case .entities(let cursor):
+            kind = .entities
+            entities = cursor
+        case .one(let key):
+            kind = .one
+            one = key
+        case .index(let cursor):
+            kind = .index
+            index = cursor
+        case .done:
+            kind = .done
+        }
+    }
 
     /// The next target's encoded key (`EntityReader.entity(in: targetSet, keyBytes:)`).
     public mutating func next() throws(ODataError) -> [UInt8]? {
-        switch mode {
-        case .done: return nil
-        case .one(let key):
-            mode = .done
+        switch kind {
+        case .done:
+            return nil
+        case .one:
+            kind = .done
+            defer { one = nil }
+            return one
+        case .entities:
+            guard let entity = try entities?.next() else { return finish() }
+            return entity.keyBytes
+        case .index:
+            guard let key = try index?.nextPrimaryKey() else { return finish() }
             return key
-        case .entities(var cursor):
-            let entity = try cursor.next()
-            mode = entity == nil ? .done : .entities(cursor)
-            return entity?.keyBytes
-        case .index(var cursor):
-            let entry = try cursor.next()
-            mode = entry == nil ? .done : .index(cursor)
-            return entry?.primaryKeyBytes
-        case .links(var cursor, let prefixLength):
-            guard let (key, _) = try mapEngine("reading links", { () throws(EngineError) in try cursor.next() }) else {
-                mode = .done
-                return nil
+        case .links:
+            let step: Bool
+            do throws(EngineError) {
+                step = try links?.advance() ?? false
+            } catch {
+                throw error.odata("reading links")
             }
-            mode = .links(cursor, prefixLength: prefixLength)
-            return Array(key[prefixLength...])
+            guard step, let key = links?.withCurrent({ key, _ in Array(key[prefixLength...]) }) else { return finish() }
+            return key
         }
+    }
+
+    /// Ends the cursor (releasing what it holds); nil.
+    private mutating func finish() -> [UInt8]? {
+        kind = .done
+        links = nil
+        entities = nil
+        index = nil
+        return nil
     }
 
     /// True when the cursor reads the target entities themselves, in key order (`nextEntity`
     /// then costs no lookup).
-    public var readsEntities: Bool {
-        if case .entities = mode { return true }
-        return false
-    }
+    public var readsEntities: Bool { kind == .entities }
 
     /// The next target entity when `readsEntities` (nil at the end, and for the other modes:
     /// use `next()` and a lookup).
     public mutating func nextEntity() throws(ODataError) -> StoredEntity? {
-        guard case .entities(var cursor) = mode else { return nil }
-        let entity = try cursor.next()
-        mode = entity == nil ? .done : .entities(cursor)
+        guard kind == .entities else { return nil }
+        guard let entity = try entities?.next() else {
+            _ = finish()
+            return nil
+        }
         return entity
     }
 }

@@ -74,13 +74,16 @@ enum OrderedKeySkipper {
 
     /// The offset after `count` components.
     static func skip(_ bytes: [UInt8], components count: Int) -> Int? {
-        bytes.withUnsafeBytes { b in
-            var p = 0
-            for _ in 0..<count {
-                guard let next = skip(b, from: p) else { return nil }
-                p = next
-            }
-            return p
+        bytes.withUnsafeBytes { skip($0, components: count) }
+    }
+
+    /// The same on borrowed bytes.
+    static func skip(_ b: UnsafeRawBufferPointer, components count: Int) -> Int? {
+        var p = 0
+        for _ in 0..<count {
+            guard let next = skip(b, from: p) else { return nil }
+            p = next
         }
+        return p
     }
 }
