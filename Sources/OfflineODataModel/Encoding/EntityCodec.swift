@@ -118,10 +118,15 @@ public struct EntityCodec: Sendable {
         for index in 0..<header.count {
             let start = header.slotStart(index, bytes), end = header.slotStart(index + 1, bytes)
             guard end > start else { continue }
-            reader.position = start
-            reader.end = end
-            let value = try EntityValueEncoding.read(&reader)
-            guard reader.atEnd else { throw reader.invalid("value shorter than its slot") }
+            let value: ODataValue
+            if let common = EntityValueEncoding.readCommon(bytes, start, end) {
+                value = common
+            } else {
+                reader.position = start
+                reader.end = end
+                value = try EntityValueEncoding.read(&reader)
+                guard reader.atEnd else { throw reader.invalid("value shorter than its slot") }
+            }
             try verify(value, at: index, start)
             properties.append(ODataProperty(declared[index].name, value))
         }
