@@ -1,4 +1,9 @@
 import OfflineODataEngine
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import OfflineODataModel
 import OfflineODataQuery
 
@@ -79,12 +84,17 @@ struct CandidateStream {
         }
     }
 
-    /// Candidates given as explicit keys (a navigation result), in key order.
+    /// Candidates given as explicit keys (a navigation result, or the primary keys of index
+    /// ranges), in key order, each once.
     init(reader: EntityReader, set: String, keys: [[UInt8]], reverse: Bool) {
         self.reader = reader
         self.set = set
         self.reverse = reverse
-        var sorted = Array(Set(keys)).sorted { $0.lexicographicallyPrecedes($1) }
+        var sorted: [[UInt8]] = []
+        sorted.reserveCapacity(keys.count)
+        for position in EncodedKeyOrder.positions(count: keys.count, key: { keys[$0] }) where sorted.last != keys[position] {
+            sorted.append(keys[position])
+        }
         if reverse { sorted.reverse() }
         self.keys = sorted
         self.info = try? reader.catalog.set(set)
@@ -112,6 +122,13 @@ struct CandidateStream {
             var stream = try CandidateStream(reader: reader, set: set, access: access, reverse: false, primaryKey: primaryKey)
             while let key = try stream.nextKey() { keys.insert(key) }
         }
+    }
+
+    /// True when the candidates are the entries of secondary index ranges, which come in
+    /// index order, not key order.
+    var readsIndexRanges: Bool {
+        if case .index = mode { return true }
+        return false
     }
 
     /// The number of candidates left, reading no entity where the path allows (index ranges are
@@ -213,5 +230,35 @@ struct CandidateStream {
             let range = ranges[position]
             indexCursor = try reader.indexScan(indexName, lower: range.lower, upper: range.upper, reverse: reverse)
         }
+    }
+}
+
+/// Sorting encoded keys (byte-wise, a prefix first). The keys are copied into one buffer first,
+/// so a comparison is a `memcmp` of two slices and touches no reference count (comparing the
+/// arrays themselves cost about 12 % of an indexed range query of 2,400 rows in a perf profile).
+enum EncodedKeyOrder {
+    /// The positions `0..<count` in ascending order of `key(position)`; equal keys keep their
+    /// relative order.
+    static func positions(count: Int, key: (Int) -> [UInt8]) -> [Int] {
+        var packed: [UInt8] = []
+        var bounds: [(start: Int, count: Int)] = []
+        bounds.reserveCapacity(count)
+        for position in 0..<count {
+            let bytes = key(position)
+            bounds.append((packed.count, bytes.count))
+            packed.append(contentsOf: bytes)
+        }
+        var positions = Array(0..<count)
+        packed.withUnsafeBufferPointer { buffer in
+            bounds.withUnsafeBufferPointer { bounds in
+                guard let base = buffer.baseAddress else { return }
+                positions.sort { a, b in
+                    let x = bounds[a], y = bounds[b]
+                    let order = memcmp(base + x.start, base + y.start, min(x.count, y.count))
+                    return order != 0 ? order < 0 : (x.count != y.count ? x.count < y.count : a < b)
+                }
+            }
+        }
+        return positions
     }
 }

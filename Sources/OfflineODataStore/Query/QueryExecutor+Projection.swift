@@ -53,11 +53,39 @@ extension QueryExecutor {
                 if let target = try reader.entity(in: cursor.targetSet, keyBytes: key) { targets.append(target) }
             }
         }
-        for target in targets {
-            let instance = StoredInstance(target, context: context)
-            if let filter = options.filter, try !evaluator.matches(filter, on: instance) { continue }
-            if let search = options.search, let searcher, try !searcher.matches(search, on: instance) { continue }
-            _ = try collector.offer(target)
+        if item.suffix == .none, options.filter == nil, options.search == nil, collector.keepsRowsAsOffered {
+            // Nothing to evaluate per target and the targets come in result order: each kept
+            // target is projected at once (no instance, no row, no copy), as `finish` would
+            // page them (targets skip+1 … skip+top).
+            let skip = options.skip ?? 0
+            var entities: [ODataEntity] = []
+            var kept = 0
+            targetLoop: for index in targets.indices {
+                let admission = collector.admit()
+                switch admission {
+                case .keep, .keepAndStop:
+                    kept += 1
+                    if kept > skip, options.top.map({ kept <= skip + $0 }) ?? true {
+                        entities.append(try project(targets[index], options: options, depth: depth))
+                    }
+                    if admission == .keepAndStop { break targetLoop }
+                case .counted:
+                    continue
+                case .stop:
+                    break targetLoop
+                }
+            }
+            let count = options.count ? Int64(collector.matched) : nil
+            return item.navigation.isCollection ? .entities(entities, count: count, nextLink: nil) : .entity(entities.first)
+        }
+        let filtered = options.filter != nil || options.search != nil
+        for index in targets.indices {
+            if filtered {
+                let instance = StoredInstance(targets[index], context: context)
+                if let filter = options.filter, try !evaluator.matches(filter, on: instance) { continue }
+                if let search = options.search, let searcher, try !searcher.matches(search, on: instance) { continue }
+            }
+            _ = try collector.offer(targets[index])
         }
         let (rows, _) = collector.finish(skip: options.skip ?? 0, take: options.top)
         let count = options.count ? Int64(collector.matched) : nil
@@ -66,14 +94,14 @@ extension QueryExecutor {
             return .entities([], count: Int64(collector.matched), nextLink: nil)
         case .ref:
             var refs: [ODataEntity] = []
-            for row in rows {
-                refs.append(ODataEntity(typeName: row.entity.typeName, control: ODataControlInformation(id: try entityID(row.entity))))
+            for index in rows.indices {
+                refs.append(ODataEntity(typeName: rows[index].entity.typeName, control: ODataControlInformation(id: try entityID(rows[index].entity))))
             }
             return item.navigation.isCollection ? .entities(refs, count: count, nextLink: nil) : .entity(refs.first)
         case .none:
             var entities: [ODataEntity] = []
             entities.reserveCapacity(rows.count)
-            for row in rows { entities.append(try project(row.entity, options: options, depth: depth)) }
+            for index in rows.indices { entities.append(try project(rows[index].entity, options: options, depth: depth)) }
             return item.navigation.isCollection ? .entities(entities, count: count, nextLink: nil) : .entity(entities.first)
         }
     }

@@ -113,7 +113,7 @@ public struct QueryExecutor {
             }
             return QueryResult(payload: .count(count), entitySet: set, entityType: type, plan: plan)
         }
-        let streamsInOrder: Bool
+        var streamsInOrder: Bool
         switch plan?.order {
         case .accessOrder?: streamsInOrder = true
         case .primaryKey?:
@@ -127,6 +127,17 @@ public struct QueryExecutor {
                         && hasOneEncodingPerValue(index.name))
             } else { streamsInOrder = false }
         default: streamsInOrder = options.orderBy.isEmpty && source.isKeyOrdered
+        }
+        if !streamsInOrder, case .primaryKey? = plan?.order, page.limit == nil, stream.readsIndexRanges {
+            // Every row is needed in key order, and index ranges yield them in index order: the
+            // primary keys are read first (the index entries only), sorted, and the entities
+            // fetched in key order. The rows then stream in order (no sort of the rows at the
+            // end), and neighbouring reads share blocks. The keys take less memory than the
+            // rows the sort would hold.
+            var keys: [[UInt8]] = []
+            while let key = try stream.nextKey() { keys.append(key) }
+            stream = CandidateStream(reader: reader, set: set, keys: keys, reverse: false)
+            streamsInOrder = true
         }
         var collector = ResultCollector(orderBy: options.orderBy, evaluator: evaluator, context: context,
                                         limit: page.limit.map { $0 + 1 }, streams: streamsInOrder, after: page.position,

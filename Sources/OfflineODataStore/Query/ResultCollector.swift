@@ -272,30 +272,9 @@ struct ResultCollector {
     }
 
     /// The positions of `rows` in ascending encoded-key order (no `$orderby`: a range of a
-    /// secondary index yields its entries in index order, the result is in key order). The keys
-    /// are copied into one buffer first, so a comparison is a `memcmp` of two slices and touches
-    /// no reference count (comparing through the rows cost about 12 % of an indexed range query
-    /// of 2,400 rows in a perf profile).
+    /// secondary index yields its entries in index order, the result is in key order).
     static func keyOrder(_ rows: [ResultRow]) -> [Int] {
-        var packed: [UInt8] = []
-        var bounds: [(start: Int, count: Int)] = []
-        bounds.reserveCapacity(rows.count)
-        for row in rows {
-            bounds.append((packed.count, row.entity.keyBytes.count))
-            packed.append(contentsOf: row.entity.keyBytes)
-        }
-        var positions = Array(rows.indices)
-        packed.withUnsafeBufferPointer { buffer in
-            bounds.withUnsafeBufferPointer { bounds in
-                guard let base = buffer.baseAddress else { return }
-                positions.sort { a, b in
-                    let x = bounds[a], y = bounds[b]
-                    let order = memcmp(base + x.start, base + y.start, min(x.count, y.count))
-                    return order != 0 ? order < 0 : x.count < y.count
-                }
-            }
-        }
-        return positions
+        EncodedKeyOrder.positions(count: rows.count) { rows[$0].entity.keyBytes }
     }
 
     func compare(_ a: [ODataValue], _ aKey: [UInt8], _ b: [ODataValue], _ bKey: [UInt8]) -> Int {

@@ -110,6 +110,25 @@ import Testing
         }
     }
 
+    /// Nested `$skip`/`$top` without a filter or `$orderby` page each parent's targets in key
+    /// order, and `$count` counts them all (the path that projects targets as they come).
+    @Test func nestedSkipTopAndCountWithoutFilter() throws {
+        let items = data["SalesOrderItems"] ?? []
+        for (skip, top) in [(0, 2), (1, 2), (2, 1), (3, 5), (0, 0), (12, 3)] {
+            let result = try executor().execute("SalesOrders?$top=15&$expand=ToItems($skip=\(skip);$top=\(top);$count=true)")
+            #expect(result.entities.count == 15)
+            for order in result.entities {
+                let id = string(order, "SalesOrderID")
+                let mine = items.filter { string($0, "SalesOrderID") == id }.map { string($0, "ItemPosition") }.sorted()
+                guard case .entities(let expanded, let count, _)? = order.navigation("ToItems")?.content else {
+                    Issue.record("ToItems not expanded for \(id)"); continue
+                }
+                #expect(expanded.map { string($0, "ItemPosition") } == Array(mine.dropFirst(skip).prefix(top)), "$skip=\(skip);$top=\(top) of \(id)")
+                #expect(count == Int64(mine.count))
+            }
+        }
+    }
+
     @Test func nestedFilterTopAndRefCount() throws {
         let result = try executor().execute("SalesOrders?$top=10&$expand=ToItems($filter=Quantity gt 2;$top=1;$select=Quantity)")
         for order in result.entities {
