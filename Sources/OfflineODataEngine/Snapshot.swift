@@ -30,7 +30,7 @@ public struct Snapshot: @unchecked Sendable {
 
     /// Newest version of an internal key: memtables first, then runs, newest first.
     static func lookup(_ k: [UInt8], mems: some Sequence<MemTable>, runs: [RunFile]) throws(EngineError) -> [UInt8]? {
-        for m in mems {
+        for m in mems where !m.isEmpty {
             switch m.get(k) {
             case .value(let v): return v
             case .tombstone: return nil

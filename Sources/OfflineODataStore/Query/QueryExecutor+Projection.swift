@@ -36,13 +36,13 @@ extension QueryExecutor {
     func expand(_ item: BoundExpandItem, of source: StoredEntity, depth: Int) throws(ODataError) -> ODataNavigationContent {
         var cursor = try reader.navigationTargets(from: source, navigation: item.navigation.name)
         let context = EvaluationContext(reader: reader, model: model)
-        let options = item.options
-        var collector = ResultCollector(orderBy: options.orderBy, evaluator: evaluator, context: context,
-                                        limit: options.top.map { (options.skip ?? 0) + $0 }, streams: options.orderBy.isEmpty,
+        var collector = ResultCollector(orderBy: item.options.orderBy, evaluator: evaluator, context: context,
+                                        limit: item.options.top.map { (item.options.skip ?? 0) + $0 }, streams: item.options.orderBy.isEmpty,
                                         after: nil, countAll: true)
-        let searcher = try options.search.map { _ throws(ODataError) in try SearchMatcher(model: model, entityType: item.navigation.targetEntityType) }
+        let searcher = try item.options.search.map { _ throws(ODataError) in try SearchMatcher(model: model, entityType: item.navigation.targetEntityType) }
         // Targets in key order: read straight from a key-prefix range, else looked up by key.
         var targets: [StoredEntity] = []
+        targets.reserveCapacity(16)
         if cursor.readsEntities {
             while let target = try cursor.nextEntity() { targets.append(target) }
         } else {
@@ -53,20 +53,21 @@ extension QueryExecutor {
                 if let target = try reader.entity(in: cursor.targetSet, keyBytes: key) { targets.append(target) }
             }
         }
-        if item.suffix == .none, options.filter == nil, options.search == nil, collector.keepsRowsAsOffered {
+        if item.suffix == .none, item.options.filter == nil, item.options.search == nil, collector.keepsRowsAsOffered {
             // Nothing to evaluate per target and the targets come in result order: each kept
             // target is projected at once (no instance, no row, no copy), as `finish` would
             // page them (targets skip+1 … skip+top).
-            let skip = options.skip ?? 0
+            let skip = item.options.skip ?? 0
             var entities: [ODataEntity] = []
+            entities.reserveCapacity(targets.count)
             var kept = 0
             targetLoop: for index in targets.indices {
                 let admission = collector.admit()
                 switch admission {
                 case .keep, .keepAndStop:
                     kept += 1
-                    if kept > skip, options.top.map({ kept <= skip + $0 }) ?? true {
-                        entities.append(try project(targets[index], options: options, depth: depth))
+                    if kept > skip, item.options.top.map({ kept <= skip + $0 }) ?? true {
+                        entities.append(try project(targets[index], options: item.options, depth: depth))
                     }
                     if admission == .keepAndStop { break targetLoop }
                 case .counted:
@@ -75,20 +76,20 @@ extension QueryExecutor {
                     break targetLoop
                 }
             }
-            let count = options.count ? Int64(collector.matched) : nil
+            let count = item.options.count ? Int64(collector.matched) : nil
             return item.navigation.isCollection ? .entities(entities, count: count, nextLink: nil) : .entity(entities.first)
         }
-        let filtered = options.filter != nil || options.search != nil
+        let filtered = item.options.filter != nil || item.options.search != nil
         for index in targets.indices {
             if filtered {
                 let instance = StoredInstance(targets[index], context: context)
-                if let filter = options.filter, try !evaluator.matches(filter, on: instance) { continue }
-                if let search = options.search, let searcher, try !searcher.matches(search, on: instance) { continue }
+                if let filter = item.options.filter, try !evaluator.matches(filter, on: instance) { continue }
+                if let search = item.options.search, let searcher, try !searcher.matches(search, on: instance) { continue }
             }
             _ = try collector.offer(targets[index])
         }
-        let (rows, _) = collector.finish(skip: options.skip ?? 0, take: options.top)
-        let count = options.count ? Int64(collector.matched) : nil
+        let (rows, _) = collector.finish(skip: item.options.skip ?? 0, take: item.options.top)
+        let count = item.options.count ? Int64(collector.matched) : nil
         switch item.suffix {
         case .count:
             return .entities([], count: Int64(collector.matched), nextLink: nil)
@@ -101,7 +102,7 @@ extension QueryExecutor {
         case .none:
             var entities: [ODataEntity] = []
             entities.reserveCapacity(rows.count)
-            for index in rows.indices { entities.append(try project(rows[index].entity, options: options, depth: depth)) }
+            for index in rows.indices { entities.append(try project(rows[index].entity, options: item.options, depth: depth)) }
             return item.navigation.isCollection ? .entities(entities, count: count, nextLink: nil) : .entity(entities.first)
         }
     }
