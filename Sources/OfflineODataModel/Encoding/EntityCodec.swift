@@ -113,22 +113,29 @@ public struct EntityCodec: Sendable {
         var properties: [ODataProperty] = []
         properties.reserveCapacity(header.count)
         // One reader moved from slot to slot (a reader per slot costs a retain and release of
-        // the bytes each).
+        // the bytes each), for the values `readCommon` leaves to it.
         var reader = EncodedBytesReader(bytes, what: "entity property")
-        for index in 0..<header.count {
-            let start = header.slotStart(index, bytes), end = header.slotStart(index + 1, bytes)
-            guard end > start else { continue }
-            let value: ODataValue
-            if let common = EntityValueEncoding.readCommon(bytes, start, end) {
-                value = common
-            } else {
-                reader.position = start
-                reader.end = end
-                value = try EntityValueEncoding.read(&reader)
-                guard reader.atEnd else { throw reader.invalid("value shorter than its slot") }
+        try bytes.withUnsafeBufferPointer { (buffer) throws(ODataError) in
+            // The offsets are read in place: `readHeader` checked that the table fits and that
+            // the offsets never decrease and stay inside the data.
+            var start = header.dataStart
+            for index in 0..<header.count {
+                let at = header.table + 4 * (index + 1)
+                let end = header.dataStart + (Int(buffer[at]) | Int(buffer[at + 1]) << 8 | Int(buffer[at + 2]) << 16 | Int(buffer[at + 3]) << 24)
+                defer { start = end }
+                guard end > start else { continue }
+                let value: ODataValue
+                if let common = EntityValueEncoding.readCommon(buffer, start, end) {
+                    value = common
+                } else {
+                    reader.position = start
+                    reader.end = end
+                    value = try EntityValueEncoding.read(&reader)
+                    guard reader.atEnd else { throw reader.invalid("value shorter than its slot") }
+                }
+                try verify(value, at: index, start)
+                properties.append(ODataProperty(declared[index].name, value))
             }
-            try verify(value, at: index, start)
-            properties.append(ODataProperty(declared[index].name, value))
         }
         return try Self.readDynamic(header, bytes, into: properties)
     }

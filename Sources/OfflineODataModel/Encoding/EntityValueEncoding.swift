@@ -93,79 +93,95 @@ enum EntityValueEncoding {
     /// borrowed bytes, when they fill the slot exactly; nil leaves the slot to `read`, which
     /// then decides, with every check and error. The same values as `read` (a query result's
     /// entities pass here: the checked reader's per-byte bounds checks and calls were about a
-    /// third of decoding a SalesOrder). The caller guarantees `start < end <= bytes.count`.
-    static func readCommon(_ bytes: [UInt8], _ start: Int, _ end: Int) -> ODataValue? {
-        bytes.withUnsafeBufferPointer { b -> ODataValue? in
-            guard start >= 0, start < end, end <= b.count else { return nil }
-            var p = start + 1
-            /// An unsigned LEB128 of at most 9 bytes inside the slot (longer ones go to `read`).
-            func varint() -> UInt64? {
-                var value: UInt64 = 0
-                var shift: UInt64 = 0
-                while p < end, shift < 63 {
-                    let byte = b[p]
-                    p += 1
-                    value |= UInt64(byte & 0x7F) << shift
-                    if byte < 0x80 { return value }
-                    shift += 7
-                }
-                return nil
-            }
-            func zigzag() -> Int64? {
-                guard let raw = varint() else { return nil }
-                return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
-            }
-            let value: ODataValue
-            switch b[start] {
-            case tagNull: value = .null
-            case tagFalse: value = .boolean(false)
-            case tagTrue: value = .boolean(true)
-            case tagInt32:
-                guard let raw = zigzag(), let v = Int32(exactly: raw) else { return nil }
-                value = .int32(v)
-            case tagInt64:
-                guard let raw = zigzag() else { return nil }
-                value = .int64(raw)
-            case tagString:
-                guard let length = varint(), length <= UInt64(end - p), p + Int(length) == end else { return nil }
-                let text = UnsafeBufferPointer(rebasing: b[p..<end])
-                for byte in text where byte >= 0x80 { return nil }
-                p = end
-                value = .string(String(decoding: text, as: UTF8.self))
-            case tagDecimal:
-                guard p < end else { return nil }
-                let sign = b[p]
+    /// third of decoding a SalesOrder). Slots outside `b` read as nil.
+    static func readCommon(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> ODataValue? {
+        guard start >= 0, start < end, end <= b.count else { return nil }
+        var p = start + 1
+        /// An unsigned LEB128 of at most 9 bytes inside the slot (longer ones go to `read`).
+        func varint() -> UInt64? {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while p < end, shift < 63 {
+                let byte = b[p]
                 p += 1
-                guard sign <= 1, let scale = varint(), let count = varint(),
-                      scale <= UInt64(EdmDecimal.maxDigits), count <= UInt64(EdmDecimal.smallDigitLimit) else { return nil }
-                let digits = Int(count)
-                guard (digits + 1) / 2 <= end - p else { return nil }
-                var coefficient: UInt64 = 0
-                for i in 0..<digits {
-                    let byte = b[p + i / 2]
-                    let digit = i & 1 == 0 ? byte >> 4 : byte & 0x0F
-                    guard digit <= 9, i > 0 || digit != 0 else { return nil }
-                    coefficient = coefficient &* 10 &+ UInt64(digit)
-                }
-                p += (digits + 1) / 2
-                value = .decimal(EdmDecimal(unchecked: sign == 1, small: coefficient, count: digits, Int(scale)))
-            case tagDate:
-                guard let year = zigzag(), p + 2 <= end, year.magnitude <= UInt64(EdmDate.maxYear),
-                      let v = try? EdmDate(year: Int(year), month: Int(b[p]), day: Int(b[p + 1])) else { return nil }
-                p += 2
-                value = .date(v)
-            case tagDateTimeOffset:
-                guard let seconds = zigzag(), let picosAndLeap = varint(), let offset = zigzag() else { return nil }
-                let picos = picosAndLeap >> 1
-                guard picos < 1_000_000_000_000, offset.magnitude < 1440,
-                      let v = try? EdmDateTimeOffset(utcSeconds: seconds, picoseconds: Int64(picos), offsetMinutes: Int(offset),
-                                                     leapSecond: picosAndLeap & 1 == 1) else { return nil }
-                value = .dateTimeOffset(v)
-            default:
-                return nil
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return value }
+                shift += 7
             }
-            return p == end ? value : nil
+            return nil
         }
+        func zigzag() -> Int64? {
+            guard let raw = varint() else { return nil }
+            return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
+        }
+        let value: ODataValue
+        switch b[start] {
+        case tagNull: value = .null
+        case tagFalse: value = .boolean(false)
+        case tagTrue: value = .boolean(true)
+        case tagInt32:
+            guard let raw = zigzag(), let v = Int32(exactly: raw) else { return nil }
+            value = .int32(v)
+        case tagInt64:
+            guard let raw = zigzag() else { return nil }
+            value = .int64(raw)
+        case tagString:
+            guard let length = varint(), length <= UInt64(end - p), p + Int(length) == end else { return nil }
+            let text = UnsafeBufferPointer(rebasing: b[p..<end])
+            guard isASCII(text) else { return nil }
+            p = end
+            value = .string(String(decoding: text, as: UTF8.self))
+        case tagDecimal:
+            guard p < end else { return nil }
+            let sign = b[p]
+            p += 1
+            guard sign <= 1, let scale = varint(), let count = varint(),
+                  scale <= UInt64(EdmDecimal.maxDigits), count <= UInt64(EdmDecimal.smallDigitLimit) else { return nil }
+            let digits = Int(count)
+            guard (digits + 1) / 2 <= end - p else { return nil }
+            var coefficient: UInt64 = 0
+            for i in 0..<digits {
+                let byte = b[p + i / 2]
+                let digit = i & 1 == 0 ? byte >> 4 : byte & 0x0F
+                guard digit <= 9, i > 0 || digit != 0 else { return nil }
+                coefficient = coefficient &* 10 &+ UInt64(digit)
+            }
+            p += (digits + 1) / 2
+            value = .decimal(EdmDecimal(unchecked: sign == 1, small: coefficient, count: digits, Int(scale)))
+        case tagDate:
+            guard let year = zigzag(), p + 2 <= end, year.magnitude <= UInt64(EdmDate.maxYear),
+                  let v = try? EdmDate(year: Int(year), month: Int(b[p]), day: Int(b[p + 1])) else { return nil }
+            p += 2
+            value = .date(v)
+        case tagDateTimeOffset:
+            guard let seconds = zigzag(), let picosAndLeap = varint(), let offset = zigzag() else { return nil }
+            let picos = picosAndLeap >> 1
+            guard picos < 1_000_000_000_000, offset.magnitude < 1440,
+                  let v = try? EdmDateTimeOffset(utcSeconds: seconds, picoseconds: Int64(picos), offsetMinutes: Int(offset),
+                                                 leapSecond: picosAndLeap & 1 == 1) else { return nil }
+            value = .dateTimeOffset(v)
+        default:
+            return nil
+        }
+        return p == end ? value : nil
+    }
+
+    /// True when every byte is below 0x80, tested eight bytes at a time.
+    @inline(__always)
+    static func isASCII(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = text.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        let count = text.count
+        var i = 0
+        while i + 8 <= count {
+            if raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            i += 8
+        }
+        while i < count {
+            if base[i] >= 0x80 { return false }
+            i += 1
+        }
+        return true
     }
 
     static func read(_ reader: inout EncodedBytesReader, depth: Int = 0) throws(ODataError) -> ODataValue {
