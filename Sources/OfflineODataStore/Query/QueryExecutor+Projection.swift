@@ -54,27 +54,15 @@ extension QueryExecutor {
             }
         }
         if item.suffix == .none, item.options.filter == nil, item.options.search == nil, collector.keepsRowsAsOffered {
-            // Nothing to evaluate per target and the targets come in result order: each kept
-            // target is projected at once (no instance, no row, no copy), as `finish` would
-            // page them (targets skip+1 … skip+top).
-            let skip = item.options.skip ?? 0
+            // Nothing to evaluate per target and the targets come in result order: each target
+            // of the page is projected at once (no instance, no row, no copy).
+            var page = AdmittedPage(skip: item.options.skip ?? 0, take: item.options.top)
             var entities: [ODataEntity] = []
             entities.reserveCapacity(targets.count)
-            var kept = 0
-            targetLoop: for index in targets.indices {
-                let admission = collector.admit()
-                switch admission {
-                case .keep, .keepAndStop:
-                    kept += 1
-                    if kept > skip, item.options.top.map({ kept <= skip + $0 }) ?? true {
-                        entities.append(try project(targets[index], options: item.options, depth: depth))
-                    }
-                    if admission == .keepAndStop { break targetLoop }
-                case .counted:
-                    continue
-                case .stop:
-                    break targetLoop
-                }
+            for index in targets.indices {
+                let (inPage, stop) = collector.admit(into: &page)
+                if inPage { entities.append(try project(targets[index], options: item.options, depth: depth)) }
+                if stop { break }
             }
             let count = item.options.count ? Int64(collector.matched) : nil
             return item.navigation.isCollection ? .entities(entities, count: count, nextLink: nil) : .entity(entities.first)

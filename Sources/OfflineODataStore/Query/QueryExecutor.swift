@@ -179,10 +179,9 @@ public struct QueryExecutor {
         let projectsEarly = borrowedScan == nil && request.path.suffix == .none && collector.keepsRowsAsOffered
         var projected: [ODataEntity] = []
         var lastProjected: StoredEntity?
-        var kept = 0
-        var keptPastPage = false
+        var streamedPage = AdmittedPage(skip: page.skip, take: page.take)
         var reusable: StoredInstance?
-        candidates: while let candidate = try stream.next() {
+        while let candidate = try stream.next() {
             if needsFilter {
                 // One instance for the whole scan: the evaluator keeps no reference after a call.
                 let instance: StoredInstance
@@ -197,33 +196,19 @@ public struct QueryExecutor {
                 if let search = options.search, let searcher, try !searcher.matches(search, on: instance) { continue }
             }
             if projectsEarly {
-                let admission = collector.admit()
-                switch admission {
-                case .keep, .keepAndStop:
-                    kept += 1
-                    if kept > page.skip {
-                        if let take = page.take, kept > page.skip + take {
-                            keptPastPage = true
-                        } else {
-                            projected.append(try project(candidate, options: options, depth: 0))
-                            // Only a next link needs the last row (a copy per row otherwise).
-                            if page.pageSizeLimits { lastProjected = candidate }
-                        }
-                    }
-                    if admission == .keepAndStop { break candidates }
-                case .counted:
-                    continue
-                case .stop:
-                    break candidates
+                let (inPage, stop) = collector.admit(into: &streamedPage)
+                if inPage {
+                    projected.append(try project(candidate, options: options, depth: 0))
+                    // Only a next link needs the last row (a copy per row otherwise).
+                    if page.pageSizeLimits { lastProjected = candidate }
                 }
+                if stop { break }
                 continue
             }
             if try collector.offer(candidate) == .stop { break }
         }
         if projectsEarly {
-            // `finish` of the rows kept: the page is kept rows skip+1 … skip+take, and more
-            // follow when a row past it was kept.
-            let nextLink = keptPastPage && page.pageSizeLimits
+            let nextLink = streamedPage.more && page.pageSizeLimits
                 ? try page.nextLink(after: lastProjected.map { entity throws(ODataError) in try collector.completed(ResultRow(entity: entity, sortValues: [])) },
                                     returned: projected.count, request: request) : nil
             return QueryResult(payload: .collection(entities: projected, count: options.count ? collector.matched : nil, nextLink: nextLink),

@@ -12,6 +12,32 @@ struct ResultRow {
     var sortValues: [ODataValue]
 }
 
+/// The page among rows kept in the order offered (`ResultCollector.admit(into:)`): kept rows
+/// `skip + 1 … skip + take`, as `ResultCollector.finish` pages the rows it holds.
+struct AdmittedPage {
+    let skip: Int
+    let take: Int?
+    private var kept = 0
+    /// A kept row fell after the page: more rows follow it.
+    private(set) var more = false
+
+    init(skip: Int, take: Int?) {
+        self.skip = skip
+        self.take = take
+    }
+
+    /// Counts a kept row; true when it belongs to the page.
+    mutating func keep() -> Bool {
+        kept += 1
+        guard kept > skip else { return false }
+        if let take, kept > skip + take {
+            more = true
+            return false
+        }
+        return true
+    }
+}
+
 /// Collects the matching rows of a query in result order (docs/QueryExecution.md §3): streams
 /// when the candidates already come in order (and stops early), keeps a bounded top-k heap
 /// when the number of rows needed is known, and sorts everything only when it is not.
@@ -74,7 +100,7 @@ struct ResultCollector {
     }
 
     /// What `admit` decided for a matching row.
-    enum Admission {
+    private enum Admission {
         /// Kept; more rows may follow.
         case keep
         /// Kept, and the rows needed are complete.
@@ -89,14 +115,18 @@ struct ResultCollector {
     /// compared to keep them (no heap, no page start, no sort values needed now): the caller
     /// may then use `admit` and hold the kept rows itself, in any form (the executor projects
     /// each at once: `QueryExecutor.collection`), instead of offering them.
-    var keepsRowsAsOffered: Bool {
-        heap == nil && after == nil && streams && (sortKeys.isEmpty || defersSortValues)
+    var keepsRowsAsOffered: Bool { keepsRowsUnevaluated && streams }
+
+    /// No heap, no page start, no sort values needed now: a row is kept or not by counting
+    /// alone (`admit`).
+    private var keepsRowsUnevaluated: Bool {
+        heap == nil && after == nil && (sortKeys.isEmpty || defersSortValues)
     }
 
     /// Counts a matching row and decides whether it is kept, without the row. The decisions
     /// of `offer` in the cases `offer` answers without evaluating anything; the caller keeps
     /// the rows admitted (`finish` then knows nothing of them).
-    mutating func admit() -> Admission {
+    private mutating func admit() -> Admission {
         matched += 1
         if countOnly { return .counted }
         if let limit, admitted >= limit { return countAll ? .counted : .stop }
@@ -105,8 +135,19 @@ struct ResultCollector {
         return .keep
     }
 
+    /// `admit` for a caller that holds the rows itself, placed in `page`: whether the row
+    /// belongs to the page, and whether no further row is needed.
+    mutating func admit(into page: inout AdmittedPage) -> (inPage: Bool, stop: Bool) {
+        switch admit() {
+        case .keep: return (page.keep(), false)
+        case .keepAndStop: return (page.keep(), true)
+        case .counted: return (false, false)
+        case .stop: return (false, true)
+        }
+    }
+
     mutating func offer(_ entity: consuming StoredEntity) throws(ODataError) -> Decision {
-        if heap == nil, after == nil, sortKeys.isEmpty || defersSortValues {
+        if keepsRowsUnevaluated {
             // Nothing to evaluate or compare: the row is kept as it is, without an instance
             // and without a copy of the entity.
             switch admit() {

@@ -51,9 +51,8 @@ public struct EntityReader: Sendable {
     }
 
     func entity(_ info: SetInfo, _ keyBytes: [UInt8]) throws(ODataError) -> StoredEntity? {
-        guard let value = try mapEngine("reading \(info.name)", { () throws(EngineError) in try snapshot.get(keyBytes, in: info.tree) })
-        else { return nil }
-        return try StoredEntity(keyBytes: keyBytes, value: value, info: info)
+        var scratch: [UInt8] = []
+        return try entity(info, keyBytes, scratch: &scratch)
     }
 
     /// The entities of a set in key order (or reverse), streamed. `after`: resume after this
