@@ -603,6 +603,17 @@ final class RunCursor {
     }
 
     func seek(_ key: [UInt8]) throws(EngineError) {
+        // A target strictly inside the leaf the cursor stands on (after its first entry, at or
+        // before its last) has its lower bound in that leaf: no descent, and the index path
+        // above the leaf stays right. Elsewhere, or at the leaf's first entry (an earlier leaf
+        // may end just below it), the search starts from the root.
+        if leafCount > 0 {
+            let i = leaf._withUnsafeGuaranteedRef { $0.lowerBound(key) }
+            if i > 0 && i < leafCount {
+                position = i
+                return
+            }
+        }
         reset()
         guard run.info.entryCount > 0 else { return }
         var pointer = run.root

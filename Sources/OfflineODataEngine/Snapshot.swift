@@ -65,19 +65,9 @@ public struct Snapshot: @unchecked Sendable {
     public func cursor(in tree: Tree, from start: [UInt8]? = nil, to end: [UInt8]? = nil, reverse: Bool = false,
                        fillCache: Bool = true) throws(EngineError) -> KeyValueCursor
     {
-        var merge = mergeCursor(forward: !reverse, fillCache: fillCache)
-        let lower = tree.internalKey(reverse ? (end ?? []) : (start ?? []))
-        if reverse {
-            // Start at the last key < end (or the tree's last key).
-            let from = end.map { tree.internalKey($0) } ?? tree.upperBound
-            let floor = start.map { tree.internalKey($0) } ?? tree.prefix
-            try merge.seek(from, end: floor)
-            if merge.isValid && compareBytes(merge.key, from) >= 0 { try merge.next() }
-            return KeyValueCursor(merge: merge, prefixLength: 4, stopBelow: floor, stopAtOrAbove: nil)
-        }
-        let upper = end.map { tree.internalKey($0) } ?? tree.upperBound
-        try merge.seek(lower, end: upper)
-        return KeyValueCursor(merge: merge, prefixLength: 4, stopBelow: nil, stopAtOrAbove: upper)
+        var cursor = KeyValueCursor(merge: mergeCursor(forward: !reverse, fillCache: fillCache), prefixLength: 4)
+        try cursor.reposition(in: tree, from: start, to: end)
+        return cursor
     }
 
     /// Calls `body` for each entry in order until it returns false.
@@ -131,19 +121,39 @@ public struct Snapshot: @unchecked Sendable {
 public struct KeyValueCursor {
     var merge: MergeCursor
     let prefixLength: Int
-    /// Where the range ends: below `stopBelow` or at or above `stopAtOrAbove` (as given to
-    /// `init`), kept as bytes and flags so a step compares without copying optionals.
-    private let bound: [UInt8]
-    private let hasLower: Bool, hasUpper: Bool
+    /// Where the range ends: below a lower bound (backward cursors) or at or above an upper one
+    /// (forward cursors), kept as bytes and flags so a step compares without copying optionals.
+    private var bound: [UInt8] = []
+    private var hasLower = false, hasUpper = false
     private var started = false
 
-    init(merge: MergeCursor, prefixLength: Int, stopBelow: [UInt8]?, stopAtOrAbove: [UInt8]?) {
+    /// A cursor that is not positioned yet: `reposition` gives it its range.
+    init(merge: MergeCursor, prefixLength: Int) {
         self.merge = merge
         self.prefixLength = prefixLength
-        // At most one bound: forward cursors stop at an upper one, backward cursors below a lower one.
-        hasLower = stopBelow != nil && stopAtOrAbove == nil
-        hasUpper = stopAtOrAbove != nil
-        bound = stopAtOrAbove ?? stopBelow ?? []
+    }
+
+    /// Moves the cursor to the range `start` (inclusive; nil = the tree's first key, or its last
+    /// key going backward) up to `end` (exclusive; nil = the tree's end) of `tree`, in the
+    /// direction it was made with, as `Snapshot.cursor` would place a new one. It keeps its
+    /// snapshot, sources and blocks: a target in the leaf it stands on is found in that leaf
+    /// (`RunCursor.seek`), so ranges visited in key order (the targets of one parent after
+    /// another in `$expand`) cost a leaf search each instead of a new cursor and a descent from
+    /// every run's root.
+    public mutating func reposition(in tree: Tree, from start: [UInt8]?, to end: [UInt8]?) throws(EngineError) {
+        started = false
+        if merge.forward {
+            let upper = end.map { tree.internalKey($0) } ?? tree.upperBound
+            try merge.seek(tree.internalKey(start ?? []), end: upper)
+            (bound, hasLower, hasUpper) = (upper, false, true)
+        } else {
+            // Start at the last key < end (or the tree's last key).
+            let from = end.map { tree.internalKey($0) } ?? tree.upperBound
+            let floor = start.map { tree.internalKey($0) } ?? tree.prefix
+            try merge.seek(from, end: floor)
+            if merge.isValid && compareBytes(merge.key, from) >= 0 { try merge.next() }
+            (bound, hasLower, hasUpper) = (floor, true, false)
+        }
     }
 
     /// The next entry (user key without the tree prefix, value), or nil at the end of the range.

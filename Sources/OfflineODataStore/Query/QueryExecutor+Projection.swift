@@ -34,7 +34,9 @@ extension QueryExecutor {
     /// The expanded content of one navigation property of one entity: its targets through the
     /// navigation index or links (never a scan of the target set), then the nested options.
     func expand(_ item: BoundExpandItem, of source: StoredEntity, depth: Int) throws(ODataError) -> ODataNavigationContent {
-        var cursor = try reader.navigationTargets(from: source, navigation: item.navigation.name)
+        let cursorKey = source.entitySet + "/" + item.navigation.name
+        var spent = spentCursors.take(cursorKey)
+        var cursor = try reader.navigationTargets(from: source, navigation: item.navigation.name, reusing: &spent)
         let context = EvaluationContext(reader: reader, model: model)
         var collector = ResultCollector(orderBy: item.options.orderBy, evaluator: evaluator, context: context,
                                         limit: item.options.top.map { (item.options.skip ?? 0) + $0 }, streams: item.options.orderBy.isEmpty,
@@ -53,6 +55,7 @@ extension QueryExecutor {
                 if let target = try reader.entity(in: cursor.targetSet, keyBytes: key) { targets.append(target) }
             }
         }
+        spentCursors.put(cursorKey, cursor)
         if item.suffix == .none, item.options.filter == nil, item.options.search == nil, collector.keepsRowsAsOffered {
             // Nothing to evaluate per target and the targets come in result order: each target
             // of the page is projected at once (no instance, no row, no copy).

@@ -12,6 +12,9 @@ public struct QueryExecutor {
     /// Ignore indexes and scan the whole set (tests compare both plans; never faster).
     public var forceFullScan = false
     let evaluator: Evaluator
+    /// Navigation cursors that `$expand` has finished reading, by source set and navigation
+    /// property, for the next parent's targets (`EntityReader.navigationTargets(from:navigation:reusing:)`).
+    let spentCursors = SpentNavigationCursors()
 
     public init(reader: EntityReader, model: ServiceModel, pageSize: Int? = nil) {
         self.reader = reader
@@ -271,5 +274,23 @@ public struct QueryExecutor {
             text += "\n  compute: \(item.alias) = \(SyntaxPrinter.print(written.expression)) (\(item.type)), evaluated for each returned row"
         }
         return text
+    }
+}
+
+/// Finished navigation cursors kept for reuse within one executor: `$expand` reads one
+/// parent's targets after another, and a key-prefix cursor moved on to the next parent's range
+/// costs a leaf search where a new cursor costs its sources and a descent from each run's root.
+/// An executor is used by one task at a time (it is not `Sendable`).
+final class SpentNavigationCursors {
+    private var cursors: [String: NavigationCursor] = [:]
+
+    /// The kept cursor for `key` (removed, so a nested expand of the same navigation gets a
+    /// fresh one); a finished empty cursor when there is none.
+    func take(_ key: String) -> NavigationCursor {
+        cursors.removeValue(forKey: key) ?? NavigationCursor(targetSet: "", mode: .done)
+    }
+
+    func put(_ key: String, _ cursor: NavigationCursor) {
+        cursors[key] = cursor
     }
 }

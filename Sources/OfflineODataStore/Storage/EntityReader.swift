@@ -155,7 +155,21 @@ public struct EntityReader: Sendable {
         try navigationTargets(try catalog.set(entity.entitySet), source: entity.keyBytes, entity: entity, navigation: navigation)
     }
 
+    /// The same, reusing the engine cursor of `spent` (a cursor of this reader that is no
+    /// longer read, for instance the previous parent's targets in `$expand`) when both are
+    /// key-prefix ranges of one target set: the cursor moves on to this entity's range
+    /// (`KeyValueCursor.reposition`) instead of a new one being made. Same targets either way.
+    public func navigationTargets(from entity: StoredEntity, navigation: String, reusing spent: inout NavigationCursor) throws(ODataError) -> NavigationCursor {
+        try navigationTargets(try catalog.set(entity.entitySet), source: entity.keyBytes, entity: entity, navigation: navigation, reusing: &spent)
+    }
+
     func navigationTargets(_ info: SetInfo, source: [UInt8], entity known: StoredEntity?, navigation: String) throws(ODataError) -> NavigationCursor {
+        var none = NavigationCursor(targetSet: "", mode: .done)
+        return try navigationTargets(info, source: source, entity: known, navigation: navigation, reusing: &none)
+    }
+
+    func navigationTargets(_ info: SetInfo, source: [UInt8], entity known: StoredEntity?, navigation: String,
+                           reusing spent: inout NavigationCursor) throws(ODataError) -> NavigationCursor {
         let plan = try catalog.plan(info.name, navigation)
         let target = try catalog.set(plan.target)
         /// The source entity's values of `columns` (one property decoded each); nil when the
@@ -187,10 +201,21 @@ public struct EntityReader: Sendable {
                 return NavigationCursor(targetSet: target.name, mode: .done)
             }
             let prefix = try EntityStorage.encodeKeyPrefix(values, info: target)
-            let cursor = try mapEngine("reading \(target.name)") { () throws(EngineError) in
-                try snapshot.cursor(in: target.tree, from: prefix, to: IndexBounds.prefixEnd(prefix))
+            let origin = (engine: ObjectIdentifier(engine), sequence: snapshot.sequence)
+            var result: NavigationCursor
+            if spent.targetSet == target.name, let from = spent.origin, from == origin, var reused = spent.takeEntityCursor() {
+                try mapEngine("reading \(target.name)") { () throws(EngineError) in
+                    try reused.cursor.reposition(in: target.tree, from: prefix, to: IndexBounds.prefixEnd(prefix))
+                }
+                result = NavigationCursor(targetSet: target.name, mode: .entities(EntityCursor(cursor: reused.cursor, info: target)))
+            } else {
+                let cursor = try mapEngine("reading \(target.name)") { () throws(EngineError) in
+                    try snapshot.cursor(in: target.tree, from: prefix, to: IndexBounds.prefixEnd(prefix))
+                }
+                result = NavigationCursor(targetSet: target.name, mode: .entities(EntityCursor(cursor: cursor, info: target)))
             }
-            return NavigationCursor(targetSet: target.name, mode: .entities(EntityCursor(cursor: cursor, info: target)))
+            result.origin = origin
+            return result
         case .byIndex(_, let sourceColumns, let index):
             guard let values = try sourceValues(sourceColumns), !values.contains(where: \.isNull) else {
                 return NavigationCursor(targetSet: target.name, mode: .done)

@@ -21,6 +21,9 @@ public struct NavigationCursor {
 
     /// The entity set the keys belong to.
     public let targetSet: String
+    /// The reader whose snapshot an `.entities` cursor reads (engine and snapshot sequence):
+    /// only a reader of the same snapshot may reuse it.
+    var origin: (engine: ObjectIdentifier, sequence: UInt64)?
     private var kind: Kind
     private var links: KeyValueCursor?
     private var prefixLength = 0
@@ -76,13 +79,24 @@ public struct NavigationCursor {
         }
     }
 
-    /// Ends the cursor (releasing what it holds); nil.
+    /// Ends the cursor (releasing what it holds, except a key-prefix cursor, which
+    /// `takeEntityCursor` may hand to the next navigation); nil.
     private mutating func finish() -> [UInt8]? {
         kind = .done
         links = nil
-        entities = nil
         index = nil
         return nil
+    }
+
+    /// The engine cursor of a key-prefix range (live or finished), for
+    /// `EntityReader.navigationTargets(from:navigation:reusing:)` to move to the next source's
+    /// range; this cursor is finished. Nil for the other modes.
+    mutating func takeEntityCursor() -> EntityCursor? {
+        defer {
+            kind = .done
+            entities = nil
+        }
+        return entities
     }
 
     /// True when the cursor reads the target entities themselves, in key order (`nextEntity`

@@ -110,6 +110,44 @@ import Testing
         }
     }
 
+    /// One executor reuses the key-prefix cursor of `$expand` from parent to parent (moved on
+    /// to the next parent's range): parents in key order, in reverse, in an unrelated order,
+    /// with gaps, a nested expand of the same navigation under another, and a second request
+    /// on the same executor must each get exactly their own items.
+    @Test func expandOfManyParentsInAnyOrderGetsEachParentsItems() throws {
+        let items = data["SalesOrderItems"] ?? []
+        var byOrder: [String: [String]] = [:]
+        for item in items { byOrder[string(item, "SalesOrderID"), default: []].append(string(item, "ItemPosition")) }
+        let executor = try executor()
+        func check(_ orders: [ODataEntity], _ url: String) {
+            for order in orders {
+                let id = string(order, "SalesOrderID")
+                guard case .entities(let expanded, _, _)? = order.navigation("ToItems")?.content else {
+                    Issue.record("ToItems not expanded for \(id) in \(url)"); continue
+                }
+                #expect(expanded.map { string($0, "ItemPosition") } == (byOrder[id] ?? []).sorted(), "\(id) in \(url)")
+                #expect(expanded.allSatisfy { string($0, "SalesOrderID") == id }, "\(id) in \(url)")
+            }
+        }
+        for url in ["SalesOrders?$expand=ToItems", "SalesOrders?$orderby=SalesOrderID desc&$expand=ToItems",
+                    "SalesOrders?$orderby=GrossAmount&$top=60&$expand=ToItems",
+                    "SalesOrders?$filter=LifecycleStatus eq 'N'&$expand=ToItems", "SalesOrders?$top=40&$expand=ToItems"] {
+            let result = try executor.execute(url)
+            #expect(!result.entities.isEmpty, "\(url)")
+            check(result.entities, url)
+        }
+        let nested = "SalesOrderItems?$top=80&$expand=ToSalesOrder($expand=ToItems)"
+        let result = try executor.execute(nested)
+        #expect(result.entities.count == 80)
+        var parents: [ODataEntity] = []
+        for item in result.entities {
+            guard case .entity(let order?)? = item.navigation("ToSalesOrder")?.content else { Issue.record("no ToSalesOrder"); continue }
+            #expect(string(order, "SalesOrderID") == string(item, "SalesOrderID"))
+            parents.append(order)
+        }
+        check(parents, nested)
+    }
+
     /// Nested `$skip`/`$top` without a filter or `$orderby` page each parent's targets in key
     /// order, and `$count` counts them all (the path that projects targets as they come).
     @Test func nestedSkipTopAndCountWithoutFilter() throws {
