@@ -123,17 +123,9 @@ struct EncodedBytesReader {
         let start = position
         guard length >= 0, length <= remaining else { throw truncated() }
         position += length
-        // Validated in place: no intermediate array. ASCII (the common case) is valid UTF-8 as
-        // it is and takes the standard library's specialized fast path.
+        // Validated in place: no intermediate array (`EntityValueEncoding.validString`).
         let text = bytes.withUnsafeBufferPointer { buffer -> String? in
-            let slice = UnsafeBufferPointer(rebasing: buffer[start..<start + length])
-            var ascii = true
-            for byte in slice where byte >= 0x80 {
-                ascii = false
-                break
-            }
-            if ascii { return String(decoding: slice, as: UTF8.self) }
-            return String(validating: slice, as: UTF8.self)
+            EntityValueEncoding.validString(UnsafeBufferPointer(rebasing: buffer[start..<start + length]))
         }
         guard let text else { throw .encodingInvalid("\(what): string is not valid UTF-8", offset: start) }
         return text

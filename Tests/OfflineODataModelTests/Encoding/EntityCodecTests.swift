@@ -91,6 +91,21 @@ import Testing
         }
     }
 
+    /// Stored strings are read through `EntityValueEncoding.validString`: it must accept
+    /// exactly the valid UTF-8 that `String(validating:as:)` accepts, with the same text, for
+    /// ASCII, multi-byte text and damaged sequences (lone continuation bytes, truncated and
+    /// overlong sequences, surrogates, bytes past U+10FFFF).
+    @Test func storedStringsAcceptExactlyValidUTF8() async {
+        let pieces: [[UInt8]] = [Array("a".utf8), Array("Zürich".utf8), Array("東京".utf8), Array("🙂".utf8),
+                                 [0x80], [0xC3], [0xE6, 0x9D], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+                                 [0xFF], [0xEF, 0xBF, 0xBD], Array("0123456789abcdef".utf8)]
+        await propertyCheck(count: 500, input: Gen.int(in: 0...(pieces.count - 1)).array(of: 0...12)) { choice in
+            let bytes = choice.flatMap { pieces[$0] }
+            let ours = bytes.withUnsafeBufferPointer { EntityValueEncoding.validString($0) }
+            #expect(ours == String(validating: bytes, as: UTF8.self), "bytes \(bytes)")
+        }
+    }
+
     @Test func aLayoutWithAppendedPropertiesReadsOlderBytes() throws {
         let old = EntityLayout([EntityPropertyDescriptor("ID", .int32, isNullable: false), EntityPropertyDescriptor("Name", .string)])
         let bytes = try EntityCodec(layout: old).encode(EntityRecord(values: [.int32(7), .string("x")],
