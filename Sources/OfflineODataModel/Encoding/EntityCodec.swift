@@ -134,7 +134,8 @@ public struct EntityCodec: Sendable {
                     guard reader.atEnd else { throw reader.invalid("value shorter than its slot") }
                 }
                 try verify(value, at: index, start)
-                properties.append(ODataProperty(declared[index].name, value))
+                // Moved, not copied: a copy costs a retain and a release of the value's storage.
+                properties.append(ODataProperty(declared[index].name, consume value))
             }
         }
         return try Self.readDynamic(header, bytes, into: properties)
