@@ -5,12 +5,18 @@ import Testing
 /// keys. The run is tall (512-byte blocks: height ≥ 3), so steps climb more than one level,
 /// and each walk changes direction and runs off both ends.
 @Suite struct RunCursorTests {
+    /// An unencrypted store with 512-byte blocks, so a few thousand keys make a run of height ≥ 3.
+    static func tallStore(_ dir: TempDir, memTableSize: Int? = nil) throws -> StorageEngine {
+        var options = EngineOptions.quick(.unencrypted)
+        options.blockSize = 512
+        if let memTableSize { options.memTableSize = memTableSize }
+        return try StorageEngine.open(path: dir.store, options: options)
+    }
+
     @Test func stepsAcrossLeavesAndIndexLevelsBothWays() throws {
         let dir = TempDir("runcursor")
         defer { dir.cleanup() }
-        var options = EngineOptions.quick(.unencrypted)
-        options.blockSize = 512
-        let db = try StorageEngine.open(path: dir.store, options: options)
+        let db = try Self.tallStore(dir)
         let tree = try db.tree("t")
         let count = 6_000
         for start in stride(from: 0, to: count, by: 1_000) {
@@ -81,9 +87,7 @@ import Testing
     @Test func seeksFromAPositionedCursorMatchAFreshOne() throws {
         let dir = TempDir("runcursor-reseek")
         defer { dir.cleanup() }
-        var options = EngineOptions.quick(.unencrypted)
-        options.blockSize = 512
-        let db = try StorageEngine.open(path: dir.store, options: options)
+        let db = try Self.tallStore(dir)
         let tree = try db.tree("t")
         let count = 4_000
         try db.write { b in
@@ -130,10 +134,8 @@ import Testing
     @Test func repositionedCursorReadsWhatANewCursorReads() throws {
         let dir = TempDir("kvcursor-reposition")
         defer { dir.cleanup() }
-        var options = EngineOptions.quick(.unencrypted)
-        options.blockSize = 512
-        options.memTableSize = 16 << 10  // several flushes: runs and memtables both hold versions
-        let db = try StorageEngine.open(path: dir.store, options: options)
+        // A small memtable: several flushes, so runs and memtables both hold versions.
+        let db = try Self.tallStore(dir, memTableSize: 16 << 10)
         let tree = try db.tree("t")
         let other = try db.tree("u")
         var rng = SplitMix(seed: 31)
