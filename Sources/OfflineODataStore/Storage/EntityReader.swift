@@ -163,6 +163,19 @@ public struct EntityReader: Sendable {
         try navigationTargets(try catalog.set(entity.entitySet), source: entity.keyBytes, entity: entity, navigation: navigation, reusing: &spent)
     }
 
+    /// True when `columns` of the source set are its whole key, in key order, with the target
+    /// key's leading kinds: the target's key prefix is then the source's encoded key itself
+    /// (the same values, normalized to the same kinds), and needs no decoding or encoding
+    /// (`SalesOrders` -> `ToItems` on `SalesOrderItems(SalesOrderID, ItemPosition)`).
+    static func keyIsPrefix(_ columns: [IndexColumn], of source: SetInfo, in target: SetInfo) -> Bool {
+        guard columns.count == source.keyIndices.count, columns.count <= target.keyKinds.count else { return false }
+        for (i, column) in columns.enumerated() {
+            guard column.path.count == 1, column.top == source.keyIndices[i], let kind = source.keyKinds[i],
+                  column.kind == kind, target.keyKinds[i] == kind else { return false }
+        }
+        return true
+    }
+
     func navigationTargets(_ info: SetInfo, source: [UInt8], entity known: StoredEntity?, navigation: String) throws(ODataError) -> NavigationCursor {
         var none = NavigationCursor(targetSet: "", mode: .done)
         return try navigationTargets(info, source: source, entity: known, navigation: navigation, reusing: &none)
@@ -197,10 +210,17 @@ public struct EntityReader: Sendable {
             guard try entity(target, targetKey) != nil else { return NavigationCursor(targetSet: target.name, mode: .done) }
             return NavigationCursor(targetSet: target.name, mode: .one(targetKey))
         case .keyPrefix(_, let columns):
-            guard let values = try sourceValues(columns), !values.contains(where: \.isNull) else {
-                return NavigationCursor(targetSet: target.name, mode: .done)
+            let prefix: [UInt8]
+            if known != nil, Self.keyIsPrefix(columns, of: info, in: target) {
+                // The source's own key, encoded as the target's key starts (the source exists:
+                // it was read from this reader).
+                prefix = source
+            } else {
+                guard let values = try sourceValues(columns), !values.contains(where: \.isNull) else {
+                    return NavigationCursor(targetSet: target.name, mode: .done)
+                }
+                prefix = try EntityStorage.encodeKeyPrefix(values, info: target)
             }
-            let prefix = try EntityStorage.encodeKeyPrefix(values, info: target)
             let origin = (engine: ObjectIdentifier(engine), sequence: snapshot.sequence)
             var result: NavigationCursor
             if spent.targetSet == target.name, let from = spent.origin, from == origin, var reused = spent.takeEntityCursor() {
