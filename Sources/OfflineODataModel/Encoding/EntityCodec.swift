@@ -105,7 +105,26 @@ public struct EntityCodec: Sendable {
     /// by dropping the absent slots, without building the record in between (the read path of
     /// every query result).
     public func decodeProperties(_ bytes: [UInt8]) throws(ODataError) -> [ODataProperty] {
-        let header = try Self.readHeader(bytes)
+        try bytes.withUnsafeBufferPointer { (buffer) throws(ODataError) in try decodeProperties(buffer, owned: bytes) }
+    }
+
+    /// The same on borrowed bytes (a cursor's current value, valid during the call): the bytes
+    /// are copied only when a value, the header or dynamic properties need the checked readers.
+    public func decodeProperties(borrowing bytes: UnsafeRawBufferPointer) throws(ODataError) -> [ODataProperty] {
+        try decodeProperties(bytes.assumingMemoryBound(to: UInt8.self), owned: nil)
+    }
+
+    private func decodeProperties(_ buffer: UnsafeBufferPointer<UInt8>, owned: [UInt8]?) throws(ODataError) -> [ODataProperty] {
+        // The array form of the bytes, for the checked readers (made at most once).
+        var array = owned
+        func bytes() -> [UInt8] {
+            if let array { return array }
+            let copy = Array(buffer)
+            array = copy
+            return copy
+        }
+        let header: Header
+        if let fast = Self.wellFormedHeader(buffer) { header = fast } else { header = try Self.readHeader(bytes()) }
         let declared = layout.properties
         guard header.count <= declared.count else {
             throw .encodingInvalid("entity has \(header.count) declared properties, layout only \(declared.count)", offset: 1)
@@ -114,31 +133,55 @@ public struct EntityCodec: Sendable {
         properties.reserveCapacity(header.count)
         // One reader moved from slot to slot (a reader per slot costs a retain and release of
         // the bytes each), for the values `readCommon` leaves to it.
-        var reader = EncodedBytesReader(bytes, what: "entity property")
-        try bytes.withUnsafeBufferPointer { (buffer) throws(ODataError) in
-            // The offsets are read in place: `readHeader` checked that the table fits and that
-            // the offsets never decrease and stay inside the data.
-            var start = header.dataStart
-            for index in 0..<header.count {
-                let at = header.table + 4 * (index + 1)
-                let end = header.dataStart + (Int(buffer[at]) | Int(buffer[at + 1]) << 8 | Int(buffer[at + 2]) << 16 | Int(buffer[at + 3]) << 24)
-                defer { start = end }
-                guard end > start else { continue }
-                let value: ODataValue
-                if let common = EntityValueEncoding.readCommon(buffer, start, end) {
-                    value = common
-                } else {
-                    reader.position = start
-                    reader.end = end
-                    value = try EntityValueEncoding.read(&reader)
-                    guard reader.atEnd else { throw reader.invalid("value shorter than its slot") }
-                }
-                try verify(value, at: index, start)
-                // Moved, not copied: a copy costs a retain and a release of the value's storage.
-                properties.append(ODataProperty(declared[index].name, consume value))
+        var reader: EncodedBytesReader?
+        // The offsets are read in place: the header was checked (the table fits, the offsets
+        // never decrease and stay inside the data).
+        var start = header.dataStart
+        for index in 0..<header.count {
+            let at = header.table + 4 * (index + 1)
+            let end = header.dataStart + (Int(buffer[at]) | Int(buffer[at + 1]) << 8 | Int(buffer[at + 2]) << 16 | Int(buffer[at + 3]) << 24)
+            defer { start = end }
+            guard end > start else { continue }
+            let value: ODataValue
+            if let common = EntityValueEncoding.readCommon(buffer, start, end) {
+                value = common
+            } else {
+                var checked = reader ?? EncodedBytesReader(bytes(), what: "entity property")
+                checked.position = start
+                checked.end = end
+                value = try EntityValueEncoding.read(&checked)
+                guard checked.atEnd else { throw checked.invalid("value shorter than its slot") }
+                reader = checked
             }
+            try verify(value, at: index, start)
+            // Moved, not copied: a copy costs a retain and a release of the value's storage.
+            properties.append(ODataProperty(declared[index].name, consume value))
         }
-        return try Self.readDynamic(header, bytes, into: properties)
+        // No dynamic properties: their count, 0, is the last byte.
+        if start == buffer.count - 1 && buffer[start] == 0 { return properties }
+        return try Self.readDynamic(header, bytes(), into: properties)
+    }
+
+    /// The header read in place when it is well formed (version, a one-byte property count, an
+    /// offset table inside the bytes starting at 0 and never decreasing, data after the last
+    /// slot); nil otherwise, and `readHeader` then decides with its checks and errors.
+    static func wellFormedHeader(_ b: UnsafeBufferPointer<UInt8>) -> Header? {
+        guard b.count >= 2, b[0] == formatVersion, b[1] < 0x80 else { return nil }
+        let count = Int(b[1])
+        let header = Header(count: count, table: 2, dataStart: 2 + 4 * (count + 1))
+        guard header.dataStart <= b.count else { return nil }
+        func offset(_ index: Int) -> Int {
+            let at = 2 + 4 * index
+            return Int(b[at]) | Int(b[at + 1]) << 8 | Int(b[at + 2]) << 16 | Int(b[at + 3]) << 24
+        }
+        guard offset(0) == 0 else { return nil }
+        var previous = 0
+        for index in 0..<count {
+            let next = offset(index + 1)
+            guard previous <= next else { return nil }
+            previous = next
+        }
+        return previous < b.count - header.dataStart ? header : nil
     }
 
     /// Appends the dynamic properties that follow the declared slots.

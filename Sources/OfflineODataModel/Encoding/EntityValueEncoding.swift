@@ -309,3 +309,9 @@ enum EntityValueEncoding {
         }
     }
 }
+
+/// The text of UTF-8 bytes, nil when they are not valid UTF-8 (`EntityValueEncoding.validString`):
+/// for the store's reads of stored text on borrowed bytes.
+package func validUTF8String(_ bytes: UnsafeRawBufferPointer) -> String? {
+    EntityValueEncoding.validString(bytes.assumingMemoryBound(to: UInt8.self))
+}

@@ -8,16 +8,26 @@ extension QueryExecutor {
 
     func project(_ stored: StoredEntity, options: BoundQueryOptions, depth: Int) throws(ODataError) -> ODataEntity {
         var entity = try stored.toODataEntity()
-        if !options.select.all {
-            let keep = Set(options.select.properties)
-            entity.properties.removeAll { !keep.contains($0.name) }
-        }
+        Self.select(options, in: &entity)
         if !options.compute.isEmpty { try appendComputed(options, of: stored, to: &entity) }
         guard !options.expand.isEmpty, depth < Self.maxExpandDepth else { return entity }
         for item in options.expand {
             entity.navigation.append(ODataNavigationValue(item.navigation.name, try expand(item, of: stored, depth: depth + 1)))
         }
         return entity
+    }
+
+    /// Keeps the `$select`ed properties.
+    static func select(_ options: BoundQueryOptions, in entity: inout ODataEntity) {
+        guard !options.select.all else { return }
+        let keep = Set(options.select.properties)
+        entity.properties.removeAll { !keep.contains($0.name) }
+    }
+
+    /// True when `project` needs nothing but the entity's own bytes: no `$compute` and nothing
+    /// (more) to expand. Such entities can be projected from bytes a cursor lends.
+    static func projectsFromBytes(_ options: BoundQueryOptions, depth: Int) -> Bool {
+        options.compute.isEmpty && (options.expand.isEmpty || depth >= maxExpandDepth)
     }
 
     /// The `$compute` properties the selection returns, after the declared ones, in `$compute`
@@ -42,6 +52,29 @@ extension QueryExecutor {
                                         limit: item.options.top.map { (item.options.skip ?? 0) + $0 }, streams: item.options.orderBy.isEmpty,
                                         after: nil, countAll: true)
         let searcher = try item.options.search.map { _ throws(ODataError) in try SearchMatcher(model: model, entityType: item.navigation.targetEntityType) }
+        if cursor.readsEntities, item.suffix == .none, item.options.filter == nil, item.options.search == nil,
+           collector.keepsRowsAsOffered, Self.projectsFromBytes(item.options, depth: depth) {
+            // A key-prefix range with nothing to evaluate per target: each target of the page is
+            // projected from the bytes the cursor lends (no copy of its key and value, no
+            // StoredEntity), as it comes.
+            var page = AdmittedPage(skip: item.options.skip ?? 0, take: item.options.top)
+            var entities: [ODataEntity] = []
+            var stopped = false
+            while !stopped, let stop = try cursor.nextBorrowedEntity({ (target) throws(ODataError) -> Bool in
+                let (inPage, stop) = collector.admit(into: &page)
+                if inPage {
+                    var entity = try target.toODataEntity()
+                    Self.select(item.options, in: &entity)
+                    entities.append(entity)
+                }
+                return stop
+            }) {
+                stopped = stop
+            }
+            spentCursors.put(cursorKey, cursor)
+            let count = item.options.count ? Int64(collector.matched) : nil
+            return item.navigation.isCollection ? .entities(entities, count: count, nextLink: nil) : .entity(entities.first)
+        }
         // Targets in key order: read straight from a key-prefix range, else looked up by key.
         var targets: [StoredEntity] = []
         targets.reserveCapacity(16)

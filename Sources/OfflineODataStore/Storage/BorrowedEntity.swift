@@ -16,6 +16,8 @@ struct BorrowedEntity {
     let flags: EntityFlags
     /// Bytes of the stored type name inside `value` (empty: the set's type).
     let typeNameRange: Range<Int>
+    /// Bytes of the ETag inside `value` (nil: none).
+    let etagRange: Range<Int>?
 
     /// Reads the trailer in place with the checks of `StoredValue.split`.
     init(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, info: SetInfo) throws(ODataError) {
@@ -36,6 +38,7 @@ struct BorrowedEntity {
         self.flags = EntityFlags(rawValue: value[n - 2])
         let typeStart = codecEnd + etagLength
         self.typeNameRange = typeStart..<typeStart + typeLength
+        self.etagRange = etagLengthRaw == StoredValue.noETag ? nil : codecEnd..<typeStart
     }
 
     /// The entity's type: the stored derived type, else the set's type (an undecodable name
@@ -44,6 +47,27 @@ struct BorrowedEntity {
         if typeNameRange.isEmpty { return info.typeName }
         let bytes = UnsafeRawBufferPointer(rebasing: value[typeNameRange])
         return String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) ?? info.typeName
+    }
+
+    /// The entity with its properties and ETag: what `owned().toODataEntity()` returns, with the
+    /// same checks and errors, decoded from the lent bytes without copying them.
+    func toODataEntity() throws(ODataError) -> ODataEntity {
+        var etag: String?
+        if let etagRange {
+            guard let text = validUTF8String(UnsafeRawBufferPointer(rebasing: value[etagRange])) else {
+                throw .storeCorrupted("entity of set '\(info.name)'", "ETag is not UTF-8")
+            }
+            etag = text
+        }
+        var typeName = info.typeName
+        if !typeNameRange.isEmpty {
+            guard let text = validUTF8String(UnsafeRawBufferPointer(rebasing: value[typeNameRange])) else {
+                throw .storeCorrupted("entity of set '\(info.name)'", "type name is not UTF-8")
+            }
+            typeName = text
+        }
+        return ODataEntity(typeName: typeName, properties: try info.codec.decodeProperties(borrowing: codec),
+                           control: ODataControlInformation(etag: etag))
     }
 
     /// A copy that outlives the callback (exactly what a cursor would have returned).

@@ -12,4 +12,15 @@ public struct EntityCursor {
         }
         return try StoredEntity(keyBytes: key, value: value, info: info)
     }
+
+    /// Steps to the next entity and lends it to `body`, valid only during the call: neither its
+    /// key nor its value is copied. Nil at the end of the range.
+    mutating func nextBorrowed<R>(_ body: (BorrowedEntity) throws(ODataError) -> R) throws(ODataError) -> R? {
+        guard try mapEngine("scanning \(info.name)", { () throws(EngineError) in try cursor.advance() }) else { return nil }
+        let info = self.info
+        let result = cursor.withCurrent { key, value -> Result<R, ODataError> in
+            Result { () throws(ODataError) -> R in try body(try BorrowedEntity(key: key, value: value, info: info)) }
+        }
+        return try result.get()
+    }
 }

@@ -103,6 +103,17 @@ public struct NavigationCursor {
     /// then costs no lookup).
     public var readsEntities: Bool { kind == .entities }
 
+    /// Lends the next target entity to `body` when `readsEntities` (nil at the end, and for the
+    /// other modes): the key-prefix range read without copying each target's bytes.
+    mutating func nextBorrowedEntity<R>(_ body: (BorrowedEntity) throws(ODataError) -> R) throws(ODataError) -> R? {
+        guard kind == .entities, entities != nil else { return nil }
+        guard let result = try entities?.nextBorrowed(body) else {
+            _ = finish()
+            return nil
+        }
+        return result
+    }
+
     /// The next target entity when `readsEntities` (nil at the end, and for the other modes:
     /// use `next()` and a lookup).
     public mutating func nextEntity() throws(ODataError) -> StoredEntity? {

@@ -79,14 +79,19 @@ import Testing
                 #expect(read.name == written.name && read.value.isIdentical(to: written.value), "\(read) vs \(written)")
             }
             bytes[position % bytes.count] = byte
-            switch (outcome { () throws(ODataError) in try codec.decodeProperties(bytes) },
-                    outcome { () throws(ODataError) in expected(try codec.decode(bytes)) }) {
-            case let (.success(a), .success(b)):
-                #expect(a.count == b.count && zip(a, b).allSatisfy { $0.name == $1.name && $0.value.isIdentical(to: $1.value) })
-            case let (.failure(a), .failure(b)):
-                #expect(a.name == b.name && a.code == b.code && a.location == b.location, "\(a) vs \(b)")
-            case let (a, b):
-                Issue.record("decodeProperties \(a), decode \(b)")
+            // The array form, the borrowed form (a cursor's bytes) and `decode` agree, on intact
+            // and on damaged bytes (values, errors and their locations).
+            let borrowed = bytes.withUnsafeBytes { raw in outcome { () throws(ODataError) in try codec.decodeProperties(borrowing: raw) } }
+            let fromArray = outcome { () throws(ODataError) in try codec.decodeProperties(bytes) }
+            for (form, read) in [("array", fromArray), ("borrowed", borrowed)] {
+                switch (read, outcome { () throws(ODataError) in expected(try codec.decode(bytes)) }) {
+                case let (.success(a), .success(b)):
+                    #expect(a.count == b.count && zip(a, b).allSatisfy { $0.name == $1.name && $0.value.isIdentical(to: $1.value) }, "\(form)")
+                case let (.failure(a), .failure(b)):
+                    #expect(a.name == b.name && a.code == b.code && a.location == b.location, "\(form): \(a) vs \(b)")
+                case let (a, b):
+                    Issue.record("decodeProperties (\(form)) \(a), decode \(b)")
+                }
             }
         }
     }
