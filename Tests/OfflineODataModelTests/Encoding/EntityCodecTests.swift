@@ -96,6 +96,56 @@ import Testing
         }
     }
 
+    /// Every single-byte change of a small record with the values the query path reads on its
+    /// fast path (a decimal of odd and even digit counts, ASCII and non-ASCII strings, a date, a
+    /// date/time offset): decodeProperties, on an array and on borrowed bytes, answers as
+    /// `decode` does, value for value and error for error. Exhaustive, so a fast-path check that
+    /// is missing (a leading zero or a nibble above 9 in a packed decimal, an invalid UTF-8
+    /// byte) shows here.
+    @Test func everySingleByteChangeDecodesLikeTheRecord() throws {
+        let layout = EntityLayout([
+            EntityPropertyDescriptor("Odd", .decimal), EntityPropertyDescriptor("Even", .decimal),
+            EntityPropertyDescriptor("Text", .string), EntityPropertyDescriptor("Name", .string),
+            EntityPropertyDescriptor("Day", .date), EntityPropertyDescriptor("At", .dateTimeOffset),
+        ])
+        let codec = EntityCodec(layout: layout)
+        let record = EntityRecord(values: [
+            .decimal(try EdmDecimal(parsing: "12345.67")), .decimal(try EdmDecimal(parsing: "-9081.5")),
+            .string("EUR"), .string("Zürich"), .date(try EdmDate(year: 2026, month: 11, day: 27)),
+            .dateTimeOffset(try EdmDateTimeOffset(utcSeconds: 1_795_000_000, picoseconds: 120_000_000_000, offsetMinutes: 60)),
+        ], dynamicProperties: [])
+        let intact = try codec.encode(record)
+        func outcome(_ body: () throws(ODataError) -> [ODataProperty]) -> Result<[ODataProperty], ODataError> {
+            do { return .success(try body()) } catch { return .failure(error) }
+        }
+        var checked = 0
+        for position in intact.indices {
+            for byte in UInt8.min...UInt8.max where byte != intact[position] {
+                var bytes = intact
+                bytes[position] = byte
+                let reference = outcome { () throws(ODataError) in
+                    let decoded = try codec.decode(bytes)
+                    return decoded.values.enumerated().compactMap { index, value in value.map { ODataProperty(layout.properties[index].name, $0) } }
+                        + decoded.dynamicProperties
+                }
+                let borrowed = bytes.withUnsafeBytes { raw in outcome { () throws(ODataError) in try codec.decodeProperties(borrowing: raw) } }
+                for read in [outcome { () throws(ODataError) in try codec.decodeProperties(bytes) }, borrowed] {
+                    switch (read, reference) {
+                    case let (.success(a), .success(b)):
+                        #expect(a.count == b.count && zip(a, b).allSatisfy { $0.name == $1.name && $0.value.isIdentical(to: $1.value) },
+                                "byte \(position) = \(byte)")
+                    case let (.failure(a), .failure(b)):
+                        #expect(a.name == b.name && a.location == b.location, "byte \(position) = \(byte): \(a) vs \(b)")
+                    case let (a, b):
+                        Issue.record("byte \(position) = \(byte): decodeProperties \(a), decode \(b)")
+                    }
+                }
+                checked += 1
+            }
+        }
+        #expect(checked == intact.count * 255)
+    }
+
     /// Stored strings are read through `EntityValueEncoding.validString`: it must accept
     /// exactly the valid UTF-8 that `String(validating:as:)` accepts, with the same text, for
     /// ASCII, multi-byte text and damaged sequences (lone continuation bytes, truncated and
