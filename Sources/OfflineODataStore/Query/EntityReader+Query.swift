@@ -17,10 +17,27 @@ extension EntityReader {
     /// Entities whose key lies between the bounds, in key order (or reverse). Bounds work like
     /// index bounds (`IndexBound`) over the key columns: equality values on the first key
     /// properties, optionally a bound value or a string prefix on the next one.
-    public func keyRangeScan(_ set: String, lower: IndexBound?, upper: IndexBound?, reverse: Bool = false) throws(ODataError) -> EntityCursor {
+    public func keyRangeScan(_ set: String, lower requestedLower: IndexBound?, upper requestedUpper: IndexBound?,
+                             reverse: Bool = false) throws(ODataError) -> EntityCursor {
         let info = try catalog.set(set)
         var from: [UInt8]?
         var to: [UInt8]?
+        // Key properties are never null. A bound on null (the planner bounds `lt`/`le` ranges
+        // below by "above null", which keeps nulls out of secondary index ranges) would not
+        // encode as a key: a lower one says nothing here and is cut back to the equal values
+        // before it; an upper one admits no key at all.
+        var lower = requestedLower
+        if let bound = lower, bound.values.last?.isNull == true {
+            let equal = Array(bound.values.dropLast())
+            lower = equal.isEmpty ? nil : IndexBound(equal)
+        }
+        var upper = requestedUpper
+        if let bound = upper, bound.values.last?.isNull == true {
+            from = []
+            to = []
+            upper = nil
+            lower = nil
+        }
         if let lower {
             let bytes = try Self.encode(lower, info)
             if lower.isInclusive || lower.stringPrefix != nil {
