@@ -220,6 +220,12 @@ final class Block: @unchecked Sendable {
         return Array(data[Int(e.valueStart)..<Int(e.valueStart + e.valueLength)])
     }
 
+    /// Lends entry `i`'s value (nil for a tombstone) to `body`, valid only during the call.
+    func withValue<R>(_ i: Int, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        guard let range = valueRange(i) else { return try body(nil) }
+        return try data.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
+
     /// nil for a tombstone.
     @inline(__always) func valueRange(_ i: Int) -> Range<Int>? {
         let e = entries[i]

@@ -487,20 +487,26 @@ final class RunFile: @unchecked Sendable {
     /// run holds a second cache lookup for nothing (8 of the 9 scattered loads a filter probe
     /// makes). The index blocks on the way down are pinned, so the descent itself reads nothing.
     func get(_ key: [UInt8], filterFirst: Bool = false) throws(EngineError) -> MemTable.Lookup {
-        try get(key, hash: key.withUnsafeBytes { BloomFilter.hash($0) }, filterFirst: filterFirst)
+        guard let (leaf, i) = try entry(key, hash: key.withUnsafeBytes { BloomFilter.hash($0) }, filterFirst: filterFirst) else {
+            return .absent
+        }
+        if let v = leaf.value(i) { return .value(v) }
+        return .tombstone
     }
 
-    /// `hash`: `BloomFilter.hash` of `key`, computed once for all the runs a read passes (the
-    /// filters and the leaf's point index use the same hash).
-    func get(_ key: [UInt8], hash: UInt64, filterFirst: Bool = false) throws(EngineError) -> MemTable.Lookup {
-        guard !isEmpty, compareBytes(key, minKey) >= 0, compareBytes(key, maxKey) <= 0 else { return .absent }
-        if filterFirst, try !filterMayContain(key, hash: hash) { return .absent }
+    /// `get` without copying the value: the leaf holding `key` and its entry there (a value or
+    /// a tombstone), nil when the run does not hold the key; the value is read in the leaf
+    /// (`Block.value`, `Block.withValue`). `hash`: `BloomFilter.hash` of `key`, computed once
+    /// for all the runs a read passes (the filters and the leaf's point index use the same hash).
+    func entry(_ key: [UInt8], hash: UInt64, filterFirst: Bool = false) throws(EngineError) -> (Block, Int)? {
+        guard !isEmpty, compareBytes(key, minKey) >= 0, compareBytes(key, maxKey) <= 0 else { return nil }
+        if filterFirst, try !filterMayContain(key, hash: hash) { return nil }
         var pointer = root
         var level = height - 1
         while level > 0 {
             let b = try block(at: pointer.offset, length: pointer.length, leaf: false)
             let i = b.lowerBound(key)
-            guard i < b.count else { return .absent }
+            guard i < b.count else { return nil }
             pointer = b.child(i)
             level -= 1
         }
@@ -508,12 +514,11 @@ final class RunFile: @unchecked Sendable {
         if let cached = cache.get(BlockCache.key(file: number, offset: pointer.offset)) {
             leaf = cached
         } else {
-            if !filterFirst, try !filterMayContain(key, hash: hash) { return .absent }
+            if !filterFirst, try !filterMayContain(key, hash: hash) { return nil }
             leaf = try block(at: pointer.offset, length: pointer.length, leaf: true, pointIndex: true)
         }
-        guard let i = leaf.find(key, hash: hash) else { return .absent }
-        if let v = leaf.value(i) { return .value(v) }
-        return .tombstone
+        guard let i = leaf.find(key, hash: hash) else { return nil }
+        return (leaf, i)
     }
 }
 

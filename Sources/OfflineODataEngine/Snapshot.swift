@@ -28,25 +28,50 @@ public struct Snapshot: @unchecked Sendable {
         try Self.lookup(k, mems: mems, runs: runs)
     }
 
+    /// `get(_:in:scratch:)` lending the value to `body` instead of copying it: valid only
+    /// during the call, nil when the key is absent or deleted. A value in a run is read in its
+    /// cached leaf; a point read that only decodes the value allocates nothing.
+    public func withValue<R>(_ key: [UInt8], in tree: Tree, scratch: inout [UInt8],
+                             _ body: (UnsafeRawBufferPointer?) throws -> R) throws -> R {
+        tree.internalKey(key, into: &scratch)
+        switch try Self.find(scratch, mems: mems, runs: runs) {
+        case .memValue(let value): return try value.withUnsafeBytes { try body($0) }
+        case .runEntry(let leaf, let i): return try leaf.withValue(i, body)
+        case .none: return try body(nil)
+        }
+    }
+
+    /// Where the newest version of a key is (a tombstone counts as none).
+    enum Found {
+        case memValue([UInt8])
+        case runEntry(Block, Int)
+        case none
+    }
+
     /// Newest version of an internal key: memtables first, then runs, newest first.
     static func lookup(_ k: [UInt8], mems: some Sequence<MemTable>, runs: [RunFile]) throws(EngineError) -> [UInt8]? {
+        switch try find(k, mems: mems, runs: runs) {
+        case .memValue(let value): return value
+        case .runEntry(let leaf, let i): return leaf.value(i)
+        case .none: return nil
+        }
+    }
+
+    static func find(_ k: [UInt8], mems: some Sequence<MemTable>, runs: [RunFile]) throws(EngineError) -> Found {
         for m in mems where !m.isEmpty {
             switch m.get(k) {
-            case .value(let v): return v
-            case .tombstone: return nil
+            case .value(let v): return .memValue(v)
+            case .tombstone: return .none
             case .absent: continue
             }
         }
         let last = runs.count - 1
         let hash = k.withUnsafeBytes { BloomFilter.hash($0) }
         for (i, r) in runs.enumerated() {
-            switch try r.get(k, hash: hash, filterFirst: i < last) {
-            case .value(let v): return v
-            case .tombstone: return nil
-            case .absent: continue
-            }
+            guard let (leaf, index) = try r.entry(k, hash: hash, filterFirst: i < last) else { continue }
+            return leaf.isTombstone(index) ? .none : .runEntry(leaf, index)
         }
-        return nil
+        return .none
     }
 
     func mergeCursor(forward: Bool, includeTombstones: Bool = false, fillCache: Bool = true) -> MergeCursor {

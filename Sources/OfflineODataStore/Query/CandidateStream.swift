@@ -152,18 +152,25 @@ struct CandidateStream {
     }
 
     mutating func next() throws(ODataError) -> StoredEntity? {
+        try nextBorrowed { (entity) throws(ODataError) in try entity.owned() }
+    }
+
+    /// `next()` lending each candidate instead of returning a copy: `body` sees the entity's
+    /// bytes where the engine holds them (a cached leaf), valid only during the call. The same
+    /// candidates in the same order; nil at the end.
+    mutating func nextBorrowed<R>(_ body: (BorrowedEntity) throws(ODataError) -> R) throws(ODataError) -> R? {
         while true {
             switch mode {
             case .empty:
                 return nil
             case .entities:
-                guard let entity = try entityCursor?.next() else {
+                guard let result = try entityCursor?.nextBorrowed(body) else {
                     entityCursor = nil
                     mode = .empty
                     return nil
                 }
                 visited += 1
-                return entity
+                return result
             case .keys:
                 guard position < keys.count else {
                     keys = []
@@ -171,15 +178,15 @@ struct CandidateStream {
                     return nil
                 }
                 position += 1
-                if let entity = try fetch(keys[position - 1]) {
+                if let result = try fetchBorrowed(keys[position - 1], body) {
                     visited += 1
-                    return entity
+                    return result
                 }
             case .keyRanges:
                 if entityCursor != nil {
-                    if let entity = try entityCursor?.next() {
+                    if let result = try entityCursor?.nextBorrowed(body) {
                         visited += 1
-                        return entity
+                        return result
                     }
                     entityCursor = nil
                     position += 1
@@ -193,25 +200,29 @@ struct CandidateStream {
                 entityCursor = try reader.keyRangeScan(set, lower: range.lower, upper: range.upper, reverse: reverse)
             case .index:
                 guard let key = try nextIndexKey() else { return nil }
-                if let entity = try fetch(key) {
+                if let result = try fetchBorrowed(key, body) {
                     visited += 1
-                    return entity
+                    return result
                 }
             }
         }
     }
 
-    /// The entity with encoded key `key`, or nil (an index entry whose entity is gone).
-    private mutating func fetch(_ key: [UInt8]) throws(ODataError) -> StoredEntity? {
-        let info: SetInfo
-        if let known = self.info {
-            info = known
-        } else {
-            info = try reader.catalog.set(set)
-            self.info = info
-        }
-        return try reader.entity(info, key, scratch: &scratch)
+    /// The entity with encoded key `key` lent to `body`, or nil (an index entry whose entity
+    /// is gone).
+    private mutating func fetchBorrowed<R>(_ key: [UInt8], _ body: (BorrowedEntity) throws(ODataError) -> R) throws(ODataError) -> R? {
+        let info = try setInfo()
+        return try reader.withEntity(info, key, scratch: &scratch, body)
     }
+
+    private mutating func setInfo() throws(ODataError) -> SetInfo {
+        if let known = self.info { return known }
+        let info = try reader.catalog.set(set)
+        self.info = info
+        return info
+    }
+
+
 
     /// The primary key of the next entry of the index ranges, copied from the borrowed entry.
     private mutating func nextIndexKey() throws(ODataError) -> [UInt8]? {

@@ -184,7 +184,22 @@ public struct QueryExecutor {
         var lastProjected: StoredEntity?
         var streamedPage = AdmittedPage(skip: page.skip, take: page.take)
         var reusable: StoredInstance?
-        while let candidate = try stream.next() {
+        let projectsFromBytes = projectsEarly && !needsFilter && !page.pageSizeLimits && Self.projectsFromBytes(options, depth: 0)
+        if projectsFromBytes {
+            // Nothing to evaluate, no next link, nothing beyond the entity's own bytes to
+            // project: each row is decoded from the bytes the engine lends (a cached leaf), with
+            // no copy of its value and no StoredEntity.
+            while let stop = try stream.nextBorrowed({ (row) throws(ODataError) -> Bool in
+                let (inPage, stop) = collector.admit(into: &streamedPage)
+                if inPage {
+                    var entity = try row.toODataEntity()
+                    Self.select(options, in: &entity)
+                    projected.append(entity)
+                }
+                return stop
+            }), !stop {}
+        }
+        while !projectsFromBytes, let candidate = try stream.next() {
             if needsFilter {
                 // One instance for the whole scan: the evaluator keeps no reference after a call.
                 let instance: StoredInstance

@@ -50,6 +50,26 @@ public struct EntityReader: Sendable {
         return try StoredEntity(keyBytes: keyBytes, value: value, info: info)
     }
 
+    /// The entity with encoded key `keyBytes` lent to `body` (valid only during the call), or
+    /// nil when there is none: the value is read where the engine holds it, not copied.
+    func withEntity<R>(_ info: SetInfo, _ keyBytes: [UInt8], scratch: inout [UInt8],
+                       _ body: (BorrowedEntity) throws(ODataError) -> R) throws(ODataError) -> R? {
+        let result: Result<R, ODataError>?
+        do {
+            result = try snapshot.withValue(keyBytes, in: info.tree, scratch: &scratch) { value -> Result<R, ODataError>? in
+                guard let value else { return nil }
+                return keyBytes.withUnsafeBytes { key in
+                    Result { () throws(ODataError) -> R in try body(try BorrowedEntity(key: key, value: value, info: info)) }
+                }
+            }
+        } catch let error as EngineError {
+            throw error.odata("reading \(info.name)")
+        } catch {
+            throw .storeCorrupted("set '\(info.name)'", "\(error)")
+        }
+        return try result?.get()
+    }
+
     func entity(_ info: SetInfo, _ keyBytes: [UInt8]) throws(ODataError) -> StoredEntity? {
         var scratch: [UInt8] = []
         return try entity(info, keyBytes, scratch: &scratch)
