@@ -181,6 +181,9 @@ public struct QueryExecutor {
         // and freed before the next lookup, instead of all being held until the end.
         let projectsEarly = borrowedScan == nil && request.path.suffix == .none && collector.keepsRowsAsOffered
         var projected: [ODataEntity] = []
+        // A known page size: room for it at once (doubling from empty copied a `$top=20` page
+        // five times).
+        if projectsEarly, let take = page.take { projected.reserveCapacity(min(take, 1_024)) }
         var lastProjected: StoredEntity?
         var streamedPage = AdmittedPage(skip: page.skip, take: page.take)
         var reusable: StoredInstance?
