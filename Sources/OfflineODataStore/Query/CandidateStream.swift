@@ -145,6 +145,22 @@ struct CandidateStream {
         return count
     }
 
+    /// How many candidates are left, when that is known without reading an entity or stepping
+    /// through entries: explicit keys, or index ranges not started yet (counted by the index,
+    /// about 1 % of reading the rows). Nil otherwise. An index entry whose entity is gone still
+    /// counts, so it is an upper bound.
+    func knownCount() throws(ODataError) -> Int? {
+        switch mode {
+        case .keys:
+            return keys.count - position
+        case .index where indexCursor == nil:
+            var counting = self
+            return try counting.countRemaining()
+        default:
+            return nil
+        }
+    }
+
     /// The next candidate's encoded key without reading the entity, where the path allows.
     mutating func nextKey() throws(ODataError) -> [UInt8]? {
         if case .index = mode { return try nextIndexKey() }
