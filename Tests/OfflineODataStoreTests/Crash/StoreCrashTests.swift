@@ -48,11 +48,18 @@ import Testing
     /// Starts the worker, waits until it prints READY (at most 60 s), lets it work `afterReadyMs`,
     /// kills it with SIGKILL and returns every line it printed.
     ///
-    /// Both waits block the calling thread (a semaphore signalled by the output handler, then
+    /// Both waits block the calling thread (a semaphore signalled by the output reader, then
     /// `usleep`) instead of `Task.sleep`: with the rest of the suite running in parallel on a
     /// 2-core machine, sleeping tasks resumed seconds late, so the worker ran far longer than
     /// drawn (a CI run verified 11,341 acknowledged requests in 757 s where the same seed alone
     /// takes 118 in 6 s).
+    ///
+    /// The output is read by a thread of its own with blocking `read` calls, not through
+    /// `FileHandle.readabilityHandler`: on Linux, installing and clearing readability handlers
+    /// while other threads do the same can leave libdispatch's epoll bookkeeping pointing at
+    /// freed memory, and its manager thread then crashes the whole test process in
+    /// `_dispatch_event_loop_drain` (seen once in this suite: "Bad pointer dereference at 0x30";
+    /// swift-corelibs-libdispatch issue 949).
     static func runUntilKilled(_ binary: String, _ arguments: [String], afterReadyMs: Int) async throws -> [Substring] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
@@ -60,19 +67,33 @@ import Testing
         let out = Pipe()
         let buffer = OutputBuffer()
         let ready = DispatchSemaphore(value: 0)
-        out.fileHandleForReading.readabilityHandler = { handle in
-            if buffer.appendSeeingReady(handle.availableData) { ready.signal() }
-        }
+        let drained = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in ready.signal() }
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
+        // Reads until end of file, which comes when the worker has died (the parent's copy of
+        // the pipe's write end is closed by `run`).
+        let descriptor = out.fileHandleForReading.fileDescriptor
+        Thread {
+            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    if buffer.appendSeeingReady(Data(chunk[0..<count])) { ready.signal() }
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+            drained.signal()
+        }.start()
         _ = ready.wait(timeout: .now() + 60)
         usleep(UInt32(afterReadyMs) * 1000)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        out.fileHandleForReading.readabilityHandler = nil
-        buffer.append(out.fileHandleForReading.readDataToEndOfFile())
+        drained.wait()
         return buffer.text.split(separator: "\n")
     }
 
