@@ -6,7 +6,7 @@
 # benchmarks (default all: ours, ours-plain, sqlite-typed, sqlcipher-typed, and sqlite-json for queries): QUERY_PEERS,
 # STORE_PEERS, e.g. `make bench-query QUERY_PEERS=ours,ours-plain`.
 .PHONY: bench bench-engine bench-json bench-query bench-store bench-report bench-plots bench-quick bench-micro \
-	bench-micro-check bench-micro-thresholds
+	bench-micro-check bench-micro-thresholds bench-instructions
 
 export ENGINE_SCALES ENGINE_ROUNDS QUERY_SCALES STORE_SCALES QUERY_PEERS STORE_PEERS
 
@@ -65,3 +65,10 @@ bench-micro-check:
 # Re-record Benchmarks/Thresholds/ after an intended change in allocations (then commit the JSON files).
 bench-micro-thresholds:
 	scripts/bench.sh micro-thresholds
+
+# Instructions per query (callgrind) of ours and SQLite typed on the query benchmark's stores: a
+# comparison of code that the machine's noise does not move (it is not a time; see
+# scripts/instructions.sh). INSTR_ORDERS (default 1000000), INSTR_WORKLOADS, INSTR_PEERS, INSTR_SECONDS.
+# Measured: 28 s for two workloads and two peers at 10k SalesOrders (stores loaded).
+bench-instructions:
+	scripts/instructions.sh
