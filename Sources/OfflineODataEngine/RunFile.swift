@@ -478,14 +478,7 @@ final class RunFile: @unchecked Sendable {
         return try answer.get()
     }
 
-    /// The newest entry for `key` in this run. `filterFirst`: ask the filter before anything
-    /// else (for runs that newer data shadows, which most point reads pass through without a
-    /// hit: their filter bits are about 1/30 of their decoded leaves, so probes stay in the CPU
-    /// caches while the leaves do not). Otherwise (the oldest run, which holds most keys) the
-    /// filter is asked only before a leaf would be read from the file: a cached leaf answers as
-    /// cheaply as a filter probe, so asking the filter first cost every warm read of a key the
-    /// run holds a second cache lookup for nothing (8 of the 9 scattered loads a filter probe
-    /// makes). The index blocks on the way down are pinned, so the descent itself reads nothing.
+    /// The newest entry for `key` in this run, its value copied (`entry` without the copy).
     func get(_ key: [UInt8], filterFirst: Bool = false) throws(EngineError) -> MemTable.Lookup {
         guard let (leaf, i) = try entry(key, hash: key.withUnsafeBytes { BloomFilter.hash($0) }, filterFirst: filterFirst) else {
             return .absent
@@ -494,10 +487,18 @@ final class RunFile: @unchecked Sendable {
         return .tombstone
     }
 
-    /// `get` without copying the value: the leaf holding `key` and its entry there (a value or
-    /// a tombstone), nil when the run does not hold the key; the value is read in the leaf
-    /// (`Block.value`, `Block.withValue`). `hash`: `BloomFilter.hash` of `key`, computed once
-    /// for all the runs a read passes (the filters and the leaf's point index use the same hash).
+    /// The newest entry for `key` in this run: the leaf holding it and its index there (a value
+    /// or a tombstone), nil when the run does not hold the key. The value is read in the leaf
+    /// (`Block.value`, `Block.withValue`), not copied here. `hash`: `BloomFilter.hash` of `key`,
+    /// computed once for all the runs a read passes (the filters and the leaf's point index use
+    /// the same hash). `filterFirst`: ask the filter before anything else (for runs that newer
+    /// data shadows, which most point reads pass through without a hit: their filter bits are
+    /// about 1/30 of their decoded leaves, so probes stay in the CPU caches while the leaves do
+    /// not). Otherwise (the oldest run, which holds most keys) the filter is asked only before a
+    /// leaf would be read from the file: a cached leaf answers as cheaply as a filter probe, so
+    /// asking the filter first cost every warm read of a key the run holds a second cache lookup
+    /// for nothing (8 of the 9 scattered loads a filter probe makes). The index blocks on the way
+    /// down are pinned, so the descent itself reads nothing.
     func entry(_ key: [UInt8], hash: UInt64, filterFirst: Bool = false) throws(EngineError) -> (Block, Int)? {
         guard !isEmpty, compareBytes(key, minKey) >= 0, compareBytes(key, maxKey) <= 0 else { return nil }
         if filterFirst, try !filterMayContain(key, hash: hash) { return nil }
