@@ -238,8 +238,6 @@ struct CandidateStream {
         return info
     }
 
-
-
     /// The primary key of the next entry of the index ranges, copied from the borrowed entry.
     private mutating func nextIndexKey() throws(ODataError) -> [UInt8]? {
         guard case .index = mode else { return nil }

@@ -31,14 +31,10 @@ extension EntityReader {
             let equal = Array(bound.values.dropLast())
             lower = equal.isEmpty ? nil : IndexBound(equal)
         }
-        var upper = requestedUpper
-        if let bound = upper, bound.values.last?.isNull == true {
-            from = []
-            to = []
-            upper = nil
-            lower = nil
-        }
-        if let lower {
+        let upper = requestedUpper?.values.last?.isNull == true ? nil : requestedUpper
+        if upper == nil, requestedUpper != nil {
+            (from, to) = ([], [])  // below null: no key
+        } else if let lower {
             let bytes = try Self.encode(lower, info)
             if lower.isInclusive || lower.stringPrefix != nil {
                 from = bytes

@@ -24,6 +24,14 @@ extension QueryExecutor {
         entity.properties.removeAll { !keep.contains($0.name) }
     }
 
+    /// `project` of an entity whose bytes a cursor lends, for options that `projectsFromBytes`
+    /// accepts: decoded in place, then the `$select`.
+    static func project(borrowed row: BorrowedEntity, options: BoundQueryOptions) throws(ODataError) -> ODataEntity {
+        var entity = try row.toODataEntity()
+        select(options, in: &entity)
+        return entity
+    }
+
     /// True when `project` needs nothing but the entity's own bytes: no `$compute` and nothing
     /// (more) to expand. Such entities can be projected from bytes a cursor lends.
     static func projectsFromBytes(_ options: BoundQueryOptions, depth: Int) -> Bool {
@@ -62,11 +70,7 @@ extension QueryExecutor {
             var stopped = false
             while !stopped, let stop = try cursor.nextBorrowedEntity({ (target) throws(ODataError) -> Bool in
                 let (inPage, stop) = collector.admit(into: &page)
-                if inPage {
-                    var entity = try target.toODataEntity()
-                    Self.select(item.options, in: &entity)
-                    entities.append(entity)
-                }
+                if inPage { entities.append(try Self.project(borrowed: target, options: item.options)) }
                 return stop
             }) {
                 stopped = stop

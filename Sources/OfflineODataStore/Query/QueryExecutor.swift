@@ -202,11 +202,7 @@ public struct QueryExecutor {
             // no copy of its value and no StoredEntity.
             while let stop = try stream.nextBorrowed({ (row) throws(ODataError) -> Bool in
                 let (inPage, stop) = collector.admit(into: &streamedPage)
-                if inPage {
-                    var entity = try row.toODataEntity()
-                    Self.select(options, in: &entity)
-                    projected.append(entity)
-                }
+                if inPage { projected.append(try Self.project(borrowed: row, options: options)) }
                 return stop
             }), !stop {}
         }

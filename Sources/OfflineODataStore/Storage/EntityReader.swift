@@ -242,18 +242,16 @@ public struct EntityReader: Sendable {
                 prefix = try EntityStorage.encodeKeyPrefix(values, info: target)
             }
             let origin = (engine: ObjectIdentifier(engine), sequence: snapshot.sequence)
-            var result: NavigationCursor
-            if spent.targetSet == target.name, let from = spent.origin, from == origin, var reused = spent.takeEntityCursor() {
-                try mapEngine("reading \(target.name)") { () throws(EngineError) in
-                    try reused.cursor.reposition(in: target.tree, from: prefix, to: IndexBounds.prefixEnd(prefix))
+            let sameReader = spent.targetSet == target.name && spent.origin.map { $0 == origin } == true
+            let reusable = sameReader ? spent.takeEntityCursor()?.cursor : nil
+            let cursor = try mapEngine("reading \(target.name)") { () throws(EngineError) -> KeyValueCursor in
+                guard var moved = reusable else {
+                    return try snapshot.cursor(in: target.tree, from: prefix, to: IndexBounds.prefixEnd(prefix))
                 }
-                result = NavigationCursor(targetSet: target.name, mode: .entities(EntityCursor(cursor: reused.cursor, info: target)))
-            } else {
-                let cursor = try mapEngine("reading \(target.name)") { () throws(EngineError) in
-                    try snapshot.cursor(in: target.tree, from: prefix, to: IndexBounds.prefixEnd(prefix))
-                }
-                result = NavigationCursor(targetSet: target.name, mode: .entities(EntityCursor(cursor: cursor, info: target)))
+                try moved.reposition(in: target.tree, from: prefix, to: IndexBounds.prefixEnd(prefix))
+                return moved
             }
+            var result = NavigationCursor(targetSet: target.name, mode: .entities(EntityCursor(cursor: cursor, info: target)))
             result.origin = origin
             return result
         case .byIndex(_, let sourceColumns, let index):
