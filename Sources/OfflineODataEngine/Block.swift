@@ -1,10 +1,17 @@
 /// A decoded leaf or index block of a run file (docs/StorageFormat.md, "Run files").
 /// Its layout is validated once when loaded, so lookups afterwards need no further checks.
+///
+/// The block's bytes, its entry table and its point index sit together in one allocation from the
+/// engine's `BlockArena` (outside the malloc heap; see there why), released when the block goes.
 final class Block: @unchecked Sendable {
     // Immutable after init.
-    let data: [UInt8]
+    private let memory: BlockArena.Allocation
+    /// Holds the arena the memory came from (nil: heap).
+    private let arena: BlockArena?
+    /// The block's raw bytes (the start of `memory`).
+    let bytes: UnsafeRawBufferPointer
     let isLeaf: Bool
-    /// One entry's place in `data`, with its discriminator: the 8 key bytes after the prefix all
+    /// One entry's place in `bytes`, with its discriminator: the 8 key bytes after the prefix all
     /// keys of the block share, big-endian, zero-padded. Built when the block is loaded (not
     /// stored in the file). `lowerBound` searches the discriminators and compares whole keys only
     /// where two are equal; the entry found then has its ranges in the same cache line. (A binary
@@ -19,7 +26,8 @@ final class Block: @unchecked Sendable {
         var valueLength: Int32
     }
 
-    private let entries: [Entry]
+    /// `count` entries, in `memory` after the bytes.
+    private let entries: UnsafeMutablePointer<Entry>
     let count: Int
     /// Length of the prefix every key of the block shares (keys are sorted, so the prefix the
     /// first and the last key share).
@@ -33,26 +41,51 @@ final class Block: @unchecked Sendable {
     /// use it): open addressing over the hashes of the whole keys, a slot = 16 tag bits of the
     /// hash and the entry number + 1 (0: empty), at most half full. A point read then touches one
     /// slot, one entry and the key's bytes instead of the five or six scattered entries of a
-    /// binary search (`find`). Empty when not built or when the block has 65,535 entries or more.
-    private let pointSlots: [UInt32]
+    /// binary search (`find`). Empty (`pointSlotCount` 0) when not built or when the block has
+    /// 65,535 entries or more. In `memory` after the entries.
+    private let pointSlots: UnsafeMutablePointer<UInt32>
+    private let pointSlotCount: Int
     private let pointShift: UInt64
 
     /// The block cache's CLOCK reference bit (`BlockCache.Clock`): read and written only under
     /// the lock of the one cache shard that holds this block; nothing else in a block changes.
     var clockBit = false
 
-    var memoryCost: Int { data.count + entries.count * MemoryLayout<Entry>.stride + pointSlots.count * 4 + 96 }
+    var memoryCost: Int { memory.capacity + 96 }
+
+    deinit {
+        if let arena { arena.release(memory) } else { memory.pointer.deallocate() }
+    }
+
+    /// Lends the block's raw bytes to `body`.
+    @inline(__always) func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try body(bytes) }
+
+    /// Memory for `byteCount` bytes, `entryCount` entries and `slotCount` point slots, laid out in
+    /// that order; the bytes copied in.
+    private static func layout(_ data: UnsafeRawBufferPointer, entryCount: Int, slotCount: Int, arena: BlockArena?)
+        -> (BlockArena.Allocation, UnsafeMutablePointer<Entry>, UnsafeMutablePointer<UInt32>) {
+        let entriesAt = (data.count + 7) & ~7
+        let slotsAt = entriesAt + entryCount * MemoryLayout<Entry>.stride
+        let total = slotsAt + slotCount * 4
+        let memory = arena?.allocate(total) ?? BlockArena.heap(total)
+        if let source = data.baseAddress, data.count > 0 { memory.pointer.copyMemory(from: source, byteCount: data.count) }
+        let entries = (memory.pointer + entriesAt).bindMemory(to: Entry.self, capacity: entryCount)
+        let slots = (memory.pointer + slotsAt).bindMemory(to: UInt32.self, capacity: slotCount)
+        slots.initialize(repeating: 0, count: slotCount)
+        return (memory, entries, slots)
+    }
 
     /// A filter partition's encoded bits (docs/StorageFormat.md, "Run files"), cached like a
-    /// block: no entries, `data` is the filter.
-    init(filterBits: [UInt8]) {
-        data = filterBits
+    /// block: no entries, `bytes` are the filter.
+    init(filterBits: [UInt8], arena: BlockArena? = nil) {
+        (memory, entries, pointSlots) = filterBits.withUnsafeBytes { Self.layout($0, entryCount: 0, slotCount: 0, arena: arena) }
+        self.arena = memory.source.isHeap ? nil : arena
+        bytes = UnsafeRawBufferPointer(start: memory.pointer, count: filterBits.count)
         isLeaf = false
-        entries = []
         count = 0
         sharedPrefix = 0
         prefixWords = (0, 0)
-        pointSlots = []
+        pointSlotCount = 0
         pointShift = 64
     }
 
@@ -60,8 +93,7 @@ final class Block: @unchecked Sendable {
     /// AEAD-authenticated block is exactly what the writer produced, and `check` verifies order).
     /// `pointIndex`: build the leaf's point index (`find`); for leaves loaded by point reads.
     init(data: [UInt8], isLeaf: Bool, file: String, offset: UInt64, verifyOrder: Bool = true,
-         pointIndex: Bool = false) throws(EngineError) {
-        self.data = data
+         pointIndex: Bool = false, arena: BlockArena? = nil) throws(EngineError) {
         self.isLeaf = isLeaf
         // One pass over the raw bytes with bounds checks; afterwards accessors trust `entries`.
         let parsed: Result<[Entry], EngineError> = data.withUnsafeBytes { buf in
@@ -118,48 +150,59 @@ final class Block: @unchecked Sendable {
             guard position == offsetsStart else { return bad("entries do not fill the block") }
             return .success(layout)
         }
-        var entries = try parsed.get()
-        let count = entries.count
+        var table = try parsed.get()
+        let count = table.count
         self.count = count
         (sharedPrefix, prefixWords) = data.withUnsafeBytes { buf in
             // `count` ≥ 1 (checked above).
-            let (f, l) = (entries[0], entries[count - 1])
+            let (f, l) = (table[0], table[count - 1])
             let first = UnsafeRawBufferPointer(rebasing: buf[Int(f.keyStart)..<Int(f.keyStart + f.keyLength)])
             let last = UnsafeRawBufferPointer(rebasing: buf[Int(l.keyStart)..<Int(l.keyStart + l.keyLength)])
             var shared = 0
             let limit = min(first.count, last.count)
             while shared < limit && first[shared] == last[shared] { shared += 1 }
             for i in 0..<count {
-                let e = entries[i]
+                let e = table[i]
                 let key = UnsafeRawBufferPointer(rebasing: buf[Int(e.keyStart)..<Int(e.keyStart + e.keyLength)])
-                entries[i].discriminator = Self.discriminator(key, after: shared)
+                table[i].discriminator = Self.discriminator(key, after: shared)
             }
             return (shared, shared <= 16 ? Self.words(first, shared) : (0, 0))
         }
-        self.entries = entries
+        var bits: UInt64 = 0
         if pointIndex && isLeaf && count < 0xFFFF {
-            var bits: UInt64 = 3
+            bits = 3
             while (1 << bits) < 2 * count { bits += 1 }
-            let mask = (1 << Int(bits)) - 1
-            var slots = [UInt32](repeating: 0, count: 1 << Int(bits))
-            data.withUnsafeBytes { buf in
-                for i in 0..<count {
-                    let e = entries[i]
-                    let h = BloomFilter.hash(UnsafeRawBufferPointer(rebasing: buf[Int(e.keyStart)..<Int(e.keyStart + e.keyLength)]))
-                    var j = Int(truncatingIfNeeded: h >> (64 - bits))
-                    while slots[j] != 0 { j = (j + 1) & mask }
-                    slots[j] = UInt32(truncatingIfNeeded: h) << 16 | UInt32(i + 1)
-                }
+        }
+        let slotCount = bits == 0 ? 0 : 1 << Int(bits)
+        let (memory, entries, slots) = data.withUnsafeBytes { Self.layout($0, entryCount: count, slotCount: slotCount, arena: arena) }
+        table.withUnsafeBufferPointer { t in
+            if let source = t.baseAddress { entries.initialize(from: source, count: count) }
+        }
+        let buf = UnsafeRawBufferPointer(start: memory.pointer, count: data.count)
+        if slotCount > 0 {
+            let mask = slotCount - 1
+            for i in 0..<count {
+                let e = entries[i]
+                let h = BloomFilter.hash(UnsafeRawBufferPointer(rebasing: buf[Int(e.keyStart)..<Int(e.keyStart + e.keyLength)]))
+                var j = Int(truncatingIfNeeded: h >> (64 - bits))
+                while slots[j] != 0 { j = (j + 1) & mask }
+                slots[j] = UInt32(truncatingIfNeeded: h) << 16 | UInt32(i + 1)
             }
-            pointSlots = slots
+        }
+        self.memory = memory
+        self.entries = entries
+        self.pointSlots = slots
+        self.arena = memory.source.isHeap ? nil : arena
+        bytes = buf
+        pointSlotCount = slotCount
+        if slotCount > 0 {
             pointShift = 64 - bits
         } else {
-            pointSlots = []
             pointShift = 64
         }
     }
 
-    var hasPointIndex: Bool { !pointSlots.isEmpty }
+    var hasPointIndex: Bool { pointSlotCount > 0 }
 
     /// The entry whose key is exactly `key`, through the point index; nil when absent. Falls back
     /// to `lowerBound` when the block has no point index.
@@ -168,23 +211,22 @@ final class Block: @unchecked Sendable {
     /// `h`: `BloomFilter.hash(key)` (a point read computes it once for every run it passes).
     func find(_ key: [UInt8], hash h: UInt64) -> Int? {
         key.withUnsafeBytes { k -> Int? in
-            guard !pointSlots.isEmpty else {
+            guard pointSlotCount > 0 else {
                 let i = lowerBound(key)
                 return i < count && compare(i, k) == 0 ? i : nil
             }
             let tag = UInt32(truncatingIfNeeded: h) << 16
-            return pointSlots.withUnsafeBufferPointer { slots -> Int? in
-                let mask = slots.count - 1
-                var j = Int(truncatingIfNeeded: h >> pointShift)
-                while true {
-                    let s = slots[j]
-                    if s == 0 { return nil }
-                    if s & 0xFFFF_0000 == tag {
-                        let i = Int(s & 0xFFFF) - 1
-                        if compare(i, k) == 0 { return i }
-                    }
-                    j = (j + 1) & mask
+            let slots = pointSlots
+            let mask = pointSlotCount - 1
+            var j = Int(truncatingIfNeeded: h >> pointShift)
+            while true {
+                let s = slots[j]
+                if s == 0 { return nil }
+                if s & 0xFFFF_0000 == tag {
+                    let i = Int(s & 0xFFFF) - 1
+                    if compare(i, k) == 0 { return i }
                 }
+                j = (j + 1) & mask
             }
         }
     }
@@ -211,19 +253,19 @@ final class Block: @unchecked Sendable {
         return Int(e.keyStart)..<Int(e.keyStart + e.keyLength)
     }
 
-    func key(_ i: Int) -> [UInt8] { Array(data[keyRange(i)]) }
+    func key(_ i: Int) -> [UInt8] { Array(bytes[keyRange(i)]) }
 
     /// nil for a tombstone.
     func value(_ i: Int) -> [UInt8]? {
         let e = entries[i]
         guard e.valueLength >= 0 else { return nil }
-        return Array(data[Int(e.valueStart)..<Int(e.valueStart + e.valueLength)])
+        return Array(bytes[Int(e.valueStart)..<Int(e.valueStart + e.valueLength)])
     }
 
     /// Lends entry `i`'s value (nil for a tombstone) to `body`, valid only during the call.
     func withValue<R>(_ i: Int, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
         guard let range = valueRange(i) else { return try body(nil) }
-        return try data.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+        return try body(UnsafeRawBufferPointer(rebasing: bytes[range]))
     }
 
     /// nil for a tombstone.
@@ -240,18 +282,18 @@ final class Block: @unchecked Sendable {
     /// Index blocks: the child frame's offset and total length.
     func child(_ i: Int) -> (offset: UInt64, length: Int) {
         let s = Int(entries[i].valueStart)
-        return data.withUnsafeBytes { (readU64LE($0, s), Int(readU32LE($0, s + 8))) }
+        return (readU64LE(bytes, s), Int(readU32LE(bytes, s + 8)))
     }
 
     /// Compares entry i's key with `key`.
     @inline(__always) func compare(_ i: Int, _ key: UnsafeRawBufferPointer) -> Int {
-        data.withUnsafeBytes { compareBytes(UnsafeRawBufferPointer(rebasing: $0[keyRange(i)]), key) }
+        compareBytes(UnsafeRawBufferPointer(rebasing: bytes[keyRange(i)]), key)
     }
 
     /// First index whose key is ≥ `key` (count if none).
     func lowerBound(_ key: [UInt8]) -> Int {
         key.withUnsafeBytes { k in
-            data.withUnsafeBytes { buf in
+            withBytes { buf in
                 // Every key of the block starts with the shared prefix: a search key that does not
                 // is below or above all of them.
                 let shared = sharedPrefix
@@ -266,7 +308,8 @@ final class Block: @unchecked Sendable {
                     if c > 0 { return count }
                 }
                 let target = Self.discriminator(k, after: shared)
-                return entries.withUnsafeBufferPointer { es in
+                do {
+                    let es = entries
                     var lo = 0, hi = count
                     while lo < hi {
                         let mid = (lo + hi) >> 1

@@ -12,6 +12,8 @@ final class BlockCache: Sendable {
     private let shards: [Shard]
     let capacity: Int
     private let pinnedBytes = Mutex<Int>(0)
+    /// Where the blocks of this cache's engine get their memory.
+    let arena = BlockArena()
 
     func pin(_ bytes: Int) {
         let pinned = pinnedBytes.withLock { p in

@@ -361,7 +361,8 @@ final class RunFile: @unchecked Sendable {
             loaded = LoadedFilter(whole: whole, partitions: nil)
         } else {
             let (_, raw) = try codec.decode(frame, offset: offset, expecting: [FrameKind.runFilterIndex.rawValue])
-            let index = try Block(data: raw, isLeaf: false, file: name, offset: offset, verifyOrder: !codec.isAuthenticated)
+            let index = try Block(data: raw, isLeaf: false, file: name, offset: offset, verifyOrder: !codec.isAuthenticated,
+                                  arena: cache.arena)
             var total = 0
             for i in 0..<index.count { total += index.child(i).length }
             if total <= pinFilterBytes {
@@ -413,7 +414,7 @@ final class RunFile: @unchecked Sendable {
     private func filterPartition(at offset: UInt64, length: Int, fillCache: Bool) throws(EngineError) -> Block {
         let key = BlockCache.key(file: number, offset: offset)
         if let b = cache.get(key) { return b }
-        let block = Block(filterBits: try readFilterPartition(at: offset, length: length))
+        let block = Block(filterBits: try readFilterPartition(at: offset, length: length), arena: cache.arena)
         if fillCache { cache.insert(key, block) }
         return block
     }
@@ -433,7 +434,7 @@ final class RunFile: @unchecked Sendable {
         let kind = leaf ? FrameKind.runLeaf : FrameKind.runIndex
         let (_, raw) = try codec.decode(frame, offset: offset, expecting: [kind.rawValue])
         let block = try Block(data: raw, isLeaf: leaf, file: name, offset: offset, verifyOrder: !codec.isAuthenticated,
-                              pointIndex: pointIndex)
+                              pointIndex: pointIndex, arena: cache.arena)
         if leaf {
             if fillCache { cache.insert(key, block) }
         } else {
@@ -472,7 +473,7 @@ final class RunFile: @unchecked Sendable {
             let pointer = index.child(i)
             return Result { () throws(EngineError) -> Bool in
                 let bits = try filterPartition(at: pointer.offset, length: pointer.length, fillCache: fillCache)
-                return bits.data.withUnsafeBytes { BloomFilter.mayContain(hash: h, encoded: $0) }
+                return BloomFilter.mayContain(hash: h, encoded: bits.bytes)
             }
         }
         return try answer.get()
@@ -570,7 +571,7 @@ final class RunCursor {
     func withKey<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         let i = position
         return try leaf._withUnsafeGuaranteedRef { block in
-            try block.data.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[block.keyRange(i)])) }
+            try body(UnsafeRawBufferPointer(rebasing: block.bytes[block.keyRange(i)]))
         }
     }
 
@@ -578,7 +579,7 @@ final class RunCursor {
         let i = position
         return try leaf._withUnsafeGuaranteedRef { block in
             guard let range = block.valueRange(i) else { return try body(nil) }
-            return try block.data.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+            return try body(UnsafeRawBufferPointer(rebasing: block.bytes[range]))
         }
     }
 
@@ -586,7 +587,7 @@ final class RunCursor {
     func withEntry<R>(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
         let i = position
         return try leaf._withUnsafeGuaranteedRef { block in
-            try block.data.withUnsafeBytes { all in
+            try block.withBytes { all in
                 let key = UnsafeRawBufferPointer(rebasing: all[block.keyRange(i)])
                 guard let range = block.valueRange(i) else { return try body(key, nil) }
                 return try body(key, UnsafeRawBufferPointer(rebasing: all[range]))
