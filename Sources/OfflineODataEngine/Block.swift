@@ -60,27 +60,25 @@ final class Block: @unchecked Sendable {
     /// Lends the block's raw bytes to `body`.
     @inline(__always) func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try body(bytes) }
 
-    /// Memory for `byteCount` bytes, `entryCount` entries and `slotCount` point slots, laid out in
-    /// that order; the bytes copied in.
-    private static func layout(_ data: UnsafeRawBufferPointer, entryCount: Int, slotCount: Int, arena: BlockArena?)
-        -> (BlockArena.Allocation, UnsafeMutablePointer<Entry>, UnsafeMutablePointer<UInt32>) {
-        let entriesAt = (data.count + 7) & ~7
-        let slotsAt = entriesAt + entryCount * MemoryLayout<Entry>.stride
-        let total = slotsAt + slotCount * 4
-        let memory = arena?.allocate(total) ?? BlockArena.heap(total)
-        if let source = data.baseAddress, data.count > 0 { memory.pointer.copyMemory(from: source, byteCount: data.count) }
-        let entries = (memory.pointer + entriesAt).bindMemory(to: Entry.self, capacity: entryCount)
-        let slots = (memory.pointer + slotsAt).bindMemory(to: UInt32.self, capacity: slotCount)
-        slots.initialize(repeating: 0, count: slotCount)
-        return (memory, entries, slots)
+    /// Bytes to ask for a block of `byteCount` bytes before it is parsed: room for an entry table
+    /// of entries of 384 bytes or more (entities) and their point index; a block of smaller
+    /// entries (index trees, index blocks) moves to a larger slot once parsed (`init(filled:)`).
+    static func estimate(_ byteCount: Int, pointIndex: Bool) -> Int {
+        ((byteCount + 7) & ~7) + byteCount / 16 + (pointIndex ? byteCount / 32 : 0) + 64
     }
 
     /// A filter partition's encoded bits (docs/StorageFormat.md, "Run files"), cached like a
     /// block: no entries, `bytes` are the filter.
     init(filterBits: [UInt8], arena: BlockArena? = nil) {
-        (memory, entries, pointSlots) = filterBits.withUnsafeBytes { Self.layout($0, entryCount: 0, slotCount: 0, arena: arena) }
+        let memory = arena?.allocate(filterBits.count) ?? BlockArena.heap(filterBits.count)
+        filterBits.withUnsafeBytes { b in
+            if let source = b.baseAddress, b.count > 0 { memory.pointer.copyMemory(from: source, byteCount: b.count) }
+        }
+        self.memory = memory
         self.arena = memory.source.isHeap ? nil : arena
         bytes = UnsafeRawBufferPointer(start: memory.pointer, count: filterBits.count)
+        entries = (memory.pointer + filterBits.count).bindMemory(to: Entry.self, capacity: 0)
+        pointSlots = (memory.pointer + filterBits.count).bindMemory(to: UInt32.self, capacity: 0)
         isLeaf = false
         count = 0
         sharedPrefix = 0
@@ -92,93 +90,74 @@ final class Block: @unchecked Sendable {
     /// `verifyOrder`: check that keys increase (needed when only a CRC protects the bytes; an
     /// AEAD-authenticated block is exactly what the writer produced, and `check` verifies order).
     /// `pointIndex`: build the leaf's point index (`find`); for leaves loaded by point reads.
-    init(data: [UInt8], isLeaf: Bool, file: String, offset: UInt64, verifyOrder: Bool = true,
-         pointIndex: Bool = false, arena: BlockArena? = nil) throws(EngineError) {
-        self.isLeaf = isLeaf
-        // One pass over the raw bytes with bounds checks; afterwards accessors trust `entries`.
-        let parsed: Result<[Entry], EngineError> = data.withUnsafeBytes { buf in
-            func bad(_ why: String) -> Result<[Entry], EngineError> {
-                .failure(.corrupt("\(isLeaf ? "leaf" : "index") block: \(why)", file: file, offset: offset))
-            }
-            let size = buf.count
-            guard size >= 4 else { return bad("too short") }
-            let n = Int(readU32LE(buf, size - 4))
-            guard n > 0, n <= (size - 4) / 4 else { return bad("entry count \(n) out of range") }
-            let offsetsStart = size - 4 - 4 * n
-            var layout: [Entry] = []
-            layout.reserveCapacity(n)
-            var position = 0
-            // Reads a varint at `position` that must end before `offsetsStart`.
-            func varint() -> Int? {
-                var result = 0
-                var shift = 0
-                while position < offsetsStart && shift < 35 {
-                    let b = buf[position]
-                    position += 1
-                    result |= Int(b & 0x7f) << shift
-                    if b < 0x80 { return result }
-                    shift += 7
-                }
-                return nil
-            }
-            var previousKey: Range<Int>?
-            for i in 0..<n {
-                guard Int(readU32LE(buf, offsetsStart + 4 * i)) == position else { return bad("entry \(i) offset not contiguous") }
-                guard let keyLen = varint() else { return bad("entry \(i) key length damaged") }
-                var valueLen = 12
-                if isLeaf {
-                    guard let tag = varint() else { return bad("entry \(i) value length damaged") }
-                    valueLen = tag - 1
-                }
-                let keyStart = position
-                guard keyLen <= offsetsStart - position else { return bad("entry \(i) key overruns the block") }
-                position += keyLen
-                let valueStart = position
-                if valueLen > 0 {
-                    guard valueLen <= offsetsStart - position else { return bad("entry \(i) value overruns the block") }
-                    position += valueLen
-                }
-                let key = keyStart..<(keyStart + keyLen)
-                if verifyOrder, let previousKey,
-                   compareBytes(UnsafeRawBufferPointer(rebasing: buf[previousKey]), UnsafeRawBufferPointer(rebasing: buf[key])) >= 0 {
-                    return bad("keys out of order at entry \(i)")
-                }
-                previousKey = key
-                layout.append(Entry(discriminator: 0, keyStart: Int32(keyStart), keyLength: Int32(keyLen),
-                                    valueStart: Int32(valueStart), valueLength: Int32(valueLen)))
-            }
-            guard position == offsetsStart else { return bad("entries do not fill the block") }
-            return .success(layout)
+    convenience init(data: [UInt8], isLeaf: Bool, file: String, offset: UInt64, verifyOrder: Bool = true,
+                     pointIndex: Bool = false, arena: BlockArena? = nil) throws(EngineError) {
+        let memory = arena?.allocate(Self.estimate(data.count, pointIndex: pointIndex))
+            ?? BlockArena.heap(Self.estimate(data.count, pointIndex: pointIndex))
+        data.withUnsafeBytes { b in
+            if let source = b.baseAddress, b.count > 0 { memory.pointer.copyMemory(from: source, byteCount: b.count) }
         }
-        var table = try parsed.get()
+        try self.init(filled: memory, byteCount: data.count, arena: arena, isLeaf: isLeaf, file: file, offset: offset,
+                      verifyOrder: verifyOrder, pointIndex: pointIndex)
+    }
+
+    /// A block straight from its frame: verified and decrypted by `codec`, then decompressed
+    /// into the block's own memory (no intermediate copy of the raw bytes).
+    static func decoding(frame: [UInt8], codec: FrameCodec, offset: UInt64, kind: FrameKind, isLeaf: Bool, file: String,
+                         verifyOrder: Bool, pointIndex: Bool = false, arena: BlockArena?) throws(EngineError) -> Block {
+        let opened = try codec.open(frame, offset: offset, expecting: [kind.rawValue])
+        let size = estimate(opened.rawLength, pointIndex: pointIndex)
+        let memory = arena?.allocate(size) ?? BlockArena.heap(size)
+        let filled = opened.body.withUnsafeBytes { body -> Bool in
+            if opened.compressed { return LZ4.decompress(body, rawCount: opened.rawLength, into: memory.pointer) }
+            if let source = body.baseAddress, body.count > 0 { memory.pointer.copyMemory(from: source, byteCount: body.count) }
+            return true
+        }
+        guard filled else {
+            if let arena { arena.release(memory) } else { memory.pointer.deallocate() }
+            throw FrameCodec.notDecompressing(opened.rawLength, file: file, offset: offset)
+        }
+        return try Block(filled: memory, byteCount: opened.rawLength, arena: arena, isLeaf: isLeaf, file: file, offset: offset,
+                         verifyOrder: verifyOrder, pointIndex: pointIndex)
+    }
+
+    /// Parses the `byteCount` bytes at the start of `memory`, which it takes over (released when
+    /// parsing fails); lays the entry table and the point index out after them, moving the block
+    /// to a larger allocation when they do not fit.
+    private init(filled: BlockArena.Allocation, byteCount: Int, arena: BlockArena?, isLeaf: Bool, file: String, offset: UInt64,
+                 verifyOrder: Bool, pointIndex: Bool) throws(EngineError) {
+        func free(_ a: BlockArena.Allocation) { if let arena { arena.release(a) } else { a.pointer.deallocate() } }
+        let table: [Entry], shared: Int, words: (UInt64, UInt64)
+        do throws(EngineError) {
+            (table, shared, words) = try Self.parse(UnsafeRawBufferPointer(start: filled.pointer, count: byteCount),
+                                                    isLeaf: isLeaf, file: file, offset: offset, verifyOrder: verifyOrder)
+        } catch {
+            free(filled)
+            throw error
+        }
         let count = table.count
-        self.count = count
-        (sharedPrefix, prefixWords) = data.withUnsafeBytes { buf in
-            // `count` ≥ 1 (checked above).
-            let (f, l) = (table[0], table[count - 1])
-            let first = UnsafeRawBufferPointer(rebasing: buf[Int(f.keyStart)..<Int(f.keyStart + f.keyLength)])
-            let last = UnsafeRawBufferPointer(rebasing: buf[Int(l.keyStart)..<Int(l.keyStart + l.keyLength)])
-            var shared = 0
-            let limit = min(first.count, last.count)
-            while shared < limit && first[shared] == last[shared] { shared += 1 }
-            for i in 0..<count {
-                let e = table[i]
-                let key = UnsafeRawBufferPointer(rebasing: buf[Int(e.keyStart)..<Int(e.keyStart + e.keyLength)])
-                table[i].discriminator = Self.discriminator(key, after: shared)
-            }
-            return (shared, shared <= 16 ? Self.words(first, shared) : (0, 0))
-        }
         var bits: UInt64 = 0
         if pointIndex && isLeaf && count < 0xFFFF {
             bits = 3
             while (1 << bits) < 2 * count { bits += 1 }
         }
         let slotCount = bits == 0 ? 0 : 1 << Int(bits)
-        let (memory, entries, slots) = data.withUnsafeBytes { Self.layout($0, entryCount: count, slotCount: slotCount, arena: arena) }
+        let entriesAt = (byteCount + 7) & ~7
+        let slotsAt = entriesAt + count * MemoryLayout<Entry>.stride
+        let total = slotsAt + slotCount * 4
+        var memory = filled
+        if total > filled.capacity {
+            memory = arena?.allocate(total) ?? BlockArena.heap(total)
+            memory.pointer.copyMemory(from: filled.pointer, byteCount: byteCount)
+            free(filled)
+        }
+        let entries = (memory.pointer + entriesAt).bindMemory(to: Entry.self, capacity: count)
         table.withUnsafeBufferPointer { t in
             if let source = t.baseAddress { entries.initialize(from: source, count: count) }
         }
-        let buf = UnsafeRawBufferPointer(start: memory.pointer, count: data.count)
+        let slots = (memory.pointer + slotsAt).bindMemory(to: UInt32.self, capacity: slotCount)
+        slots.initialize(repeating: 0, count: slotCount)
+        let buf = UnsafeRawBufferPointer(start: memory.pointer, count: byteCount)
         if slotCount > 0 {
             let mask = slotCount - 1
             for i in 0..<count {
@@ -190,16 +169,86 @@ final class Block: @unchecked Sendable {
             }
         }
         self.memory = memory
+        self.arena = memory.source.isHeap ? nil : arena
         self.entries = entries
         self.pointSlots = slots
-        self.arena = memory.source.isHeap ? nil : arena
+        self.isLeaf = isLeaf
+        self.count = count
+        self.sharedPrefix = shared
+        self.prefixWords = words
         bytes = buf
         pointSlotCount = slotCount
-        if slotCount > 0 {
-            pointShift = 64 - bits
-        } else {
-            pointShift = 64
+        pointShift = slotCount > 0 ? 64 - bits : 64
+    }
+
+    /// One pass over the raw bytes with bounds checks (afterwards accessors trust the entries):
+    /// the entry table with discriminators, the shared key prefix and its words.
+    private static func parse(_ buf: UnsafeRawBufferPointer, isLeaf: Bool, file: String, offset: UInt64,
+                              verifyOrder: Bool) throws(EngineError) -> ([Entry], Int, (UInt64, UInt64)) {
+        func bad(_ why: String) -> EngineError {
+            .corrupt("\(isLeaf ? "leaf" : "index") block: \(why)", file: file, offset: offset)
         }
+        let size = buf.count
+        guard size >= 4 else { throw bad("too short") }
+        let n = Int(readU32LE(buf, size - 4))
+        guard n > 0, n <= (size - 4) / 4 else { throw bad("entry count \(n) out of range") }
+        let offsetsStart = size - 4 - 4 * n
+        var layout: [Entry] = []
+        layout.reserveCapacity(n)
+        var position = 0
+        // Reads a varint at `position` that must end before `offsetsStart`.
+        func varint() -> Int? {
+            var result = 0
+            var shift = 0
+            while position < offsetsStart && shift < 35 {
+                let b = buf[position]
+                position += 1
+                result |= Int(b & 0x7f) << shift
+                if b < 0x80 { return result }
+                shift += 7
+            }
+            return nil
+        }
+        var previousKey: Range<Int>?
+        for i in 0..<n {
+            guard Int(readU32LE(buf, offsetsStart + 4 * i)) == position else { throw bad("entry \(i) offset not contiguous") }
+            guard let keyLen = varint() else { throw bad("entry \(i) key length damaged") }
+            var valueLen = 12
+            if isLeaf {
+                guard let tag = varint() else { throw bad("entry \(i) value length damaged") }
+                valueLen = tag - 1
+            }
+            let keyStart = position
+            guard keyLen <= offsetsStart - position else { throw bad("entry \(i) key overruns the block") }
+            position += keyLen
+            let valueStart = position
+            if valueLen > 0 {
+                guard valueLen <= offsetsStart - position else { throw bad("entry \(i) value overruns the block") }
+                position += valueLen
+            }
+            let key = keyStart..<(keyStart + keyLen)
+            if verifyOrder, let previousKey,
+               compareBytes(UnsafeRawBufferPointer(rebasing: buf[previousKey]), UnsafeRawBufferPointer(rebasing: buf[key])) >= 0 {
+                throw bad("keys out of order at entry \(i)")
+            }
+            previousKey = key
+            layout.append(Entry(discriminator: 0, keyStart: Int32(keyStart), keyLength: Int32(keyLen),
+                                valueStart: Int32(valueStart), valueLength: Int32(valueLen)))
+        }
+        guard position == offsetsStart else { throw bad("entries do not fill the block") }
+        // `n` ≥ 1 (checked above).
+        let (f, l) = (layout[0], layout[n - 1])
+        let first = UnsafeRawBufferPointer(rebasing: buf[Int(f.keyStart)..<Int(f.keyStart + f.keyLength)])
+        let last = UnsafeRawBufferPointer(rebasing: buf[Int(l.keyStart)..<Int(l.keyStart + l.keyLength)])
+        var shared = 0
+        let limit = min(first.count, last.count)
+        while shared < limit && first[shared] == last[shared] { shared += 1 }
+        for i in 0..<n {
+            let e = layout[i]
+            let key = UnsafeRawBufferPointer(rebasing: buf[Int(e.keyStart)..<Int(e.keyStart + e.keyLength)])
+            layout[i].discriminator = discriminator(key, after: shared)
+        }
+        return (layout, shared, shared <= 16 ? words(first, shared) : (0, 0))
     }
 
     var hasPointIndex: Bool { pointSlotCount > 0 }

@@ -82,9 +82,27 @@ struct FrameCodec: Sendable {
     func decode(_ bytes: [UInt8], offset: UInt64, expecting kinds: Set<UInt8>? = nil)
         throws(EngineError) -> (kind: UInt8, raw: [UInt8])
     {
-        let result: Result<(kind: UInt8, raw: [UInt8]), EngineError> = bytes.withUnsafeBytes { frame in
+        let opened = try open(bytes, offset: offset, expecting: kinds)
+        guard opened.compressed else { return (opened.kind, opened.body) }
+        guard let raw = opened.body.withUnsafeBytes({ LZ4.decompress($0, rawCount: opened.rawLength) }) else {
+            throw Self.notDecompressing(opened.rawLength, file: fileName, offset: offset)
+        }
+        return (opened.kind, raw)
+    }
+
+    static func notDecompressing(_ rawLength: Int, file: String, offset: UInt64) -> EngineError {
+        .corrupt("LZ4 block does not decompress to \(rawLength) bytes", file: file, offset: offset)
+    }
+
+    /// `decode` up to the decompression: the verified (and decrypted) payload, and whether it is
+    /// LZ4 that expands to `rawLength` bytes (otherwise `body` has exactly `rawLength` bytes). For
+    /// callers that decompress into memory of their own (`Block.decoding`).
+    func open(_ bytes: [UInt8], offset: UInt64, expecting kinds: Set<UInt8>? = nil)
+        throws(EngineError) -> (kind: UInt8, body: [UInt8], compressed: Bool, rawLength: Int)
+    {
+        let result: Result<(kind: UInt8, body: [UInt8], compressed: Bool, rawLength: Int), EngineError> = bytes.withUnsafeBytes { frame in
             do throws(EngineError) {
-                return .success(try decode(frame, offset: offset, expecting: kinds))
+                return .success(try open(frame, offset: offset, expecting: kinds))
             } catch {
                 return .failure(error)
             }
@@ -92,8 +110,8 @@ struct FrameCodec: Sendable {
         return try result.get()
     }
 
-    private func decode(_ frame: UnsafeRawBufferPointer, offset: UInt64, expecting kinds: Set<UInt8>?)
-        throws(EngineError) -> (kind: UInt8, raw: [UInt8])
+    private func open(_ frame: UnsafeRawBufferPointer, offset: UInt64, expecting kinds: Set<UInt8>?)
+        throws(EngineError) -> (kind: UInt8, body: [UInt8], compressed: Bool, rawLength: Int)
     {
         guard let h = Self.parseHeader(frame) else {
             throw .corrupt("frame header damaged or truncated", file: fileName, offset: offset)
@@ -111,7 +129,7 @@ struct FrameCodec: Sendable {
         guard h.flags & ~1 == 0, h.rawLength <= Format.maxFramePayload else {
             throw .corrupt("invalid frame flags or raw length", file: fileName, offset: offset)
         }
-        var body: [UInt8]
+        let body: [UInt8]
         if let cipher {
             let header = Array(UnsafeRawBufferPointer(rebasing: frame[0..<12]))
             guard let opened = cipher.open(payload, associated: associated(offset: offset, header: header[...]), offset: offset) else {
@@ -121,14 +139,10 @@ struct FrameCodec: Sendable {
         } else {
             body = Array(payload)
         }
-        if h.flags & 1 != 0 {
-            guard let raw = body.withUnsafeBytes({ LZ4.decompress($0, rawCount: h.rawLength) }) else {
-                throw .corrupt("LZ4 block does not decompress to \(h.rawLength) bytes", file: fileName, offset: offset)
-            }
-            body = raw
-        } else if body.count != h.rawLength {
+        let compressed = h.flags & 1 != 0
+        if !compressed, body.count != h.rawLength {
             throw .corrupt("frame raw length \(h.rawLength) does not match payload \(body.count)", file: fileName, offset: offset)
         }
-        return (h.kind, body)
+        return (h.kind, body, compressed, h.rawLength)
     }
 }

@@ -22,6 +22,15 @@ enum LZ4 {
     }
 
     /// Decompresses into exactly `rawCount` bytes; nil if the input is malformed.
+    /// Decompresses into `output` (at least `rawCount` bytes); false unless exactly `rawCount`
+    /// bytes came out.
+    static func decompress(_ input: UnsafeRawBufferPointer, rawCount: Int, into output: UnsafeMutableRawPointer) -> Bool {
+        guard rawCount >= 0, rawCount < Int(LZ4_MAX_INPUT_SIZE), let src = input.baseAddress else { return false }
+        let produced = LZ4_decompress_safe(src.assumingMemoryBound(to: CChar.self), output.assumingMemoryBound(to: CChar.self),
+                                           Int32(input.count), Int32(rawCount))
+        return produced == Int32(rawCount)
+    }
+
     static func decompress(_ input: UnsafeRawBufferPointer, rawCount: Int) -> [UInt8]? {
         guard rawCount >= 0, rawCount < Int(LZ4_MAX_INPUT_SIZE), let src = input.baseAddress else { return nil }
         var produced: Int32 = -1

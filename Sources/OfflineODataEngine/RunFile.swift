@@ -431,10 +431,8 @@ final class RunFile: @unchecked Sendable {
             throw .corrupt("block pointer out of range", file: name, offset: offset)
         }
         let frame = try file.read(at: offset, count: length)
-        let kind = leaf ? FrameKind.runLeaf : FrameKind.runIndex
-        let (_, raw) = try codec.decode(frame, offset: offset, expecting: [kind.rawValue])
-        let block = try Block(data: raw, isLeaf: leaf, file: name, offset: offset, verifyOrder: !codec.isAuthenticated,
-                              pointIndex: pointIndex, arena: cache.arena)
+        let block = try Block.decoding(frame: frame, codec: codec, offset: offset, kind: leaf ? .runLeaf : .runIndex, isLeaf: leaf,
+                                       file: name, verifyOrder: !codec.isAuthenticated, pointIndex: pointIndex, arena: cache.arena)
         if leaf {
             if fillCache { cache.insert(key, block) }
         } else {
