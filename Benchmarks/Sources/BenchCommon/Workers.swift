@@ -10,10 +10,16 @@ public struct BenchError: Error, CustomStringConvertible {
 /// prints `METRIC name value` lines.
 public enum Workers {
     /// Runs a worker, returns its METRIC lines; a failing worker fails the run.
-    public static func spawn(_ executable: String, _ args: [String]) throws -> [String: Double] {
+    /// `cpu`: run the worker on that CPU only (through `taskset`, when it is installed).
+    public static func spawn(_ executable: String, _ args: [String], cpu: Int? = nil) throws -> [String: Double] {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = args
+        if let cpu, FileManager.default.isExecutableFile(atPath: taskset) {
+            p.executableURL = URL(fileURLWithPath: taskset)
+            p.arguments = ["-c", String(cpu), executable] + args
+        } else {
+            p.executableURL = URL(fileURLWithPath: executable)
+            p.arguments = args
+        }
         let pipe = Pipe()
         p.standardOutput = pipe
         try p.run()
@@ -28,6 +34,19 @@ public enum Workers {
             if parts.count == 3, parts[0] == "METRIC", let v = Double(parts[2]) { out[String(parts[1])] = v }
         }
         return out
+    }
+
+    static let taskset = "/usr/bin/taskset"
+
+    /// The CPU that single-threaded measured workers are pinned to (`--cpu` / `BENCH_CPU`, default
+    /// the last one), nil for none (`-1`, or `taskset` missing). On the 2-vCPU benchmark machine
+    /// the same query process ran up to 2x slower on one CPU than on the other, whichever peer it
+    /// was; pinning every peer's worker to the same CPU keeps that out of the ratios.
+    public static func pinnedCPU(_ requested: String?) -> Int? {
+        guard FileManager.default.isExecutableFile(atPath: taskset) else { return nil }
+        let cpus = ProcessInfo.processInfo.activeProcessorCount
+        if let requested, let n = Int(requested) { return n >= 0 && n < cpus ? n : nil }
+        return max(0, cpus - 1)
     }
 
     /// The commit the benchmark binaries were built from, for a section's header:

@@ -43,6 +43,8 @@ struct Driver {
     let notMeasured: [String: String]
     /// Longest wait for a quieter machine before each query process (0: none).
     let quietWait: Double
+    /// The CPU every query process is pinned to (nil: none; `Workers.pinnedCPU`).
+    let cpu: Int?
 
     func log(_ s: String) {
         FileHandle.standardError.write(Data(("query-bench: " + s + "\n").utf8))
@@ -87,7 +89,7 @@ struct Driver {
                     var args = ["query", "--peer", type.name, "--orders", String(orders), "--dir", storeDirectory(type.name, orders),
                                 "--min-seconds", String(minSeconds)]
                     if let only { args += ["--workloads", only] }
-                    var metrics = try Workers.spawn(type.executable, type.prefix + args)
+                    var metrics = try Workers.spawn(type.executable, type.prefix + args, cpu: cpu)
                     metrics["loadavg"] = Self.loadAverage()
                     for (k, v) in metrics { result.samples[type.name, default: [:]][k, default: []].append(v) }
                     metrics["waited_s"] = waited

@@ -320,6 +320,10 @@ struct Report {
         s += "CPU time per query (user + system of the process, averaged over the timed runs) is reported beside the wall-clock median; "
         s += "the goal status uses the CPU-time ratios, since other work shares the machine (*machine idle*: share of all cores idle during "
         s += "the timed runs, ≈ 50 % when nothing else runs on 2 cores).\n"
+        if let cpu = driver.cpu {
+            s += "- Every query process (every peer) ran on CPU \(cpu) only (`taskset`; `--cpu`, `BENCH_CPU`): unpinned, the same query process "
+            s += "took up to twice as long on one of the machine's two CPUs as on the other, whichever peer it was.\n"
+        }
         if driver.quietWait > 0 {
             s += "- Before each query process the driver waited (at most \(String(format: "%g", driver.quietWait)) s) for one core's worth of idle CPU.\n"
         }

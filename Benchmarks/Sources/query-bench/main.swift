@@ -8,13 +8,15 @@ import QueryBenchKit
 //
 //   query-bench run [--orders 100000[,1000000]] [--rounds 3] [--min-seconds 0.2] [--workloads id,id] [--peers a,b]
 //                   (peers: ours, ours-plain, sqlite-typed, sqlcipher-typed, sqlite-json)
-//                   [--quiet-wait SECONDS]
+//                   [--quiet-wait SECONDS] [--cpu N]
 //                   [--work-dir /tmp/offline-odata-query-bench] [--reload] [--out Benchmarks/results/query.md]
 //                   [--command "make bench-query"] [--csv Benchmarks/results/query.csv]
 //       Loads every peer's store once per size (reused by later runs while the data is the same;
 //       --reload forces a fresh load), then per round one query worker per peer (order rotated),
 //       medians over rounds, cross-checks rows and checksums between peers, writes the section.
 //       Before each query process it waits up to --quiet-wait seconds (default 0) for one idle core.
+//       Every query process runs on one CPU, the same for every peer (--cpu N or BENCH_CPU; default
+//       the last CPU; -1: not pinned), through taskset when it is installed.
 //       --csv also writes the tables' figures as `workload,scale,peer,value,unit` rows (ResultsCSV).
 //       --peers selects and orders the peers (default: all five; sqlcipher-typed only when
 //       `sqlcipher-worker` is built next to query-bench, else left out with a note in the report).
@@ -97,7 +99,8 @@ case "run":
         only: option(arguments, "--workloads"),
         peers: peers,
         notMeasured: notMeasured,
-        quietWait: option(arguments, "--quiet-wait").flatMap(Double.init) ?? 0)
+        quietWait: option(arguments, "--quiet-wait").flatMap(Double.init) ?? 0,
+        cpu: Workers.pinnedCPU(option(arguments, "--cpu") ?? ProcessInfo.processInfo.environment["BENCH_CPU"]))
     let output = option(arguments, "--out") ?? "Benchmarks/results/query.md"
     let command = option(arguments, "--command") ?? "make bench-query"
     do {
