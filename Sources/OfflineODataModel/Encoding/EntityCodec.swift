@@ -18,9 +18,13 @@ public struct EntityCodec: Sendable {
     /// Per declared slot whether it takes null: with `primitiveKinds`, the check of every written
     /// value without copying the descriptor (a retain of its name and shape each).
     let nullable: [Bool]
+    /// Per declared slot its property name: decoding names each value without copying the
+    /// descriptor (which retained and released its name and shape per value).
+    let names: [String]
 
     public init(layout: EntityLayout) {
         self.layout = layout
+        self.names = layout.properties.map(\.name)
         self.primitiveKinds = layout.properties.map { descriptor in
             if case .primitive(let kind) = descriptor.shape { return kind }
             return nil
@@ -115,19 +119,19 @@ public struct EntityCodec: Sendable {
     }
 
     private func decodeProperties(_ buffer: UnsafeBufferPointer<UInt8>, owned: [UInt8]?) throws(ODataError) -> [ODataProperty] {
-        // The array form of the bytes, for the checked readers (made at most once).
+        // The array form of the bytes, for the checked readers (made at most once). A plain
+        // variable, not one a nested function captures: that cost a box and an exclusivity
+        // check per entity.
         var array = owned
-        func bytes() -> [UInt8] {
-            if let array { return array }
-            let copy = Array(buffer)
-            array = copy
-            return copy
-        }
         let header: Header
-        if let fast = Self.wellFormedHeader(buffer) { header = fast } else { header = try Self.readHeader(bytes()) }
-        let declared = layout.properties
-        guard header.count <= declared.count else {
-            throw .encodingInvalid("entity has \(header.count) declared properties, layout only \(declared.count)", offset: 1)
+        if let fast = Self.wellFormedHeader(buffer) {
+            header = fast
+        } else {
+            header = try Self.readHeader(Self.arrayForm(buffer, &array))
+        }
+        let names = self.names
+        guard header.count <= names.count else {
+            throw .encodingInvalid("entity has \(header.count) declared properties, layout only \(names.count)", offset: 1)
         }
         var properties: [ODataProperty] = []
         properties.reserveCapacity(header.count)
@@ -146,7 +150,7 @@ public struct EntityCodec: Sendable {
             if let common = EntityValueEncoding.readCommon(buffer, start, end) {
                 value = common
             } else {
-                var checked = reader ?? EncodedBytesReader(bytes(), what: "entity property")
+                var checked = reader ?? EncodedBytesReader(Self.arrayForm(buffer, &array), what: "entity property")
                 checked.position = start
                 checked.end = end
                 value = try EntityValueEncoding.read(&checked)
@@ -155,11 +159,19 @@ public struct EntityCodec: Sendable {
             }
             try verify(value, at: index, start)
             // Moved, not copied: a copy costs a retain and a release of the value's storage.
-            properties.append(ODataProperty(declared[index].name, consume value))
+            properties.append(ODataProperty(names[index], consume value))
         }
         // No dynamic properties: their count, 0, is the last byte.
         if start == buffer.count - 1 && buffer[start] == 0 { return properties }
-        return try Self.readDynamic(header, bytes(), into: properties)
+        return try Self.readDynamic(header, Self.arrayForm(buffer, &array), into: properties)
+    }
+
+    /// `array`, made from `buffer` the first time it is needed.
+    private static func arrayForm(_ buffer: UnsafeBufferPointer<UInt8>, _ array: inout [UInt8]?) -> [UInt8] {
+        if let array { return array }
+        let copy = Array(buffer)
+        array = copy
+        return copy
     }
 
     /// The header read in place when it is well formed (version, a one-byte property count, an

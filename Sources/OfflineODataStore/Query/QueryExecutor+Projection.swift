@@ -52,8 +52,7 @@ extension QueryExecutor {
     /// The expanded content of one navigation property of one entity: its targets through the
     /// navigation index or links (never a scan of the target set), then the nested options.
     func expand(_ item: BoundExpandItem, of source: StoredEntity, depth: Int) throws(ODataError) -> ODataNavigationContent {
-        let cursorKey = source.entitySet + "/" + item.navigation.name
-        var spent = spentCursors.take(cursorKey)
+        var spent = spentCursors.take(source.entitySet, item.navigation.name)
         var cursor = try reader.navigationTargets(from: source, navigation: item.navigation.name, reusing: &spent)
         let context = EvaluationContext(reader: reader, model: model)
         var collector = ResultCollector(orderBy: item.options.orderBy, evaluator: evaluator, context: context,
@@ -75,7 +74,7 @@ extension QueryExecutor {
             }) {
                 stopped = stop
             }
-            spentCursors.put(cursorKey, cursor)
+            spentCursors.put(source.entitySet, item.navigation.name, cursor)
             let count = item.options.count ? Int64(collector.matched) : nil
             return item.navigation.isCollection ? .entities(entities, count: count, nextLink: nil) : .entity(entities.first)
         }
@@ -92,7 +91,7 @@ extension QueryExecutor {
                 if let target = try reader.entity(in: cursor.targetSet, keyBytes: key) { targets.append(target) }
             }
         }
-        spentCursors.put(cursorKey, cursor)
+        spentCursors.put(source.entitySet, item.navigation.name, cursor)
         if item.suffix == .none, item.options.filter == nil, item.options.search == nil, collector.keepsRowsAsOffered {
             // Nothing to evaluate per target and the targets come in result order: each target
             // of the page is projected at once (no instance, no row, no copy).

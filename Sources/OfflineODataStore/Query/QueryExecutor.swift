@@ -304,15 +304,28 @@ public struct QueryExecutor {
 /// costs a leaf search where a new cursor costs its sources and a descent from each run's root.
 /// An executor is used by one task at a time (it is not `Sendable`).
 final class SpentNavigationCursors {
-    private var cursors: [String: NavigationCursor] = [:]
+    /// One entry per navigation expanded so far (a handful): found by comparing the two names,
+    /// which come from the same model strings each time, so no key is built or hashed per parent
+    /// (a `Dictionary` keyed by "Set/Navigation" cost a concatenation and two hashes per parent).
+    private var cursors: [(set: String, navigation: String, cursor: NavigationCursor?)] = []
 
-    /// The kept cursor for `key` (removed, so a nested expand of the same navigation gets a
-    /// fresh one); a finished empty cursor when there is none.
-    func take(_ key: String) -> NavigationCursor {
-        cursors.removeValue(forKey: key) ?? NavigationCursor(targetSet: "", mode: .done)
+    /// The kept cursor for `navigation` of `set` (removed, so a nested expand of the same
+    /// navigation gets a fresh one); a finished empty cursor when there is none.
+    func take(_ set: String, _ navigation: String) -> NavigationCursor {
+        for i in cursors.indices where cursors[i].navigation == navigation && cursors[i].set == set {
+            if let cursor = cursors[i].cursor {
+                cursors[i].cursor = nil
+                return cursor
+            }
+        }
+        return NavigationCursor(targetSet: "", mode: .done)
     }
 
-    func put(_ key: String, _ cursor: NavigationCursor) {
-        cursors[key] = cursor
+    func put(_ set: String, _ navigation: String, _ cursor: NavigationCursor) {
+        for i in cursors.indices where cursors[i].navigation == navigation && cursors[i].set == set {
+            cursors[i].cursor = cursor
+            return
+        }
+        cursors.append((set, navigation, cursor))
     }
 }
