@@ -502,7 +502,7 @@ struct DownloadApply {
         var out: [EntityMember] = []
         for (setName, info) in batch.catalog.sets where !OfflineSystemSets.all.contains(setName) {
             for (key, pending) in batch.overlay[info.tree] ?? [:] {
-                if case .put = pending { out.append(EntityMember(set: setName, keyBytes: key)) }
+                if case .put = pending { out.append(EntityMember(set: setName, keyBytes: key.bytes)) }
             }
         }
         return out

@@ -111,4 +111,10 @@ enum OfflineStoreFormat {
 struct EntityMember: Hashable, Sendable {
     var set: String
     var keyBytes: [UInt8]
+
+    /// The key bytes hashed as one run (`ByteKey`), not a byte at a time.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(set)
+        keyBytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
 }

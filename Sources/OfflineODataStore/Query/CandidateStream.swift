@@ -76,9 +76,9 @@ struct CandidateStream {
                 mode = .index
             }
         case .union:
-            var collected = Set<[UInt8]>()
+            var collected = Set<ByteKey>()
             try Self.collectKeys(access, reader: reader, set: set, primaryKey: primaryKey, into: &collected)
-            keys = collected.sorted { $0.lexicographicallyPrecedes($1) }
+            keys = collected.map(\.bytes).sorted { $0.lexicographicallyPrecedes($1) }
             if reverse { keys.reverse() }
             mode = .keys
         }
@@ -114,13 +114,13 @@ struct CandidateStream {
     }
 
     static func collectKeys(_ access: AccessPath, reader: EntityReader, set: String, primaryKey: [String],
-                            into keys: inout Set<[UInt8]>) throws(ODataError) {
+                            into keys: inout Set<ByteKey>) throws(ODataError) {
         switch access {
         case .union(let parts):
             for part in parts { try collectKeys(part, reader: reader, set: set, primaryKey: primaryKey, into: &keys) }
         default:
             var stream = try CandidateStream(reader: reader, set: set, access: access, reverse: false, primaryKey: primaryKey)
-            while let key = try stream.nextKey() { keys.insert(key) }
+            while let key = try stream.nextKey() { keys.insert(ByteKey(key)) }
         }
     }
 

@@ -21,11 +21,11 @@ extension QueryExecutor {
             throw ODataError.queryNotSupported("this collection path is not supported")
         }
         var keys: [[UInt8]] = []
-        var seen = Set<[UInt8]>()
+        var seen = Set<ByteKey>()
         for entity in current {
             var cursor = try reader.navigationTargets(from: entity.entitySet, key: try entity.key(), navigation: name)
             while let key = try cursor.next() {
-                if seen.insert(key).inserted { keys.append(key) }
+                if seen.insert(ByteKey(key)).inserted { keys.append(key) }
             }
         }
         _ = (current, set)

@@ -159,8 +159,8 @@ extension EntityWriteBatch {
         }
         for (key, pending) in overlay[tree] ?? [:] {
             switch pending {
-            case .put(let value): found[key] = value
-            case .deleted: found[key] = nil
+            case .put(let value): found[key.bytes] = value
+            case .deleted: found[key.bytes] = nil
             }
         }
         return found.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { ($0.key, $0.value) }

@@ -165,7 +165,8 @@ extension EntityWriteBatch {
         } catch {
             throw .storeCorrupted(tree.name, "\(error)")
         }
-        for (key, pending) in overlay[tree] ?? [:] where key.count >= prefix.count && key.starts(with: prefix) {
+        for (entry, pending) in overlay[tree] ?? [:] where entry.bytes.count >= prefix.count && entry.bytes.starts(with: prefix) {
+            let key = entry.bytes
             switch pending {
             case .put: found.insert(Array(key[prefix.count...]))
             case .deleted: found.remove(Array(key[prefix.count...]))
