@@ -15,13 +15,17 @@ import Synchronization
 ///
 /// Slots are handed out last-freed first (the most recently used memory is the warmest). A slab
 /// whose slots are all free is returned to the system once its size class has another slab's
-/// worth of free slots; everything is returned when the arena goes, which is when the engine is
-/// closed and the last block it loaded is released (each block holds its arena).
+/// worth of free slots. Engines share one arena (`shared`), so once every store is closed each
+/// size class keeps at most one slab of free slots for the next open (an arena of its own, as
+/// tests make, returns everything when it goes). Blocks of at
+/// most `smallest` bytes (the last leaves of small trees, filter indexes) stay on the heap: few,
+/// small, and a slab per size for them made every open map and touch several more slabs.
 final class BlockArena: Sendable {
-    /// Bytes per slab; slabs are aligned to it, so a slot's slab is its address rounded down.
+    /// Bytes per slab (one mapping each; a slot's allocation remembers its slab).
     static let slabBytes = 1 << 20
-    /// Slot sizes: 256 B to 2 KiB by powers of two (small index blocks and filter indexes), then
-    /// 1 KiB steps up to 32 KiB (leaves: a 16 KiB leaf with its entry table wastes under 1 KiB,
+    /// Blocks up to this size are allocated on the heap.
+    static let smallest = 2048
+    /// Slot sizes: 1 KiB steps from 3 KiB up to 32 KiB (leaves: a 16 KiB leaf with its entry table wastes under 1 KiB,
     /// so the cache holds as many blocks as it did on the heap; 4 KiB steps held 14 % fewer and
     /// a scan of the 1M benchmark store decompressed 22 % more blocks), 4 KiB steps up to 64 KiB,
     /// then 128, 256 and 512 KiB; a larger block gets a mapping of its own.
@@ -44,13 +48,15 @@ final class BlockArena: Sendable {
         let pointer: UnsafeMutableRawPointer
         let capacity: Int
         let source: Source
+        /// The slab's address (slots only).
+        var slab: UInt = 0
     }
 
     private struct SizeClass {
         let slotSize: Int
         var slotsPerSlab: Int { BlockArena.slabBytes / slotSize }
-        /// Free slots' addresses, the last freed on top.
-        var free: [UInt] = []
+        /// Free slots' addresses and their slabs', the last freed on top.
+        var free: [(slot: UInt, slab: UInt)] = []
         /// Slots in use per slab (by slab address).
         var used: [UInt: Int] = [:]
     }
@@ -62,9 +68,11 @@ final class BlockArena: Sendable {
 
     private let state: Mutex<State>
 
+    /// The arena of every engine in the process.
+    static let shared = BlockArena()
+
     init() {
         var classes: [SizeClass] = []
-        for size in [256, 512, 1024, 2048] { classes.append(SizeClass(slotSize: size)) }
         for k in 3...32 { classes.append(SizeClass(slotSize: k << 10)) }
         for k in 9...16 { classes.append(SizeClass(slotSize: k << 12)) }
         for size in [128 << 10, 256 << 10, 512 << 10] { classes.append(SizeClass(slotSize: size)) }
@@ -88,31 +96,31 @@ final class BlockArena: Sendable {
     /// Slabs mapped per size class (tests: with no block alive, each class keeps at most one).
     var slabsPerClass: [Int] { state.withLock { s in s.classes.map { $0.used.count } } }
 
+    /// The size class of a block of `bytes` bytes; nil when it goes on the heap (at most
+    /// `smallest`) or gets a mapping of its own (over `largestSlot`).
     static func sizeClass(for bytes: Int) -> Int? {
-        if bytes <= 256 { return 0 }
-        if bytes <= 512 { return 1 }
-        if bytes <= 1024 { return 2 }
-        if bytes <= 2048 { return 3 }
-        if bytes <= 32 << 10 { return 1 + (bytes + 1023) >> 10 }
-        if bytes <= 64 << 10 { return 25 + (bytes + 4095) >> 12 }
-        if bytes <= 128 << 10 { return 42 }
-        if bytes <= 256 << 10 { return 43 }
-        if bytes <= largestSlot { return 44 }
+        if bytes <= smallest { return nil }
+        if bytes <= 32 << 10 { return (bytes + 1023) >> 10 - 3 }
+        if bytes <= 64 << 10 { return 21 + (bytes + 4095) >> 12 }
+        if bytes <= 128 << 10 { return 38 }
+        if bytes <= 256 << 10 { return 39 }
+        if bytes <= largestSlot { return 40 }
         return nil
     }
 
     /// At least `bytes` bytes (8-byte aligned at least), from a slot, a mapping or the heap.
     func allocate(_ bytes: Int) -> Allocation {
+        guard bytes > Self.smallest else { return Self.heap(bytes) }
         guard let c = Self.sizeClass(for: bytes) else {
             let size = (bytes + 4095) & ~4095
-            if let p = mapAlignedAnonymous(size, alignment: 4096) {
+            if let p = mapAnonymous(size) {
                 state.withLock { $0.mappedBytes += size }
                 return Allocation(pointer: p, capacity: size, source: .mapping)
             }
             return Self.heap(bytes)
         }
         if let a = take(c) { return a }
-        guard let slab = mapAlignedAnonymous(Self.slabBytes, alignment: Self.slabBytes) else { return Self.heap(bytes) }
+        guard let slab = mapAnonymous(Self.slabBytes) else { return Self.heap(bytes) }
         return state.withLock { s in
             let base = UInt(bitPattern: slab)
             let size = s.classes[c].slotSize
@@ -120,17 +128,17 @@ final class BlockArena: Sendable {
             s.classes[c].used[base] = 1
             // The first slot goes out now; the others are pushed so that lower addresses come first.
             for i in stride(from: s.classes[c].slotsPerSlab - 1, through: 1, by: -1) {
-                s.classes[c].free.append(base + UInt(i * size))
+                s.classes[c].free.append((base + UInt(i * size), base))
             }
-            return Allocation(pointer: slab, capacity: size, source: .slot(sizeClass: c))
+            return Allocation(pointer: slab, capacity: size, source: .slot(sizeClass: c), slab: base)
         }
     }
 
     private func take(_ c: Int) -> Allocation? {
         state.withLock { s -> Allocation? in
-            guard let address = s.classes[c].free.popLast(), let p = UnsafeMutableRawPointer(bitPattern: address) else { return nil }
-            s.classes[c].used[address & ~UInt(Self.slabBytes - 1), default: 0] += 1
-            return Allocation(pointer: p, capacity: s.classes[c].slotSize, source: .slot(sizeClass: c))
+            guard let (address, slab) = s.classes[c].free.popLast(), let p = UnsafeMutableRawPointer(bitPattern: address) else { return nil }
+            s.classes[c].used[slab, default: 0] += 1
+            return Allocation(pointer: p, capacity: s.classes[c].slotSize, source: .slot(sizeClass: c), slab: slab)
         }
     }
 
@@ -148,9 +156,9 @@ final class BlockArena: Sendable {
             state.withLock { $0.mappedBytes -= a.capacity }
         case .slot(let c):
             let address = UInt(bitPattern: a.pointer)
-            let base = address & ~UInt(Self.slabBytes - 1)
+            let base = a.slab
             let emptied = state.withLock { s -> Bool in
-                s.classes[c].free.append(address)
+                s.classes[c].free.append((address, base))
                 let left = (s.classes[c].used[base] ?? 1) - 1
                 // Keep the slab while its class has no other slab's worth of free slots.
                 guard left == 0, s.classes[c].free.count >= 2 * s.classes[c].slotsPerSlab else {
@@ -158,8 +166,7 @@ final class BlockArena: Sendable {
                     return false
                 }
                 s.classes[c].used[base] = nil
-                let end = base + UInt(Self.slabBytes)
-                s.classes[c].free.removeAll { $0 >= base && $0 < end }
+                s.classes[c].free.removeAll { $0.slab == base }
                 s.mappedBytes -= Self.slabBytes
                 return true
             }

@@ -273,27 +273,18 @@ private let mallocTrim: (@convention(c) (Int) -> Int32)? = {
 
 // MARK: anonymous memory (BlockArena)
 
-/// `bytes` of zeroed, private, anonymous memory, aligned to `alignment` (a power of two and a
-/// multiple of the page size); nil when the system refuses. Mapped twice the size, then the
-/// parts before and after the aligned range are returned.
-func mapAlignedAnonymous(_ bytes: Int, alignment: Int) -> UnsafeMutableRawPointer? {
-    let total = bytes + alignment
+/// `bytes` of zeroed, private, anonymous memory (page-aligned); nil when the system refuses.
+func mapAnonymous(_ bytes: Int) -> UnsafeMutableRawPointer? {
     #if canImport(Darwin)
     let flags = MAP_PRIVATE | MAP_ANON
     #else
     let flags = MAP_PRIVATE | MAP_ANONYMOUS
     #endif
-    guard let raw = mmap(nil, total, PROT_READ | PROT_WRITE, flags, -1, 0), raw != MAP_FAILED else { return nil }
-    let start = UInt(bitPattern: raw)
-    let aligned = (start + UInt(alignment) - 1) & ~(UInt(alignment) - 1)
-    let head = Int(aligned - start)
-    if head > 0 { _ = munmap(raw, head) }
-    let tail = total - head - bytes
-    if tail > 0, let end = UnsafeMutableRawPointer(bitPattern: aligned + UInt(bytes)) { _ = munmap(end, tail) }
-    return UnsafeMutableRawPointer(bitPattern: aligned)
+    guard let raw = mmap(nil, bytes, PROT_READ | PROT_WRITE, flags, -1, 0), raw != MAP_FAILED else { return nil }
+    return raw
 }
 
-/// Returns memory from `mapAlignedAnonymous`.
+/// Returns memory from `mapAnonymous`.
 func unmapAnonymous(_ pointer: UnsafeMutableRawPointer, _ bytes: Int) {
     _ = munmap(pointer, bytes)
 }
