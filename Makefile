@@ -28,7 +28,7 @@ bench-json:
 
 # OData queries, ours encrypted and unencrypted vs SQLite typed columns, SQLCipher (same tables) and SQLite over JSON
 # text (issues 4, 6) at 1M, 100k, 10k SalesOrders; the stores
-# are loaded once and reused (≈ 15 min the first time, ≈ 4 min after).
+# are loaded once and reused (≈ 15 min the first time, ≈ 8 min after: 5 rounds).
 bench-query:
 	scripts/bench.sh query
 

@@ -208,7 +208,7 @@ case "$mode" in
     build_sqlcipher
     run_engine "$results/engine.md" "make bench" "$engine_scales" "$engine_rounds" 200000
     run_json "$results/json.md" "make bench" 100 5 15
-    run_query "$results/query.md" "make bench" "$query_scales" 3 10
+    run_query "$results/query.md" "make bench" "$query_scales" 5 10
     run_store "$results/store.md" "make bench" "$store_scales" 3 500
     report
     ;;
@@ -226,7 +226,7 @@ case "$mode" in
   query)
     build query-bench
     build_sqlcipher
-    run_query "$results/query.md" "make bench-query" "$query_scales" 3 10
+    run_query "$results/query.md" "make bench-query" "$query_scales" 5 10
     report
     ;;
   store)
