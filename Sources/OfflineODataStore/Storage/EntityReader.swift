@@ -23,7 +23,7 @@ public struct EntityReader: Sendable {
     /// Declared indexes of a set (including navigation indexes), by name.
     public func indexes(of set: String) throws(ODataError) -> [IndexStatus] {
         _ = try catalog.set(set)
-        return (catalog.indexesBySet[set] ?? []).sorted().compactMap { catalog.indexes[$0]?.status }
+        return (catalog.indexesBySet[set] ?? []).compactMap { catalog.indexes[$0]?.status }
     }
 
     // MARK: entities

@@ -106,7 +106,8 @@ struct StorageCatalog: Sendable {
     /// Sets of the model that cannot be stored (no key), with the reason.
     var unsupported: [String: ODataError] = [:]
     var indexes: [String: ResolvedIndex] = [:]
-    /// Index names per entity set (maintained on every write).
+    /// Index names per entity set, sorted by name (maintained on every write; queries list a
+    /// set's indexes in this order without sorting them each time).
     var indexesBySet: [String: [String]] = [:]
     var navigation: [String: [String: NavigationPlan]] = [:]
     /// For each set: the (source set, navigation) link plans whose targets are in it.
@@ -133,7 +134,11 @@ struct StorageCatalog: Sendable {
 
     mutating func add(_ index: ResolvedIndex) {
         let name = index.definition.name
-        if indexes[name] == nil { indexesBySet[index.definition.entitySet, default: []].append(name) }
+        if indexes[name] == nil {
+            let set = index.definition.entitySet
+            let at = indexesBySet[set]?.firstIndex { $0 > name } ?? indexesBySet[set]?.count ?? 0
+            indexesBySet[set, default: []].insert(name, at: at)
+        }
         indexes[name] = index
     }
 

@@ -12,6 +12,19 @@ import Testing
         }
     }
 
+    @Test("a set's indexes are listed by name, whatever order they were declared and dropped in")
+    func indexesAreListedByName() async throws {
+        let harness = try StorageHarness(model: try IndexTestModel.model(), label: "index-order")
+        try harness.storage.apply(entities: Self.items(0..<10), to: "Items")
+        for (name, property) in [("zeta", "Qty"), ("alpha", "Name"), ("mid", "Address/City"), ("beta", "Price")] {
+            try await harness.storage.declareIndex(IndexDefinition(name: name, entitySet: "Items", properties: [property]))
+        }
+        #expect(try harness.storage.reader().indexes(of: "Items").map(\.definition.name) == ["alpha", "beta", "mid", "zeta"])
+        try harness.storage.dropIndex(named: "mid")
+        try await harness.storage.declareIndex(IndexDefinition(name: "gamma", entitySet: "Items", properties: ["Address/City"]))
+        #expect(try harness.storage.reader().indexes(of: "Items").map(\.definition.name) == ["alpha", "beta", "gamma", "zeta"])
+    }
+
     @Test("an index declared after the data exists is backfilled in batches, with progress")
     func backfill() async throws {
         let harness = try StorageHarness(model: try IndexTestModel.model(), label: "backfill")
