@@ -6,7 +6,7 @@
 final class Block: @unchecked Sendable {
     // Immutable after init.
     private let memory: BlockArena.Allocation
-    /// Holds the arena the memory came from (nil: heap).
+    /// The arena the memory came from (nil: heap), held so that it outlives the block.
     private let arena: BlockArena?
     /// The block's raw bytes (the start of `memory`).
     let bytes: UnsafeRawBufferPointer
@@ -54,11 +54,20 @@ final class Block: @unchecked Sendable {
     var memoryCost: Int { memory.capacity + 96 }
 
     deinit {
-        if let arena { arena.release(memory) } else { memory.pointer.deallocate() }
+        BlockArena.release(memory, to: arena)
     }
 
     /// Lends the block's raw bytes to `body`.
     @inline(__always) func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try body(bytes) }
+
+    /// `capacity` bytes from `arena` (or the heap) starting with a copy of `bytes`.
+    private static func copy(_ bytes: [UInt8], capacity: Int, arena: BlockArena?) -> BlockArena.Allocation {
+        let memory = BlockArena.allocate(capacity, in: arena)
+        bytes.withUnsafeBytes { b in
+            if let source = b.baseAddress, b.count > 0 { memory.pointer.copyMemory(from: source, byteCount: b.count) }
+        }
+        return memory
+    }
 
     /// Bytes to ask for a block of `byteCount` bytes before it is parsed: room for an entry table
     /// of entries of 384 bytes or more (entities) and their point index; a block of smaller
@@ -70,12 +79,9 @@ final class Block: @unchecked Sendable {
     /// A filter partition's encoded bits (docs/StorageFormat.md, "Run files"), cached like a
     /// block: no entries, `bytes` are the filter.
     init(filterBits: [UInt8], arena: BlockArena? = nil) {
-        let memory = arena?.allocate(filterBits.count) ?? BlockArena.heap(filterBits.count)
-        filterBits.withUnsafeBytes { b in
-            if let source = b.baseAddress, b.count > 0 { memory.pointer.copyMemory(from: source, byteCount: b.count) }
-        }
+        let memory = Self.copy(filterBits, capacity: filterBits.count, arena: arena)
         self.memory = memory
-        self.arena = memory.source.isHeap ? nil : arena
+        self.arena = arena
         bytes = UnsafeRawBufferPointer(start: memory.pointer, count: filterBits.count)
         entries = (memory.pointer + filterBits.count).bindMemory(to: Entry.self, capacity: 0)
         pointSlots = (memory.pointer + filterBits.count).bindMemory(to: UInt32.self, capacity: 0)
@@ -92,11 +98,7 @@ final class Block: @unchecked Sendable {
     /// `pointIndex`: build the leaf's point index (`find`); for leaves loaded by point reads.
     convenience init(data: [UInt8], isLeaf: Bool, file: String, offset: UInt64, verifyOrder: Bool = true,
                      pointIndex: Bool = false, arena: BlockArena? = nil) throws(EngineError) {
-        let memory = arena?.allocate(Self.estimate(data.count, pointIndex: pointIndex))
-            ?? BlockArena.heap(Self.estimate(data.count, pointIndex: pointIndex))
-        data.withUnsafeBytes { b in
-            if let source = b.baseAddress, b.count > 0 { memory.pointer.copyMemory(from: source, byteCount: b.count) }
-        }
+        let memory = Self.copy(data, capacity: Self.estimate(data.count, pointIndex: pointIndex), arena: arena)
         try self.init(filled: memory, byteCount: data.count, arena: arena, isLeaf: isLeaf, file: file, offset: offset,
                       verifyOrder: verifyOrder, pointIndex: pointIndex)
     }
@@ -107,14 +109,14 @@ final class Block: @unchecked Sendable {
                          verifyOrder: Bool, pointIndex: Bool = false, arena: BlockArena?) throws(EngineError) -> Block {
         let opened = try codec.open(frame, offset: offset, expecting: [kind.rawValue])
         let size = estimate(opened.rawLength, pointIndex: pointIndex)
-        let memory = arena?.allocate(size) ?? BlockArena.heap(size)
+        let memory = BlockArena.allocate(size, in: arena)
         let filled = opened.body.withUnsafeBytes { body -> Bool in
             if opened.compressed { return LZ4.decompress(body, rawCount: opened.rawLength, into: memory.pointer) }
             if let source = body.baseAddress, body.count > 0 { memory.pointer.copyMemory(from: source, byteCount: body.count) }
             return true
         }
         guard filled else {
-            if let arena { arena.release(memory) } else { memory.pointer.deallocate() }
+            BlockArena.release(memory, to: arena)
             throw FrameCodec.notDecompressing(opened.rawLength, file: file, offset: offset)
         }
         return try Block(filled: memory, byteCount: opened.rawLength, arena: arena, isLeaf: isLeaf, file: file, offset: offset,
@@ -126,13 +128,12 @@ final class Block: @unchecked Sendable {
     /// to a larger allocation when they do not fit.
     private init(filled: BlockArena.Allocation, byteCount: Int, arena: BlockArena?, isLeaf: Bool, file: String, offset: UInt64,
                  verifyOrder: Bool, pointIndex: Bool) throws(EngineError) {
-        func free(_ a: BlockArena.Allocation) { if let arena { arena.release(a) } else { a.pointer.deallocate() } }
         let table: [Entry], shared: Int, words: (UInt64, UInt64)
         do throws(EngineError) {
             (table, shared, words) = try Self.parse(UnsafeRawBufferPointer(start: filled.pointer, count: byteCount),
                                                     isLeaf: isLeaf, file: file, offset: offset, verifyOrder: verifyOrder)
         } catch {
-            free(filled)
+            BlockArena.release(filled, to: arena)
             throw error
         }
         let count = table.count
@@ -147,9 +148,9 @@ final class Block: @unchecked Sendable {
         let total = slotsAt + slotCount * 4
         var memory = filled
         if total > filled.capacity {
-            memory = arena?.allocate(total) ?? BlockArena.heap(total)
+            memory = BlockArena.allocate(total, in: arena)
             memory.pointer.copyMemory(from: filled.pointer, byteCount: byteCount)
-            free(filled)
+            BlockArena.release(filled, to: arena)
         }
         let entries = (memory.pointer + entriesAt).bindMemory(to: Entry.self, capacity: count)
         table.withUnsafeBufferPointer { t in
@@ -169,7 +170,7 @@ final class Block: @unchecked Sendable {
             }
         }
         self.memory = memory
-        self.arena = memory.source.isHeap ? nil : arena
+        self.arena = arena
         self.entries = entries
         self.pointSlots = slots
         self.isLeaf = isLeaf

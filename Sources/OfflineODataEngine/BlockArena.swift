@@ -142,6 +142,16 @@ final class BlockArena: Sendable {
         }
     }
 
+    /// `bytes` from `arena`, or from the heap when there is none.
+    static func allocate(_ bytes: Int, in arena: BlockArena?) -> Allocation {
+        arena?.allocate(bytes) ?? heap(bytes)
+    }
+
+    /// Returns `a` to where it came from (`arena`: the one it was allocated in, if any).
+    static func release(_ a: Allocation, to arena: BlockArena?) {
+        if let arena { arena.release(a) } else { a.pointer.deallocate() }
+    }
+
     static func heap(_ bytes: Int) -> Allocation {
         let size = max(bytes, 16)
         return Allocation(pointer: UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16), capacity: size, source: .heap)
