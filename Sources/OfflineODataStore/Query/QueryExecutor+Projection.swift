@@ -19,16 +19,26 @@ extension QueryExecutor {
 
     /// Keeps the `$select`ed properties.
     static func select(_ options: BoundQueryOptions, in entity: inout ODataEntity) {
-        guard !options.select.all else { return }
-        let keep = Set(options.select.properties)
+        select(keeping: kept(options), in: &entity)
+    }
+
+    /// The names `$select` keeps; nil for all of them. Made once per query or expand, not per row.
+    static func kept(_ options: BoundQueryOptions) -> Set<String>? {
+        options.select.all ? nil : Set(options.select.properties)
+    }
+
+    static func select(keeping keep: Set<String>?, in entity: inout ODataEntity) {
+        guard let keep else { return }
         entity.properties.removeAll { !keep.contains($0.name) }
     }
 
     /// `project` of an entity whose bytes a cursor lends, for options that `projectsFromBytes`
-    /// accepts: decoded in place, then the `$select`.
-    static func project(borrowed row: BorrowedEntity, options: BoundQueryOptions) throws(ODataError) -> ODataEntity {
+    /// accepts: decoded in place, then the `$select` (`kept(options)`). The row loop passes the
+    /// kept names, not the options: a copy of the options per row retained and released each
+    /// of their arrays.
+    static func project(borrowed row: BorrowedEntity, keeping keep: Set<String>?) throws(ODataError) -> ODataEntity {
         var entity = try row.toODataEntity()
-        select(options, in: &entity)
+        select(keeping: keep, in: &entity)
         return entity
     }
 
@@ -65,11 +75,12 @@ extension QueryExecutor {
             // projected from the bytes the cursor lends (no copy of its key and value, no
             // StoredEntity), as it comes.
             var page = AdmittedPage(skip: item.options.skip ?? 0, take: item.options.top)
+            let keep = Self.kept(item.options)
             var entities: [ODataEntity] = []
             var stopped = false
             while !stopped, let stop = try cursor.nextBorrowedEntity({ (target) throws(ODataError) -> Bool in
                 let (inPage, stop) = collector.admit(into: &page)
-                if inPage { entities.append(try Self.project(borrowed: target, options: item.options)) }
+                if inPage { entities.append(try Self.project(borrowed: target, keeping: keep)) }
                 return stop
             }) {
                 stopped = stop
@@ -96,6 +107,7 @@ extension QueryExecutor {
             // Nothing to evaluate per target and the targets come in result order: each target
             // of the page is projected at once (no instance, no row, no copy).
             var page = AdmittedPage(skip: item.options.skip ?? 0, take: item.options.top)
+            let keep = Self.kept(item.options)
             var entities: [ODataEntity] = []
             entities.reserveCapacity(targets.count)
             for index in targets.indices {

@@ -81,10 +81,8 @@ public struct QueryExecutor {
                 orderBy: options.orderBy.map { PlanOrderKey(property: ConditionExtractor.propertyPath($0.expression), descending: $0.descending) },
                 skip: 0, top: page.limit.map { $0 + 1 },
                 primaryKey: .primaryKey(primaryKey),
-                indexes: try reader.indexes(of: set).filter(\.isReady).map {
-                    AccessIndex(name: $0.definition.name, kind: .secondary, properties: $0.definition.properties)
-                })
-            var chosen = Planner.plan(request)
+                indexes: try reader.plannerIndexes(of: set))
+            var chosen = reader.catalog.plans.plan(request)
             if forceFullScan {
                 chosen = QueryPlan(entitySet: set, access: .scan, order: options.orderBy.isEmpty ? .primaryKey : (page.limit.map { .topK($0 + 1) } ?? .fullSort),
                                    needsFilter: true, estimatedFraction: 1, notes: ["forced full scan"])
@@ -200,9 +198,10 @@ public struct QueryExecutor {
             // Nothing to evaluate, no next link, nothing beyond the entity's own bytes to
             // project: each row is decoded from the bytes the engine lends (a cached leaf), with
             // no copy of its value and no StoredEntity.
+            let keep = Self.kept(options)
             while let stop = try stream.nextBorrowed({ (row) throws(ODataError) -> Bool in
                 let (inPage, stop) = collector.admit(into: &streamedPage)
-                if inPage { projected.append(try Self.project(borrowed: row, options: options)) }
+                if inPage { projected.append(try Self.project(borrowed: row, keeping: keep)) }
                 return stop
             }), !stop {}
         }
@@ -288,9 +287,7 @@ public struct QueryExecutor {
             orderBy: options.orderBy.map { PlanOrderKey(property: ConditionExtractor.propertyPath($0.expression), descending: $0.descending) },
             skip: options.skip ?? 0, top: page.limit,
             primaryKey: .primaryKey(try reader.keyProperties(of: set)),
-            indexes: try reader.indexes(of: set).filter(\.isReady).map {
-                AccessIndex(name: $0.definition.name, kind: .secondary, properties: $0.definition.properties)
-            }))
+            indexes: try reader.plannerIndexes(of: set)))
         var text = plan.explain()
         for (item, written) in zip(options.compute, request.syntax.options.compute ?? []) {
             text += "\n  compute: \(item.alias) = \(SyntaxPrinter.print(written.expression)) (\(item.type)), evaluated for each returned row"

@@ -1,5 +1,6 @@
 import OfflineODataEngine
 import OfflineODataModel
+import OfflineODataQuery
 
 /// A consistent, read-only view of the stored entities at one point in time (an engine
 /// snapshot and the catalog of that moment). Later writes are not seen. Cheap; Sendable.
@@ -24,6 +25,12 @@ public struct EntityReader: Sendable {
     public func indexes(of set: String) throws(ODataError) -> [IndexStatus] {
         _ = try catalog.set(set)
         return (catalog.indexesBySet[set] ?? []).compactMap { catalog.indexes[$0]?.status }
+    }
+
+    /// The set's ready indexes as the planner takes them, sorted by name.
+    func plannerIndexes(of set: String) throws(ODataError) -> [AccessIndex] {
+        _ = try catalog.set(set)
+        return catalog.plannerIndexes[set] ?? []
     }
 
     // MARK: entities

@@ -279,6 +279,41 @@ import Testing
         let heap = try executor().explain("SalesOrders?$orderby=NetAmount&$top=20")
         #expect(heap.contains("top-20 heap") && heap.contains("full scan"))
     }
+
+    /// Executed plans come from a cache shared by the catalog's readers: a query run again after
+    /// an index is dropped or declared must plan with the indexes of that moment, and give the
+    /// same rows either way.
+    @Test func cachedPlansFollowIndexChanges() async throws {
+        let url = "SalesOrders?$orderby=NetAmount desc&$top=5"
+        func run() throws -> (plan: QueryPlan?, keys: [String]) {
+            let result = try executor().execute(url)
+            guard case .collection(let rows, _, _) = result.payload else { return (result.plan, []) }
+            return (result.plan, rows.map { string($0, "SalesOrderID") })
+        }
+        let heap = try run()
+        #expect(heap.plan?.order == .topK(6))
+        #expect(try run().plan == heap.plan)  // a second run: the cached plan
+        _ = try await harness.storage.declareIndex(IndexDefinition(name: "SO_Net", entitySet: "SalesOrders", properties: ["NetAmount"]))
+        let streamed = try run()
+        guard case .index(let index, _)? = streamed.plan?.access else {
+            Issue.record("after declaring SO_Net the query still plans \(String(describing: streamed.plan?.access))"); return
+        }
+        #expect(index.name == "SO_Net" && streamed.plan?.order == .accessOrder(reverse: true))
+        #expect(streamed.keys == heap.keys && heap.keys.count == 5)
+        try harness.storage.dropIndex(named: "SO_Net")
+        let again = try run()
+        #expect(again.plan?.order == .topK(6) && again.keys == heap.keys)
+    }
+
+    @Test func thePlanCacheStaysBounded() throws {
+        let cache = PlanCache()
+        let primaryKey = AccessIndex(name: "key", kind: .primaryKey, properties: ["ID"])
+        for top in 1...(PlanCache.capacity + 10) {
+            let request = PlanRequest(entitySet: "S", orderBy: [PlanOrderKey(property: "ID", descending: false)], top: top, primaryKey: primaryKey)
+            #expect(cache.plan(request) == Planner.plan(request))
+        }
+        #expect(cache.count <= PlanCache.capacity && cache.count > 0)
+    }
 }
 
 extension QueryResult.Payload {
