@@ -21,6 +21,10 @@ public struct EntityCodec: Sendable {
     /// Per declared slot its property name: decoding names each value without copying the
     /// descriptor (which retained and released its name and shape per value).
     let names: [String]
+    /// Per declared slot the tag (docs/EntityEncoding.md §3) that a value of its primitive kind
+    /// is written with, when one tag alone says that kind (0xFF otherwise): a slot starting with
+    /// it, or with null, needs no further shape check.
+    let kindTags: [UInt8]
 
     public init(layout: EntityLayout) {
         self.layout = layout
@@ -30,6 +34,17 @@ public struct EntityCodec: Sendable {
             return nil
         }
         self.nullable = layout.properties.map(\.isNullable)
+        self.kindTags = primitiveKinds.map { kind in
+            switch kind {
+            case .string?: EntityValueEncoding.tagString
+            case .int32?: EntityValueEncoding.tagInt32
+            case .int64?: EntityValueEncoding.tagInt64
+            case .decimal?: EntityValueEncoding.tagDecimal
+            case .date?: EntityValueEncoding.tagDate
+            case .dateTimeOffset?: EntityValueEncoding.tagDateTimeOffset
+            default: 0xFF
+            }
+        }
     }
 
     /// The primitive kind declared for slot `index`; nil for enum, complex and collection slots
@@ -157,7 +172,8 @@ public struct EntityCodec: Sendable {
                 guard checked.atEnd else { throw checked.invalid("value shorter than its slot") }
                 reader = checked
             }
-            try verify(value, at: index, start)
+            let tag = buffer[start]
+            if tag != kindTags[index] && tag != EntityValueEncoding.tagNull { try verify(value, at: index, start) }
             // Moved, not copied: a copy costs a retain and a release of the value's storage.
             properties.append(ODataProperty(names[index], consume value))
         }
