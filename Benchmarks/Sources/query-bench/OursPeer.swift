@@ -90,12 +90,17 @@ class ours: QueryPeer {
             let names = Self.keyNames[result.entitySet ?? ""] ?? []
             let childNames = Self.keyNames["SalesOrderItems"] ?? []
             // By index, like the SQLite peers read their rows: iterating would copy each entity.
-            let entities = result.entities
-            for index in entities.indices {
-                sum.add(key: Self.keyText(entities[index], names: names))
-                for navigation in entities[index].navigation {
-                    if case .entities(let children, _, _) = navigation.content {
-                        for child in children.indices { sum.add(key: Self.keyText(children[child], names: childNames)) }
+            // Read in place (an unsafe buffer and a borrowing parameter): a subscript of the
+            // array copied each entity, a retain and release of every reference in it.
+            result.entities.withUnsafeBufferPointer { entities in
+                for index in entities.indices {
+                    sum.add(key: Self.keyText(entities[index], names: names))
+                    for navigation in entities[index].navigation {
+                        if case .entities(let children, _, _) = navigation.content {
+                            children.withUnsafeBufferPointer { children in
+                                for child in children.indices { sum.add(key: Self.keyText(children[child], names: childNames)) }
+                            }
+                        }
                     }
                 }
             }
@@ -104,7 +109,7 @@ class ours: QueryPeer {
     }
 
     /// The key as the SQLite peers build it: the key properties' text joined by ",".
-    static func keyText(_ entity: ODataEntity, names: [String]) -> String {
+    static func keyText(_ entity: borrowing ODataEntity, names: [String]) -> String {
         var key = ""
         for (i, name) in names.enumerated() {
             if i > 0 { key += "," }
