@@ -20,6 +20,13 @@ struct SizeResult {
         return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
     }
 
+    /// The lowest sample over the rounds: the peer's fastest round. On the shared machine the
+    /// noise only adds time (every peer has rounds at about twice its best, in any order), so
+    /// the goal status compares each peer's fastest round; the medians are shown beside it.
+    func lowest(_ peer: String, _ metric: String) -> Double? {
+        samples[peer]?[metric]?.min()
+    }
+
     /// The outcome (rows, checksum) of every round of a peer's workload; nil if not measured.
     func outcomes(_ peer: String, _ id: String) -> [QueryOutcome]? {
         guard let m = samples[peer], let rows = m["\(id).rows"], let hi = m["\(id).checksum_hi"],
