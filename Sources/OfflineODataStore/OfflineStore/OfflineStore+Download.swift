@@ -123,7 +123,11 @@ struct DownloadApply {
         var bufferedBytes = 0
         var spool: SpoolWriter?
         // Pages being checked ahead of the spool, in arrival order.
-        let checks = PageReadAhead(reader: reader, set: set, readers: readers, automatic: PageReadAhead.stagingWidth)
+        // The checks prepare each entity too: a page that needs nothing but its entities' stored
+        // form is spooled in that form (`StagedPage`), and never read again.
+        let stagingInfo = try? writer.storage.setInfo(set)
+        let checks = PageReadAhead(reader: reader, set: set, readers: readers, automatic: PageReadAhead.stagingWidth,
+                                   preparingFor: stagingInfo)
         var checking: [PageReadAhead.Ticket] = []
         do throws(ODataError) {
             for page in pages {
@@ -141,14 +145,14 @@ struct DownloadApply {
                 } else {
                     staging = try beginStaging()
                     spool = staging
-                    for held in buffered { try stage(held, in: staging, checks: checks, checking: &checking) }
+                    for held in buffered { try stage(held, in: staging, checks: checks, checking: &checking, info: stagingInfo) }
                     buffered = []
                 }
-                try stage(page, in: staging, checks: checks, checking: &checking)
+                try stage(page, in: staging, checks: checks, checking: &checking, info: stagingInfo)
                 report()
             }
             if let spool {
-                try spoolChecked(in: spool, checks: checks, checking: &checking, keep: 0)
+                try spoolChecked(in: spool, checks: checks, checking: &checking, keep: 0, info: stagingInfo)
                 if Task.isCancelled { throw cancelled() }
                 try mapEngine("syncing the staged download") { () throws(EngineError) in try spool.finish() }
             } else if Task.isCancelled {
@@ -321,18 +325,21 @@ struct DownloadApply {
     /// pages wait, so memory stays bounded; the first page that fails its check, in arrival
     /// order, aborts the download.
     private mutating func stage(_ page: [UInt8], in spool: SpoolWriter, checks: PageReadAhead,
-                                checking: inout [PageReadAhead.Ticket]) throws(ODataError) {
-        checking.append(checks.submit(page, number: marker.pages + checking.count, keep: false))
-        try spoolChecked(in: spool, checks: checks, checking: &checking, keep: checks.width)
+                                checking: inout [PageReadAhead.Ticket], info: SetInfo?) throws(ODataError) {
+        // A page that starts like a staged page is refused by the JSON reader (no JSON text
+        // starts with 0x00), so a downloaded page is never taken for one.
+        checking.append(checks.submit(page, number: marker.pages + checking.count, keep: true))
+        try spoolChecked(in: spool, checks: checks, checking: &checking, keep: checks.width, info: info)
     }
 
-    /// Appends checked pages to the spool until at most `keep` are still waiting.
+    /// Appends checked pages to the spool until at most `keep` are still waiting: in their
+    /// stored form when they allow it (docs/OfflineStore.md §7.3), else as JSON.
     private mutating func spoolChecked(in spool: SpoolWriter, checks: PageReadAhead,
-                                       checking: inout [PageReadAhead.Ticket], keep: Int) throws(ODataError) {
+                                       checking: inout [PageReadAhead.Ticket], keep: Int, info: SetInfo?) throws(ODataError) {
         while checking.count > keep {
             let ticket = checking.removeFirst()
-            try ticket.check()
-            let page = ticket.page
+            let read = try ticket.take()
+            let page = read.stagedForm(for: info) ?? ticket.page
             try mapEngine("staging a downloaded page") { () throws(EngineError) in try spool.append(page) }
             marker.pages += 1
         }
@@ -379,6 +386,26 @@ struct DownloadApply {
         } catch {
             failure = whole
             throw error
+        }
+        if let staged = read.staged {
+            // Stored form: each entity's key and value as they were prepared while staging.
+            guard let info = tx.batch.catalog.sets[set] else {
+                failure = whole
+                throw ODataError.storeUnknownEntitySet(set)
+            }
+            tx.batch.reserve(staged.count, in: set)
+            for (i, entry) in staged.enumerated() {
+                let position = EntityPosition(page: number, entity: i)
+                if skips.contains(position) { continue }
+                do throws(ODataError) {
+                    _ = try tx.batch.put(storedKey: entry.key, value: entry.value, info: info)
+                } catch {
+                    failure = position
+                    throw error
+                }
+                counts.applied += 1
+            }
+            return
         }
         let entities = read.collection.entities
         // Entities the readers prepared for this very set (the writer holds the catalog for the

@@ -25,6 +25,36 @@ final class PageReadAhead {
         /// The set the entities were prepared for (the applying thread checks it is its own)
         /// and one result per top-level entity.
         var prepared: (info: SetInfo, entities: [Result<EntityWriteBatch.Prepared, ODataError>])?
+        /// A page staged in its stored form (`StagedPage`): its entities' keys and stored
+        /// values, put as they are (`collection` is then empty).
+        var staged: [StagedPage.Entry]?
+
+        init(staged entries: [StagedPage.Entry]) {
+            collection = ODataEntityCollection()
+            staged = entries
+        }
+
+        /// The page in its stored form, when every top-level entity was prepared for `info`
+        /// and none has navigation content to apply (expanded entities, `@odata.bind`): what
+        /// a staged download spools instead of the JSON (docs/OfflineStore.md §7.3).
+        func stagedForm(for info: SetInfo?) -> [UInt8]? {
+            guard let info, let prepared, prepared.info === info else { return nil }
+            var entries: [EntityWriteBatch.Prepared] = []
+            entries.reserveCapacity(prepared.entities.count)
+            for result in prepared.entities {
+                guard case .success(let entry) = result else { return nil }
+                entries.append(entry)
+            }
+            for entity in collection.entities {
+                for navigation in entity.navigation {
+                    switch navigation.content {
+                    case .deferred, .entity(nil): continue
+                    default: return nil
+                    }
+                }
+            }
+            return StagedPage.encode(entries, layoutCount: info.layout.properties.count)
+        }
 
         /// The store's per-entity work that needs no write batch (`EntityWriteBatch.prepare`),
         /// done by the reader for each top-level entity after reading the page: it takes
@@ -56,6 +86,8 @@ final class PageReadAhead {
         private let set: String
         private let keep: Bool
         private let preparingFor: SetInfo?
+        /// The properties of the set's layout, which a staged page may not exceed.
+        private let layoutCount: Int
         /// Read by the thread that waits for it (no reader threads: `width` 0).
         private let inline: Bool
         private let state = Mutex<State>(.reading)
@@ -67,18 +99,32 @@ final class PageReadAhead {
             self.reader = reader
             self.set = set
             self.keep = keep
+            self.layoutCount = preparingFor?.layout.properties.count ?? Int.max
             self.preparingFor = keep ? preparingFor : nil
             self.inline = inline
         }
 
         var byteCount: Int { page.count }
 
+        /// The page read: a staged page decoded, JSON read (and its entities prepared when
+        /// `prepare`).
+        private func readPage(prepare: Bool) throws(ODataError) -> Page {
+            if StagedPage.isStaged(page) {
+                return Page(staged: try StagedPage.decode(page, layoutCount: layoutCount, page: number))
+            }
+            return Page(try reader.readCollection(page, entitySet: set), preparingFor: prepare ? preparingFor : nil)
+        }
+
         /// Runs on a reader queue.
         func read() {
             let result: Result<Page?, ODataError>
             do throws(ODataError) {
-                let collection = try reader.readCollection(page, entitySet: set)
-                result = .success(keep ? Page(collection, preparingFor: preparingFor) : nil)
+                if keep {
+                    result = .success(try readPage(prepare: true))
+                } else {
+                    _ = try reader.readCollection(page, entitySet: set)
+                    result = .success(nil)
+                }
             } catch {
                 result = .failure(error)
             }
@@ -117,7 +163,7 @@ final class PageReadAhead {
             case .read(.failure(let error)):
                 throw error
             case .reading, .taken, .read(.success(nil)):
-                return Page(try reader.readCollection(page, entitySet: set), preparingFor: nil)
+                return try readPage(prepare: false)
             }
         }
     }

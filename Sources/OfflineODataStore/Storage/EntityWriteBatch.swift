@@ -190,13 +190,44 @@ public struct EntityWriteBatch {
 
     /// Stages a prepared entity of `info`'s set, with its index entries; returns its key.
     mutating func put(_ prepared: Prepared, info: SetInfo) throws(ODataError) -> [UInt8] {
-        let record = prepared.record, keyBytes = prepared.keyBytes
+        try put(prepared.keyBytes, prepared.value, .record(prepared.record), info: info)
+    }
+
+    /// Stages an entity given in its stored form (key and `StoredValue` bytes, as `prepare`
+    /// made them: a staged download page, docs/OfflineStore.md §7.3), with its index entries
+    /// read from the value's codec bytes; returns its key.
+    mutating func put(storedKey keyBytes: [UInt8], value: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8] {
+        guard value.count <= WriteBatch.maxValueSize else {
+            throw .storeTooLong(info.name, "entity", length: value.count, limit: WriteBatch.maxValueSize)
+        }
+        guard keyBytes.count <= StoreFormat.maxTreeKeyBytes else {
+            throw .storeCorrupted("staged entity of set '\(info.name)'", "a key of \(keyBytes.count) bytes")
+        }
+        var codec = value
+        _ = try StoredValue.split(&codec, what: "staged entity of set '\(info.name)'")
+        return try put(keyBytes, value, .codec(codec), info: info)
+    }
+
+    /// Where the index entries of a new version are read from.
+    private enum NewVersion {
+        case record(EntityRecord)
+        /// The codec bytes of the stored value.
+        case codec([UInt8])
+    }
+
+    /// The put of both forms: the index entries of the new version replace the old version's
+    /// where they differ.
+    private mutating func put(_ keyBytes: [UInt8], _ value: [UInt8], _ version: NewVersion, info: SetInfo) throws(ODataError) -> [UInt8] {
         let names = catalog.indexesBySet[info.name] ?? []
         if !names.isEmpty {
             let old = try storedCodecBytes(keyBytes, info: info)
             for name in names {
                 guard let index = catalog.indexes[name] else { continue }
-                let newKey = try indexKey(index, record, keyBytes, info: info)
+                let newKey: [UInt8]
+                switch version {
+                case .record(let record): newKey = try indexKey(index, record, keyBytes, info: info)
+                case .codec(let codec): newKey = try indexKey(index, stored: codec, keyBytes, info: info)
+                }
                 if let old {
                     let oldKey = try indexKey(index, stored: old, keyBytes, info: info)
                     if oldKey == newKey { continue }
@@ -205,7 +236,7 @@ public struct EntityWriteBatch {
                 batch.put(newKey, [], in: index.tree)
             }
         }
-        stage(keyBytes, prepared.value, in: info.tree)
+        stage(keyBytes, value, in: info.tree)
         return keyBytes
     }
 

@@ -14,9 +14,12 @@ import Testing
     static func scenario(batchBytes: Int, readers: Int? = nil) async throws -> [String] {
         let dir = OfflineTempDir()
         defer { dir.cleanup() }
-        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(
+        var parameters = OfflineFixtures.parameters(
             dir, definingQueries: [DefiningQuery(name: "Orders", url: "SalesOrders")], downloadBatchBytes: batchBytes,
-            downloadReaders: readers))
+            downloadReaders: readers)
+        // An index on the staged set: entities applied from their stored form keep it current.
+        parameters.indexes = [IndexDefinition(name: "SO_Gross", entitySet: "SalesOrders", properties: ["GrossAmount"])]
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: parameters)
         defer { try? store.close() }
         try await OfflineFixtures.downloadPartners(store)
         let first = try await store.applyDownload(definingQuery: "Orders", pages: try OfflineFixtures.pages(.salesOrders))
@@ -27,6 +30,11 @@ import Testing
                                                    pages: try OfflineFixtures.pages(.salesOrders, from: next, range: 0..<4))
         var seen = ["\(first)", "\(second)"]
         seen.append(try store.execute(.get, "SalesOrders?$orderby=SalesOrderID").bodyText ?? "")
+        for url in ["SalesOrders?$orderby=GrossAmount desc&$top=7&$select=SalesOrderID,GrossAmount",
+                    "SalesOrders?$filter=GrossAmount ge 1000 and GrossAmount lt 3000&$select=SalesOrderID&$orderby=SalesOrderID"] {
+            #expect(try store.explain(url).contains("index SO_Gross"), "\(url)")
+            seen.append(try store.execute(.get, url).bodyText ?? "")
+        }
         seen.append(try store.execute(.get, "BusinessPartners?$orderby=BusinessPartnerID&$select=BusinessPartnerID").bodyText ?? "")
         seen += try store.service.eventLog().filter { $0.type == "Download" }.map { $0.details ?? "" }
         _ = try store.service.undoPendingChanges(set: "SalesOrders", key: [.string(id0)])
@@ -140,5 +148,89 @@ import Testing
                 #expect(done?.details?.contains("rejected=1") == true)
             }
         }
+    }
+
+    /// One download of partners whose first page carries expanded contacts (applied from its
+    /// JSON) and whose other pages are flat (applied from their stored form); what a user sees.
+    static func mixedScenario(batchBytes: Int, readers: Int?) async throws -> [String] {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(
+            dir, definingQueries: [DefiningQuery(name: "All", url: "BusinessPartners?$expand=ToContacts")],
+            downloadBatchBytes: batchBytes, downloadReaders: readers))
+        defer { try? store.close() }
+        let partners = try OfflineFixtures.pages(.businessPartners, pageSize: 10, range: 0..<4)
+        let contacts = try OfflineFixtures.pages(.contacts, pageSize: 1000, range: 0..<1)
+        let expanded = try OfflineStoreDownloadTests.expandedPartners(partners[0], contacts: contacts[0], model: store.model)
+        let summary = try await store.applyDownload(definingQuery: "All", pages: [expanded] + partners.dropFirst())
+        #expect(summary.entitiesApplied == 40 + (try store.count("Contacts/$count")) && summary.entitiesRejected == 0)
+        var seen = ["\(summary)"]
+        seen.append(try store.execute(.get, "BusinessPartners?$orderby=BusinessPartnerID&$expand=ToContacts").bodyText ?? "")
+        seen.append(try store.execute(.get, "Contacts?$orderby=ContactGuid").bodyText ?? "")
+        // The indexes of the stored-form pages: a query through the navigation index.
+        seen.append(try store.execute(.get, "BusinessPartners('\(OfflineFixtures.sales.businessPartnerID(15))')/ToContacts/$count").bodyText ?? "")
+        return seen
+    }
+
+    @Test("a staged download whose spool mixes JSON pages (expanded content) and stored-form pages leaves what the one-commit download leaves",
+          arguments: [nil, 0] as [Int?])
+    func mixedSpoolEqualsOneCommit(readers: Int?) async throws {
+        let oneCommit = try await Self.mixedScenario(batchBytes: 64 << 20, readers: 0)
+        let staged = try await Self.mixedScenario(batchBytes: 1, readers: readers)
+        #expect(oneCommit == staged)
+        #expect(!oneCommit[1].isEmpty && !oneCommit[2].isEmpty)
+    }
+
+    @Test("a page is staged in its stored form only when its entities need nothing else: no expanded content, no refused entity")
+    func stagedFormIsChosenPerPage() throws {
+        let model = try ServiceModel.parse(metadata: OfflineFixtures.metadata)
+        let storage = try StorageHarness(model: model, label: "staged-form")
+        let info = try storage.storage.setInfo("BusinessPartners")
+        let reader = ODataJSONReader(model: model)
+        let partners = try OfflineFixtures.pages(.businessPartners, pageSize: 10, range: 0..<1)[0]
+        let contacts = try OfflineFixtures.pages(.contacts, pageSize: 1000, range: 0..<1)[0]
+        let flat = PageReadAhead.Page(try reader.readCollection(partners, entitySet: "BusinessPartners"), preparingFor: info)
+        let form = try #require(flat.stagedForm(for: info))
+        #expect(StagedPage.isStaged(form))
+        let entries = try StagedPage.decode(form, layoutCount: info.layout.properties.count, page: 0)
+        #expect(entries.count == 10)
+        for (entry, prepared) in zip(entries, flat.prepared?.entities ?? []) {
+            let expected = try prepared.get()
+            #expect(entry.key == expected.keyBytes && entry.value == expected.value)
+        }
+        // Another set's info, no preparation, expanded content: JSON.
+        #expect(flat.stagedForm(for: try storage.storage.setInfo("Contacts")) == nil)
+        #expect(PageReadAhead.Page(try reader.readCollection(partners, entitySet: "BusinessPartners"), preparingFor: nil).stagedForm(for: info) == nil)
+        let expanded = try OfflineStoreDownloadTests.expandedPartners(partners, contacts: contacts, model: model)
+        #expect(PageReadAhead.Page(try reader.readCollection(expanded, entitySet: "BusinessPartners"), preparingFor: info).stagedForm(for: info) == nil)
+        // An entity the store refuses (an ETag over the limit): JSON, so applying logs it.
+        let text = String(decoding: partners, as: UTF8.self)
+        let marker = #""@odata.etag":""#
+        let range = try #require(text.range(of: marker))
+        let refused = Array(text.replacingCharacters(in: range, with: marker + String(repeating: "x", count: 70_000)).utf8)
+        #expect(PageReadAhead.Page(try reader.readCollection(refused, entitySet: "BusinessPartners"), preparingFor: info).stagedForm(for: info) == nil)
+    }
+
+    @Test("a damaged stored-form page is a typed error at every truncation and for a wrong version or layout, never a crash")
+    func damagedStagedPages() throws {
+        let model = try ServiceModel.parse(metadata: OfflineFixtures.metadata)
+        let storage = try StorageHarness(model: model, label: "staged-form")
+        let info = try storage.storage.setInfo("BusinessPartners")
+        let partners = try OfflineFixtures.pages(.businessPartners, pageSize: 3, range: 0..<1)[0]
+        let page = PageReadAhead.Page(try ODataJSONReader(model: model).readCollection(partners, entitySet: "BusinessPartners"), preparingFor: info)
+        let form = try #require(page.stagedForm(for: info))
+        let layoutCount = info.layout.properties.count
+        #expect(try StagedPage.decode(form, layoutCount: layoutCount, page: 0).count == 3)
+        for cut in 0..<form.count {
+            expectStoreError("storeRecordCorrupted", 3265) { _ = try StagedPage.decode(Array(form[0..<cut]), layoutCount: layoutCount, page: 0) }
+        }
+        expectStoreError("storeRecordCorrupted", 3265) { _ = try StagedPage.decode(form + [0], layoutCount: layoutCount, page: 0) }
+        var version = form
+        version[1] = 2
+        expectStoreError("storeRecordCorrupted", 3265) { _ = try StagedPage.decode(version, layoutCount: layoutCount, page: 0) }
+        expectStoreError("storeRecordCorrupted", 3265) { _ = try StagedPage.decode(form, layoutCount: layoutCount - 1, page: 0) }
+        var huge = form
+        huge.replaceSubrange(6..<10, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        expectStoreError("storeRecordCorrupted", 3265) { _ = try StagedPage.decode(huge, layoutCount: layoutCount, page: 0) }
     }
 }

@@ -1,0 +1,88 @@
+import OfflineODataModel
+
+/// A downloaded page staged in its stored form (docs/OfflineStore.md §7.3): the key and stored
+/// value of each of its entities, as `EntityWriteBatch.prepare` made them while the page was
+/// checked. Applying such a page puts the bytes as they are: the page's JSON is read once, not
+/// a second time when it is applied. Pages that need their JSON when applied (expanded
+/// entities, `@odata.bind`, an entity the store refuses) are staged as JSON, as before; a
+/// spool may mix both.
+///
+/// Layout (all lengths big-endian):
+///
+/// | offset | size | field |
+/// | --- | --- | --- |
+/// | 0 | 1 | `tag` 0x00 (a JSON page never starts with it) |
+/// | 1 | 1 | `version` 1 |
+/// | 2 | 4 | properties of the set's stored layout when staged |
+/// | 6 | 4 | entity count n |
+/// | 10 | … | n × (4-byte key length, key, 4-byte value length, stored value) |
+enum StagedPage {
+    /// docs/OfflineStore.md §7.3.
+    static let tag: UInt8 = 0x00
+    static let version: UInt8 = 1
+    static let headerSize = 10
+
+    struct Entry: Sendable {
+        let key: [UInt8]
+        let value: [UInt8]
+    }
+
+    /// Whether spooled bytes are a staged page (else they are a page of JSON).
+    static func isStaged(_ bytes: [UInt8]) -> Bool { bytes.first == tag }
+
+    static func encode(_ entries: [EntityWriteBatch.Prepared], layoutCount: Int) -> [UInt8] {
+        var size = headerSize
+        for entry in entries { size += 8 + entry.keyBytes.count + entry.value.count }
+        var out: [UInt8] = []
+        out.reserveCapacity(size)
+        out.append(tag)
+        out.append(version)
+        out += OfflineStoreFormat.be32(UInt32(truncatingIfNeeded: layoutCount))
+        out += OfflineStoreFormat.be32(UInt32(truncatingIfNeeded: entries.count))
+        for entry in entries {
+            out += OfflineStoreFormat.be32(UInt32(truncatingIfNeeded: entry.keyBytes.count))
+            out += entry.keyBytes
+            out += OfflineStoreFormat.be32(UInt32(truncatingIfNeeded: entry.value.count))
+            out += entry.value
+        }
+        return out
+    }
+
+    /// The entries of a staged page. A page that does not parse, or was staged for a longer
+    /// layout than the set's (`layoutCount`), is `offlineCorrupted`.
+    static func decode(_ bytes: [UInt8], layoutCount: Int, page number: Int) throws(ODataError) -> [Entry] {
+        func corrupt(_ detail: String) -> ODataError {
+            .offlineCorrupted("staged download page \(number + 1)", detail)
+        }
+        guard bytes.count >= headerSize, bytes[0] == tag else { throw corrupt("\(bytes.count) bytes, not a staged page") }
+        guard bytes[1] == version else { throw corrupt("format version \(bytes[1]) (expected \(version))") }
+        let staged = Int(OfflineStoreFormat.readBE(bytes[2..<6]))
+        guard staged <= layoutCount else {
+            throw corrupt("staged for a layout of \(staged) properties, the set has \(layoutCount)")
+        }
+        let count = Int(OfflineStoreFormat.readBE(bytes[6..<10]))
+        // Each entry takes at least its two lengths.
+        guard count <= (bytes.count - headerSize) / 8 else { throw corrupt("\(count) entities in \(bytes.count) bytes") }
+        var entries: [Entry] = []
+        entries.reserveCapacity(count)
+        var at = headerSize
+        func field(_ what: String, _ index: Int) throws(ODataError) -> [UInt8] {
+            guard bytes.count - at >= 4 else { throw corrupt("entity \(index + 1): its \(what) length is cut off at byte \(at)") }
+            let length = Int(OfflineStoreFormat.readBE(bytes[at..<at + 4]))
+            at += 4
+            guard length <= bytes.count - at else {
+                throw corrupt("entity \(index + 1): its \(what) of \(length) bytes runs past the page at byte \(at)")
+            }
+            defer { at += length }
+            return Array(bytes[at..<at + length])
+        }
+        for index in 0..<count {
+            let key = try field("key", index)
+            let value = try field("value", index)
+            guard !key.isEmpty, !value.isEmpty else { throw corrupt("entity \(index + 1) has an empty key or value") }
+            entries.append(Entry(key: key, value: value))
+        }
+        guard at == bytes.count else { throw corrupt("\(bytes.count - at) bytes after the last entity") }
+        return entries
+    }
+}
