@@ -339,7 +339,7 @@ struct DownloadApply {
         while checking.count > keep {
             let ticket = checking.removeFirst()
             let read = try ticket.take()
-            let page = read.stagedForm(for: info) ?? ticket.page
+            let page = read.stagedForm(for: info, downloadedSize: ticket.page.count) ?? ticket.page
             try mapEngine("staging a downloaded page") { () throws(EngineError) in try spool.append(page) }
             marker.pages += 1
         }

@@ -37,7 +37,7 @@ final class PageReadAhead {
         /// The page in its stored form, when every top-level entity was prepared for `info`
         /// and none has navigation content to apply (expanded entities, `@odata.bind`): what
         /// a staged download spools instead of the JSON (docs/OfflineStore.md §7.3).
-        func stagedForm(for info: SetInfo?) -> [UInt8]? {
+        func stagedForm(for info: SetInfo?, downloadedSize: Int) -> [UInt8]? {
             guard let info, let prepared, prepared.info === info else { return nil }
             var entries: [EntityWriteBatch.Prepared] = []
             entries.reserveCapacity(prepared.entities.count)
@@ -53,7 +53,7 @@ final class PageReadAhead {
                     }
                 }
             }
-            return StagedPage.encode(entries, layoutCount: info.layout.properties.count)
+            return StagedPage.encode(entries, layoutCount: info.layout.properties.count, downloadedSize: downloadedSize)
         }
 
         /// The store's per-entity work that needs no write batch (`EntityWriteBatch.prepare`),
@@ -104,7 +104,8 @@ final class PageReadAhead {
             self.inline = inline
         }
 
-        var byteCount: Int { page.count }
+        /// The page's size as downloaded (`StagedPage.downloadedSize`): what a commit's limit counts.
+        var byteCount: Int { StagedPage.downloadedSize(page) }
 
         /// The page read: a staged page decoded, JSON read (and its entities prepared when
         /// `prepare`).

@@ -190,8 +190,8 @@ import Testing
         let partners = try OfflineFixtures.pages(.businessPartners, pageSize: 10, range: 0..<1)[0]
         let contacts = try OfflineFixtures.pages(.contacts, pageSize: 1000, range: 0..<1)[0]
         let flat = PageReadAhead.Page(try reader.readCollection(partners, entitySet: "BusinessPartners"), preparingFor: info)
-        let form = try #require(flat.stagedForm(for: info))
-        #expect(StagedPage.isStaged(form))
+        let form = try #require(flat.stagedForm(for: info, downloadedSize: 1000))
+        #expect(StagedPage.isStaged(form) && StagedPage.downloadedSize(form) == 1000 && StagedPage.downloadedSize(partners) == partners.count)
         let entries = try StagedPage.decode(form, layoutCount: info.layout.properties.count, page: 0)
         #expect(entries.count == 10)
         for (entry, prepared) in zip(entries, flat.prepared?.entities ?? []) {
@@ -199,16 +199,16 @@ import Testing
             #expect(entry.key == expected.keyBytes && entry.value == expected.value)
         }
         // Another set's info, no preparation, expanded content: JSON.
-        #expect(flat.stagedForm(for: try storage.storage.setInfo("Contacts")) == nil)
-        #expect(PageReadAhead.Page(try reader.readCollection(partners, entitySet: "BusinessPartners"), preparingFor: nil).stagedForm(for: info) == nil)
+        #expect(flat.stagedForm(for: try storage.storage.setInfo("Contacts"), downloadedSize: 1000) == nil)
+        #expect(PageReadAhead.Page(try reader.readCollection(partners, entitySet: "BusinessPartners"), preparingFor: nil).stagedForm(for: info, downloadedSize: 1000) == nil)
         let expanded = try OfflineStoreDownloadTests.expandedPartners(partners, contacts: contacts, model: model)
-        #expect(PageReadAhead.Page(try reader.readCollection(expanded, entitySet: "BusinessPartners"), preparingFor: info).stagedForm(for: info) == nil)
+        #expect(PageReadAhead.Page(try reader.readCollection(expanded, entitySet: "BusinessPartners"), preparingFor: info).stagedForm(for: info, downloadedSize: 1000) == nil)
         // An entity the store refuses (an ETag over the limit): JSON, so applying logs it.
         let text = String(decoding: partners, as: UTF8.self)
         let marker = #""@odata.etag":""#
         let range = try #require(text.range(of: marker))
         let refused = Array(text.replacingCharacters(in: range, with: marker + String(repeating: "x", count: 70_000)).utf8)
-        #expect(PageReadAhead.Page(try reader.readCollection(refused, entitySet: "BusinessPartners"), preparingFor: info).stagedForm(for: info) == nil)
+        #expect(PageReadAhead.Page(try reader.readCollection(refused, entitySet: "BusinessPartners"), preparingFor: info).stagedForm(for: info, downloadedSize: 1000) == nil)
     }
 
     @Test("a damaged stored-form page is a typed error at every truncation and for a wrong version or layout, never a crash")
@@ -218,7 +218,7 @@ import Testing
         let info = try storage.storage.setInfo("BusinessPartners")
         let partners = try OfflineFixtures.pages(.businessPartners, pageSize: 3, range: 0..<1)[0]
         let page = PageReadAhead.Page(try ODataJSONReader(model: model).readCollection(partners, entitySet: "BusinessPartners"), preparingFor: info)
-        let form = try #require(page.stagedForm(for: info))
+        let form = try #require(page.stagedForm(for: info, downloadedSize: 1000))
         let layoutCount = info.layout.properties.count
         #expect(try StagedPage.decode(form, layoutCount: layoutCount, page: 0).count == 3)
         for cut in 0..<form.count {
@@ -230,7 +230,7 @@ import Testing
         expectStoreError("storeRecordCorrupted", 3265) { _ = try StagedPage.decode(version, layoutCount: layoutCount, page: 0) }
         expectStoreError("storeRecordCorrupted", 3265) { _ = try StagedPage.decode(form, layoutCount: layoutCount - 1, page: 0) }
         var huge = form
-        huge.replaceSubrange(6..<10, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        huge.replaceSubrange(10..<14, with: [0xFF, 0xFF, 0xFF, 0xFF])
         expectStoreError("storeRecordCorrupted", 3265) { _ = try StagedPage.decode(huge, layoutCount: layoutCount, page: 0) }
     }
 }
