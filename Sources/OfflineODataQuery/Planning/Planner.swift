@@ -37,6 +37,17 @@ public struct PlanRequest: Sendable, Hashable {
         self.primaryKey = primaryKey
         self.indexes = indexes
     }
+
+    /// Hashes what varies between the queries of one set; the key and the indexes, the same
+    /// for all of them (hashing their names was most of a plan-cache lookup), are left to `==`.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entitySet)
+        hasher.combine(conditions)
+        hasher.combine(hasFilter)
+        hasher.combine(orderBy)
+        hasher.combine(skip)
+        hasher.combine(top)
+    }
 }
 
 /// Chooses an access path and an order strategy. Cost model: the estimated fraction of the
