@@ -32,13 +32,20 @@ public struct EdmDate: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// The date that is `days` days after 1970-01-01 (negative for earlier dates).
     public init(daysSinceEpoch days: Int64) throws(ODataError) {
-        let limit = ProlepticCalendar.days(year: Self.maxYear, month: 12, day: 31)
-        guard days <= limit, days >= ProlepticCalendar.days(year: -Self.maxYear, month: 1, day: 1) else {
+        guard days <= Self.lastDay, days >= Self.firstDay else {
             throw .valueInvalidDateTime(String(days), "day count outside the supported years")
         }
+        // A day count inside the supported years is a valid date: no field check (every
+        // decoded date/time offset passes here).
         let civil = ProlepticCalendar.civil(fromDays: days)
-        try self.init(year: civil.year, month: civil.month, day: civil.day)
+        storedYear = Int32(civil.year)
+        storedMonth = UInt8(civil.month)
+        storedDay = UInt8(civil.day)
     }
+
+    /// The day counts of -maxYear-01-01 and maxYear-12-31.
+    static let firstDay = ProlepticCalendar.days(year: -maxYear, month: 1, day: 1)
+    static let lastDay = ProlepticCalendar.days(year: maxYear, month: 12, day: 31)
 
     /// Parses `[-]YYYY-MM-DD` (four or more year digits, no superfluous leading zero).
     public init(parsing text: String) throws(ODataError) {

@@ -26,6 +26,30 @@ import Testing
         }
     }
 
+    /// A day count builds its date without the field checks: every count in the supported
+    /// years must give the date whose checked fields and day count are the same, and the
+    /// counts just outside must throw.
+    @Test func dayCountsGiveValidDatesAndBack() async throws {
+        let first = EdmDate.firstDay, last = EdmDate.lastDay
+        let near = Gen.int(in: -800_000...800_000).map { Int64($0) }
+        let anywhere = Gen.int(in: 0...1_000_000).map { first + (last - first) / 1_000_000 * Int64($0) }
+        for gen in [near, anywhere] {
+            await propertyCheck(count: 400, input: gen) { days in
+                let date = try EdmDate(daysSinceEpoch: days)
+                #expect(try EdmDate(year: date.year, month: date.month, day: date.day) == date)
+                #expect(ProlepticCalendar.days(year: date.year, month: date.month, day: date.day) == days)
+            }
+        }
+        for days in [first, last, 0, -1, 59, 60] {
+            let date = try EdmDate(daysSinceEpoch: days)
+            #expect(ProlepticCalendar.days(year: date.year, month: date.month, day: date.day) == days)
+        }
+        #expect(try EdmDate(daysSinceEpoch: first) == EdmDate(year: -EdmDate.maxYear, month: 1, day: 1))
+        #expect(try EdmDate(daysSinceEpoch: last) == EdmDate(year: EdmDate.maxYear, month: 12, day: 31))
+        #expect(throws: ODataError.self) { try EdmDate(daysSinceEpoch: first - 1) }
+        #expect(throws: ODataError.self) { try EdmDate(daysSinceEpoch: last + 1) }
+    }
+
     @Test func extremeFieldValuesAreErrorsNotTraps() throws {
         #expect(throws: ODataError.self) { try EdmDate(year: .min, month: 1, day: 1) }
         #expect(throws: ODataError.self) { try EdmDate(daysSinceEpoch: .min) }
