@@ -9,7 +9,7 @@ public enum JSONErrorKind: Int, Sendable, Hashable, CaseIterable {
     case unexpectedEnd = 1202
     /// A number that breaks the RFC 8259 grammar (leading zero, `1.`, `-`, `1e`).
     case invalidNumber = 1203
-    /// A backslash escape that is not one of `\" \\ \/ \b \f \n \r \t \uXXXX`.
+    /// A backslash escape that is not one of `\" \\ \/ \b \f \n \r \t`, or `\u` and four hex digits.
     case invalidEscape = 1204
     /// A `\uD800`–`\uDFFF` escape that is not part of a high/low surrogate pair.
     case invalidSurrogate = 1205

@@ -117,7 +117,7 @@ enum JSONScanner {
         return nil
     }
 
-    /// Decodes `\uXXXX` (and its low-surrogate partner) at `at`; returns the scalar and the index
+    /// Decodes `\u` and four hex digits (and its low-surrogate partner) at `at`; returns the scalar and the index
     /// after the escape(s), or nil when the buffer ends inside them.
     private static func scanUnicodeEscape(
         _ buf: UnsafeBufferPointer<UInt8>, at: Int

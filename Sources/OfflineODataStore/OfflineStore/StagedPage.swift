@@ -48,16 +48,21 @@ enum StagedPage {
         out.reserveCapacity(size)
         out.append(tag)
         out.append(version)
-        out += OfflineStoreFormat.be32(UInt32(truncatingIfNeeded: layoutCount))
-        out += OfflineStoreFormat.be32(UInt32(clamping: downloadedSize))
-        out += OfflineStoreFormat.be32(UInt32(truncatingIfNeeded: entries.count))
+        appendBE32(UInt32(truncatingIfNeeded: layoutCount), to: &out)
+        appendBE32(UInt32(clamping: downloadedSize), to: &out)
+        appendBE32(UInt32(truncatingIfNeeded: entries.count), to: &out)
         for entry in entries {
-            out += OfflineStoreFormat.be32(UInt32(truncatingIfNeeded: entry.keyBytes.count))
+            appendBE32(UInt32(truncatingIfNeeded: entry.keyBytes.count), to: &out)
             out += entry.keyBytes
-            out += OfflineStoreFormat.be32(UInt32(truncatingIfNeeded: entry.value.count))
+            appendBE32(UInt32(truncatingIfNeeded: entry.value.count), to: &out)
             out += entry.value
         }
         return out
+    }
+
+    /// `OfflineStoreFormat.be32` written in place (no array per length: two per entity here).
+    private static func appendBE32(_ v: UInt32, to out: inout [UInt8]) {
+        for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: v >> UInt32(shift))) }
     }
 
     /// The entries of a staged page. A page that does not parse, or was staged for a longer

@@ -33,9 +33,8 @@ extension QueryExecutor {
     }
 
     /// `project` of an entity whose bytes a cursor lends, for options that `projectsFromBytes`
-    /// accepts: decoded in place, then the `$select` (`kept(options)`). The row loop passes the
-    /// kept names, not the options: a copy of the options per row retained and released each
-    /// of their arrays.
+    /// accepts: decoded in place, then the `$select` (`kept(options)`, made once by the row loop
+    /// rather than a set of names built for every row).
     static func project(borrowed row: BorrowedEntity, keeping keep: Set<String>?) throws(ODataError) -> ODataEntity {
         var entity = try row.toODataEntity()
         select(keeping: keep, in: &entity)
@@ -107,7 +106,6 @@ extension QueryExecutor {
             // Nothing to evaluate per target and the targets come in result order: each target
             // of the page is projected at once (no instance, no row, no copy).
             var page = AdmittedPage(skip: item.options.skip ?? 0, take: item.options.top)
-            let keep = Self.kept(item.options)
             var entities: [ODataEntity] = []
             entities.reserveCapacity(targets.count)
             for index in targets.indices {
