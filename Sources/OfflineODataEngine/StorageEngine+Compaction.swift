@@ -44,7 +44,9 @@ extension StorageEngine {
     /// 5. delete the files the new manifest no longer names.
     /// A crash before 3 leaves the old manifest in charge (the new run is an orphan, removed on
     /// open); after 3 the new one is; either way every commit is in a run or a replayed log.
-    func runFlush(frozen: MemTable, boundary: UInt32, full: Bool, cancel: CancelFlag?,
+    /// `ingested`: a bulk load's runs (newest first), named in the same manifest as newer than
+    /// the flushed run (`install`).
+    func runFlush(frozen: MemTable, boundary: UInt32, full: Bool, ingested: [RunFile] = [], cancel: CancelFlag?,
                   progress: (@Sendable (CompactionProgress) -> Void)?) throws(EngineError) {
         // 1.
         let (runs, manifest, frozenSequence) = state.withLock { s in (s.runs, s.manifest, s.frozenSequence) }
@@ -63,7 +65,8 @@ extension StorageEngine {
         next.number = allocateFileNumber()
         next.sequence = frozenSequence
         next.logStart = max(manifest.logStart, boundary)
-        next.runs = ([newRun].compactMap { $0 } + kept).map { .init(fileNumber: $0.number, fileSize: $0.info.fileSize) }
+        let published = ingested + [newRun].compactMap { $0 } + kept
+        next.runs = published.map { .init(fileNumber: $0.number, fileSize: $0.info.fileSize) }
         next.nextFileNumber = fileNumbers.withLock { $0 }
         do throws(EngineError) {
             try next.write(fs: fs, directory: directory, keys: keys)
@@ -73,7 +76,7 @@ extension StorageEngine {
         }
         // 4.
         state.withLock { s in
-            s.runs = [newRun].compactMap { $0 } + kept
+            s.runs = published
             s.frozen = nil
             s.manifest = next
             s.statistics.flushes += 1
@@ -160,6 +163,13 @@ extension StorageEngine {
     }
 
     func compactNow(cancel: CancelFlag?, progress: (@Sendable (CompactionProgress) -> Void)?) throws(EngineError) {
+        try flushNow(full: true, ingested: [], cancel: cancel, progress: progress)
+    }
+
+    /// A flush now, waited for: everything (`full`, a compaction) or by the merge policy, with a
+    /// bulk load's runs published in the same manifest (`install`).
+    func flushNow(full: Bool, ingested: [RunFile], cancel: CancelFlag?,
+                  progress: (@Sendable (CompactionProgress) -> Void)?) throws(EngineError) {
         // Freeze whatever is in memory (briefly holding the writer lock), then merge in the
         // background queue's order without blocking commits.
         let boundary: UInt32 = try withWriterLock { w throws(EngineError) -> UInt32 in
@@ -183,7 +193,7 @@ extension StorageEngine {
         var outcome: Result<Void, EngineError> = .success(())
         flushQueue.sync {
             do throws(EngineError) {
-                try runFlush(frozen: frozen, boundary: boundary, full: true, cancel: cancel, progress: progress)
+                try runFlush(frozen: frozen, boundary: boundary, full: full, ingested: ingested, cancel: cancel, progress: progress)
             } catch {
                 outcome = .failure(error)
             }

@@ -10,6 +10,9 @@ enum EngineOp: Sendable, CustomStringConvertible {
     case delete(key: Int)
     /// Several puts and deletes in one atomic commit.
     case batch(start: Int, count: Int)
+    /// A bulk load (keys in and out of order, repeated keys), installed, or abandoned when
+    /// `count` is a multiple of 5.
+    case bulk(start: Int, count: Int, chunk: Int)
     case takeSnapshot
     case verifySnapshots
     case reopen
@@ -21,7 +24,8 @@ enum EngineOp: Sendable, CustomStringConvertible {
         switch kind {
         case 0..<40: self = .put(key: key, length: length)
         case 40..<55: self = .delete(key: key)
-        case 55..<75: self = .batch(start: key, count: length % 12 + 1)
+        case 55..<68: self = .batch(start: key, count: length % 12 + 1)
+        case 68..<75: self = .bulk(start: key, count: length % 90 + 1, chunk: [1, 300, 4096, 1 << 20][length % 4])
         case 75..<81: self = .takeSnapshot
         case 81..<85: self = .verifySnapshots
         case 85..<90: self = .reopen
@@ -36,6 +40,7 @@ enum EngineOp: Sendable, CustomStringConvertible {
         case .put(let k, let n): "put(\(k), \(n)B)"
         case .delete(let k): "delete(\(k))"
         case .batch(let s, let c): "batch(\(s)..+\(c))"
+        case .bulk(let s, let c, let chunk): "bulk(\(s)..+\(c), chunk \(chunk)B)"
         case .takeSnapshot: "snapshot"
         case .verifySnapshots: "verifySnapshots"
         case .reopen: "reopen"
@@ -131,6 +136,22 @@ struct ReferenceModel {
                             model.entries[modelKey(k)] = v
                         }
                     }
+                }
+            case .bulk(let start, let count, let chunk):
+                let load = try db.bulkLoad(chunkBytes: chunk)
+                var loaded = model
+                for i in 0..<count {
+                    // Ascending runs of keys, broken every 7th record; a cycle of 64 keys repeats some.
+                    let k = (start + i * 5 + (i % 7 == 6 ? 31 : 0)) % 64
+                    let v = modelValue(k, (i * 41) % 200, index)
+                    try load.put(modelKey(k), v, in: tree)
+                    loaded.entries[modelKey(k)] = v
+                }
+                if count % 5 == 0 {
+                    load.abandon()
+                } else {
+                    try db.install(load)
+                    model = loaded
                 }
             case .takeSnapshot:
                 snapshots.append((try db.snapshot(), model))

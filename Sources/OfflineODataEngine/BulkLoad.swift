@@ -1,0 +1,219 @@
+/// Many records written straight into run files, bypassing the log and the memtable, and made
+/// visible all at once by `StorageEngine.install` (docs/StorageFormat.md, "Bulk load"). For a
+/// large, fresh data set (a first download): every record is written once, sequentially, instead
+/// of passing through the log, the memtable and the merges of every flush.
+///
+/// - Records of one tree that arrive in strictly increasing key order are streamed into a run of
+///   their own as they come (no buffering: a download in key order, its membership rows).
+/// - The first record of a tree that does not (an index on a non-key property) turns that tree
+///   to *sorting*: its records go into a chunk buffer of about `chunkBytes`; a full buffer is
+///   sorted and written as a run (for equal keys the record added last is kept).
+/// - `install` publishes every run in one manifest, newer than everything already in the store
+///   (for one tree: the chunks newest first, then the streamed run), so for equal keys the
+///   record added last wins, as if the records had been committed one after the other.
+///
+/// Until `install`, no manifest names these runs: readers do not see them, and a crash leaves
+/// files that the next open removes. `abandon` (or dropping an uninstalled load) removes them.
+/// Records are puts only (no tombstones); the caller makes sure that nothing older in the store
+/// needs deleting (the download uses it for entity sets that were empty when it began).
+/// Used by one thread at a time.
+public final class BulkLoad: @unchecked Sendable {
+    private let engine: StorageEngine
+    private let chunkBytes: Int
+
+    /// Per tree id: its open stream, or nil once the tree is sorting.
+    private var streams: [UInt32: Stream?] = [:]
+    private final class Stream {
+        let writer: RunWriter
+        var last: [UInt8]
+        init(writer: RunWriter, last: [UInt8]) {
+            self.writer = writer
+            self.last = last
+        }
+    }
+
+    /// Runs already written: finished streams (oldest data for their tree) and chunks in the
+    /// order they were written.
+    private var streamRuns: [RunFile] = []
+    private var chunkRuns: [RunFile] = []
+
+    /// The chunk buffer: internal key then value, back to back, and where each record starts.
+    private var arena: [UInt8] = []
+    private var entries: [Entry] = []
+    private struct Entry {
+        var offset: Int
+        var keyLength: Int32
+        var valueLength: Int32
+    }
+
+    private var closed = false
+    /// Records added so far.
+    public private(set) var recordCount = 0
+
+    init(engine: StorageEngine, chunkBytes: Int) {
+        self.engine = engine
+        self.chunkBytes = max(1, chunkBytes)
+    }
+
+    deinit { abandon() }
+
+    /// Adds one record. Keys and values have the limits of a `WriteBatch`; the catalog tree
+    /// cannot be written.
+    public func put(_ key: [UInt8], _ value: [UInt8], in tree: Tree) throws(EngineError) {
+        guard !closed else { throw EngineError(.invalidArgument, "the bulk load was installed or abandoned") }
+        guard tree.id != 0 else { throw EngineError(.invalidArgument, "the catalog tree cannot be written directly") }
+        guard key.count <= WriteBatch.maxKeySize else {
+            throw EngineError(.invalidArgument, "key of \(key.count) bytes exceeds \(WriteBatch.maxKeySize)")
+        }
+        guard value.count <= WriteBatch.maxValueSize else {
+            throw EngineError(.invalidArgument, "value of \(value.count) bytes exceeds \(WriteBatch.maxValueSize)")
+        }
+        recordCount += 1
+        let internalKey = tree.internalKey(key)
+        switch streams[tree.id] {
+        case nil:
+            // The first record of the tree opens its stream.
+            let writer = try newWriter(expected: 4096)
+            try writer.add(key: internalKey, value: value)
+            streams[tree.id] = .some(Stream(writer: writer, last: internalKey))
+        case .some(let stream?):
+            if compareBytes(internalKey, stream.last) <= 0 {
+                // Out of order: the tree sorts from here on; what it streamed so far is older.
+                streamRuns.append(try finishRun(stream.writer))
+                streams[tree.id] = .some(nil)
+                try buffer(internalKey, value)
+            } else {
+                try stream.writer.add(key: internalKey, value: value)
+                stream.last = internalKey
+            }
+        case .some(nil):
+            try buffer(internalKey, value)
+        }
+    }
+
+    /// Removes every file written so far; the load can no longer be used. Idempotent.
+    public func abandon() {
+        guard !closed else { return }
+        closed = true
+        for case let stream?? in streams.values { stream.writer.abandon() }
+        streams = [:]
+        for run in streamRuns + chunkRuns { try? engine.fs.remove(engine.directory + "/" + run.name) }
+        streamRuns = []
+        chunkRuns = []
+        arena = []
+        entries = []
+    }
+
+    /// Finishes every stream and the last chunk; the runs newest first (the order of a manifest).
+    func finishRuns() throws(EngineError) -> [RunFile] {
+        guard !closed else { throw EngineError(.invalidArgument, "the bulk load was installed or abandoned") }
+        for (id, stream) in streams {
+            if let stream { streamRuns.append(try finishRun(stream.writer)) }
+            streams[id] = .some(nil)
+        }
+        try writeChunk()
+        closed = true
+        let runs = chunkRuns.reversed() + streamRuns
+        streamRuns = []
+        chunkRuns = []
+        return runs
+    }
+
+    // MARK: internals
+
+    private func newWriter(expected: Int) throws(EngineError) -> RunWriter {
+        try RunWriter(fs: engine.fs, directory: engine.directory, fileNumber: engine.allocateFileNumber(), keys: engine.keys,
+                      compress: engine.options.compression, blockSize: engine.options.blockSize, expectedEntries: expected)
+    }
+
+    private func finishRun(_ writer: RunWriter) throws(EngineError) -> RunFile {
+        do throws(EngineError) {
+            let info = try writer.finish()
+            return try RunFile.open(fs: engine.fs, directory: engine.directory, fileNumber: info.fileNumber, keys: engine.keys,
+                                    cache: engine.cache)
+        } catch {
+            writer.abandon()
+            throw error
+        }
+    }
+
+    private func buffer(_ internalKey: [UInt8], _ value: [UInt8]) throws(EngineError) {
+        entries.append(Entry(offset: arena.count, keyLength: Int32(internalKey.count), valueLength: Int32(value.count)))
+        arena.append(contentsOf: internalKey)
+        arena.append(contentsOf: value)
+        if arena.count + entries.count * MemoryLayout<Entry>.stride >= chunkBytes { try writeChunk() }
+    }
+
+    /// Sorts the buffered records (equal keys: the one added last wins) into a run.
+    private func writeChunk() throws(EngineError) {
+        guard !entries.isEmpty else { return }
+        var order = Array(0..<entries.count)
+        let writer = try newWriter(expected: entries.count)
+        do throws(EngineError) {
+            let outcome: Result<Void, EngineError> = arena.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Result<Void, EngineError> in
+                let entries = self.entries
+                func key(_ i: Int) -> UnsafeRawBufferPointer {
+                    let e = entries[i]
+                    return UnsafeRawBufferPointer(rebasing: bytes[e.offset..<(e.offset + Int(e.keyLength))])
+                }
+                order.sort { a, b in
+                    let c = compareBytes(key(a), key(b))
+                    return c != 0 ? c < 0 : a < b
+                }
+                var i = 0
+                while i < order.count {
+                    // The last of a run of equal keys is the newest.
+                    var j = i
+                    while j + 1 < order.count, compareBytes(key(order[j]), key(order[j + 1])) == 0 { j += 1 }
+                    let e = entries[order[j]]
+                    let valueStart = e.offset + Int(e.keyLength)
+                    do throws(EngineError) {
+                        try writer.add(key: key(order[j]),
+                                       value: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<(valueStart + Int(e.valueLength))]))
+                    } catch {
+                        return .failure(error)
+                    }
+                    i = j + 1
+                }
+                return .success(())
+            }
+            try outcome.get()
+        } catch {
+            writer.abandon()
+            throw error
+        }
+        chunkRuns.append(try finishRun(writer))
+        arena.removeAll(keepingCapacity: true)
+        entries.removeAll(keepingCapacity: true)
+    }
+}
+
+extension StorageEngine {
+    /// A bulk load into this store (see `BulkLoad`); nothing is visible until `install`.
+    /// `chunkBytes` bounds the memory of the records it has to sort (default 8 MiB).
+    public func bulkLoad(chunkBytes: Int = 8 << 20) throws(EngineError) -> BulkLoad {
+        if state.withLock({ $0.closed }) { throw EngineError(.storeClosed, "the store is closed") }
+        return BulkLoad(engine: self, chunkBytes: chunkBytes)
+    }
+
+    /// Publishes a bulk load's runs atomically, newer than every commit before this call: the
+    /// memtable is flushed first (as by a flush), and one manifest names the flushed run and the
+    /// load's runs. On return the records are durable and visible to new snapshots. On failure
+    /// the store is as before and the load's files are removed.
+    public func install(_ load: BulkLoad) throws(EngineError) {
+        let runs: [RunFile]
+        do throws(EngineError) {
+            runs = try load.finishRuns()
+        } catch {
+            load.abandon()
+            throw error
+        }
+        if runs.isEmpty { return }
+        do throws(EngineError) {
+            try flushNow(full: false, ingested: runs, cancel: nil, progress: nil)
+        } catch {
+            for run in runs { try? fs.remove(directory + "/" + run.name) }
+            throw error
+        }
+    }
+}
