@@ -83,9 +83,11 @@ struct DownloadApply {
     var marker: DownloadMarker
     var pagesReceived = 0
     var pagesApplied = 0
+    /// While staging into a fresh set: every page staged so far, also loaded in bulk (§7.4).
+    var stagingBulk: DownloadBulk?
     /// Entities with a server image and their local stored value (nil: deleted locally),
     /// loaded by the first transaction.
-    private var pending: [EntityMember: [UInt8]?]?
+    var pending: [EntityMember: [UInt8]?]?
 
     var name: String { marker.name }
     var set: String { marker.set }
@@ -154,12 +156,27 @@ struct DownloadApply {
             if let spool {
                 try spoolChecked(in: spool, checks: checks, checking: &checking, keep: 0, info: stagingInfo)
                 if Task.isCancelled { throw cancelled() }
+                if let bulk = stagingBulk, bulk.pages == marker.pages {
+                    // Every page is loaded: the spool is not needed. The load and the marker
+                    // (phase applying, every page applied) are installed in one step.
+                    stagingBulk = nil
+                    spool.close()
+                    try mapEngine("removing the staged download") { () throws(EngineError) in
+                        try writer.storage.engine.removeSpool(Self.spoolName)
+                    }
+                    try installBulk(bulk)
+                    return try applyStaged()
+                }
+                stagingBulk?.load.abandon()
+                stagingBulk = nil
                 try mapEngine("syncing the staged download") { () throws(EngineError) in try spool.finish() }
             } else if Task.isCancelled {
                 throw cancelled()
             }
         } catch {
             // Checks still running are waited for by `checks`' deinit; their results are dropped.
+            stagingBulk?.load.abandon()
+            stagingBulk = nil
             if let spool {
                 spool.close()
                 // A failure here is repaired by the next open: the marker still says staging.
@@ -238,7 +255,22 @@ struct DownloadApply {
                 return ahead.submit(page, number: submitted - 1)
             }
             var queued: [PageReadAhead.Ticket] = []
-            while marker.pagesApplied < marker.pages {
+            // A set that holds nothing yet takes its pages in bulk while they allow it (§7.4).
+            var bulk = try freshBulk()
+            while marker.pagesApplied + (bulk?.pages ?? 0) < marker.pages {
+                if var loading = bulk {
+                    let ticket = queued.isEmpty ? try readNext() : queued.removeFirst()
+                    while queued.count < max(1, ahead.width), submitted < marker.pages { queued.append(try readNext()) }
+                    if try loading.add(ticket) {
+                        bulk = loading
+                        continue
+                    }
+                    // This page goes the commit way, and so does every page after it.
+                    try installBulk(loading)
+                    bulk = nil
+                    queued.insert(ticket, at: 0)
+                    continue
+                }
                 var group: [PageReadAhead.Ticket] = []
                 var bytes = 0
                 while bytes < limit, marker.pagesApplied + group.count < marker.pages {
@@ -250,6 +282,7 @@ struct DownloadApply {
                 while queued.count < max(1, ahead.width), submitted < marker.pages { queued.append(try readNext()) }
                 try applyGroup(group)
             }
+            if let bulk { try installBulk(bulk) }
         }
         let prefix = OfflineStoreFormat.membershipPrefix(name)
         let scan = try writer.currentReader()
@@ -316,6 +349,7 @@ struct DownloadApply {
             try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey, value: next.encode())
         }
         marker = next
+        stagingBulk = try freshBulk()
         let engine = writer.storage.engine
         return try mapEngine("creating the staged download") { () throws(EngineError) in try engine.createSpool(Self.spoolName) }
     }
@@ -339,7 +373,20 @@ struct DownloadApply {
         while checking.count > keep {
             let ticket = checking.removeFirst()
             let read = try ticket.take()
-            let page = read.stagedForm(for: info, downloadedSize: ticket.page.count) ?? ticket.page
+            let entries = read.storedEntries(for: info)
+            let page = entries.flatMap { entries in
+                info.map { StagedPage.encode(entries, layoutCount: $0.layout.properties.count, downloadedSize: ticket.page.count) }
+            } ?? ticket.page
+            if var bulk = stagingBulk {
+                // Loaded while it may be; the first page that may not ends the load (the spool
+                // has every page for the commit way).
+                if let entries, try bulk.add(entries.map { ($0.keyBytes, $0.value) }) {
+                    stagingBulk = bulk
+                } else {
+                    bulk.load.abandon()
+                    stagingBulk = nil
+                }
+            }
             try mapEngine("staging a downloaded page") { () throws(EngineError) in try spool.append(page) }
             marker.pages += 1
         }
@@ -368,7 +415,7 @@ struct DownloadApply {
     // MARK: applying pages
 
     /// Reads the generation and the pending entities on first use.
-    private mutating func loadState(_ next: inout DownloadMarker, _ batch: EntityWriteBatch) throws(ODataError) {
+    mutating func loadState(_ next: inout DownloadMarker, _ batch: EntityWriteBatch) throws(ODataError) {
         if next.generation == 0 { next.generation = try Self.lastGeneration(name, batch) &+ 1 }
         if pending == nil { pending = try Self.pendingEntities(batch) }
     }

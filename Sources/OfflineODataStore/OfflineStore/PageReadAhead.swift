@@ -38,6 +38,13 @@ final class PageReadAhead {
         /// and none has navigation content to apply (expanded entities, `@odata.bind`): what
         /// a staged download spools instead of the JSON (docs/OfflineStore.md §7.3).
         func stagedForm(for info: SetInfo?, downloadedSize: Int) -> [UInt8]? {
+            guard let info, let entries = storedEntries(for: info) else { return nil }
+            return StagedPage.encode(entries, layoutCount: info.layout.properties.count, downloadedSize: downloadedSize)
+        }
+
+        /// Every top-level entity prepared for `info`, when the page needs nothing else (see
+        /// `stagedForm`).
+        func storedEntries(for info: SetInfo?) -> [EntityWriteBatch.Prepared]? {
             guard let info, let prepared, prepared.info === info else { return nil }
             var entries: [EntityWriteBatch.Prepared] = []
             entries.reserveCapacity(prepared.entities.count)
@@ -53,7 +60,7 @@ final class PageReadAhead {
                     }
                 }
             }
-            return StagedPage.encode(entries, layoutCount: info.layout.properties.count, downloadedSize: downloadedSize)
+            return entries
         }
 
         /// The store's per-entity work that needs no write batch (`EntityWriteBatch.prepare`),

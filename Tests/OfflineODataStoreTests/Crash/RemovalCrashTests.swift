@@ -8,7 +8,8 @@ import Testing
 /// (`offline-odata store-crash-worker --removals`) adds the defining query Items
 /// (SalesOrderItems, covered by no other query), downloads it and removes it again, over and
 /// over, with a tiny `removalBatchSize` so every removal takes many commits; the parent kills it
-/// with SIGKILL at a random instant and reopens (which finishes an interrupted removal). The
+/// with SIGKILL at a random instant and reopens (which finishes an interrupted removal). In odd
+/// rounds the download is staged, so it is loaded in bulk into the empty set. The
 /// store must then hold the query with every item or neither (or, killed between
 /// `addDefiningQuery` and the commit of the download, the query without items) — never some of
 /// the items, or membership rows without the query — in a state the worker's last line allows;
@@ -21,6 +22,8 @@ import Testing
     /// take about as long as 80 small commits, so with commits of 7 only about half of the kills
     /// landed in a removal; with 2, about two thirds do (measured: 66 of 100 kills).
     static let removalBatch = 2
+    /// `downloadBatchBytes` of the rounds whose Items download is staged (10 pages of 25 items).
+    static let stagedBatchBytes = 3_000
 
     /// What the reopened store holds of the query Items.
     enum ItemsState: String, Hashable {
@@ -42,12 +45,15 @@ import Testing
         let expectedItems = generator.count(of: .salesOrderItems)
         #expect(expectedItems >= 100 * Self.removalBatch, "a removal must take many commits")
         var rng = SplitMix64(state: seed)
-        var interrupted = 0
+        var interrupted = 0, duringBulk = 0
         var previous = ItemsState.absent  // the worker's first open creates the store without Items
         for round in 0..<kills {
+            // Odd rounds stage the Items download (a tiny downloadBatchBytes): into the empty
+            // set it is loaded in bulk (docs/OfflineStore.md §7.4), installed in one step.
+            let staged = round % 2 == 1 ? ["--batch-bytes", String(Self.stagedBatchBytes)] : []
             let lines = try await StoreCrashTests.runUntilKilled(
                 binary, ["store-crash-worker", dir, "--removals", "--removal-batch", String(Self.removalBatch),
-                         "--orders", String(Self.orders), "--seed", String(seed &+ UInt64(round))],
+                         "--orders", String(Self.orders), "--seed", String(seed &+ UInt64(round))] + staged,
                 afterReadyMs: Int(rng.next() % 350) + 5)
             #expect(lines.first == "READY", "round \(round): worker did not get ready: \(lines.prefix(3))")
             // The states the store may be in after the worker's last line. ADDING comes before a
@@ -69,6 +75,7 @@ import Testing
                 last = String(line)
             }
             if last.hasPrefix("REMOVING") { interrupted += 1 }
+            if last.hasPrefix("ADDING"), !staged.isEmpty { duringBulk += 1 }
             let store = try await OfflineStore.open(
                 metadata: metadata,
                 parameters: StoreCrashWorkerCommandMirror.parameters(path: dir, removalBatchSize: Self.removalBatch))
@@ -99,7 +106,7 @@ import Testing
             let check = try CLIRunner.run(["check", dir + "/crash.oostore", "--key-file", keyFile], passphrase: nil)
             #expect(check.status == 0, "round \(round): check failed: \(check.stdout) \(check.stderr)")
         }
-        print("RemovalCrashTests: \(kills) kills, \(interrupted) of them during a removal")
+        print("RemovalCrashTests: \(kills) kills, \(interrupted) of them during a removal, \(duringBulk) during a staged (bulk) download")
     }
 
     /// Entities of a set, counted with a scan (not the set's count record).

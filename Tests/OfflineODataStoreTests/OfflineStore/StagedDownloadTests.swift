@@ -233,4 +233,83 @@ import Testing
         huge.replaceSubrange(10..<14, with: [0xFF, 0xFF, 0xFF, 0xFF])
         expectStoreError("storeRecordCorrupted", 3265) { _ = try StagedPage.decode(huge, layoutCount: layoutCount, page: 0) }
     }
+
+    // MARK: the bulk way (docs/OfflineStore.md §7.4)
+
+    /// Downloads `pages` into a store whose `SalesOrders` are empty (or, with `pendingFirst`,
+    /// hold one order with a local change); what a user sees, and the engine commits the
+    /// download made.
+    static func bulkScenario(pages: [[UInt8]], batchBytes: Int, pendingFirst: Bool = false) async throws -> (seen: [String], commits: UInt64) {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        var parameters = OfflineFixtures.parameters(
+            dir, definingQueries: [DefiningQuery(name: "Orders", url: "SalesOrders")], downloadBatchBytes: batchBytes)
+        parameters.indexes = [IndexDefinition(name: "SO_Gross", entitySet: "SalesOrders", properties: ["GrossAmount"]),
+                              IndexDefinition(name: "SO_Status", entitySet: "SalesOrders", properties: ["LifecycleStatus", "BillingStatus"])]
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: parameters)
+        defer { try? store.close() }
+        try await OfflineFixtures.downloadPartners(store)
+        let id0 = OfflineFixtures.sales.salesOrderID(0)
+        if pendingFirst {
+            let one = try OfflineFixtures.pages(.salesOrders, pageSize: 1, range: 0..<1)
+            try await store.applyDownload(definingQuery: "Orders", pages: one)
+            #expect(try store.execute(.patch, "SalesOrders('\(id0)')", body: #"{"Note":"mine"}"#).status == 204)
+        }
+        let before = try store.storage.engine.stats().commits
+        let summary = try await store.applyDownload(definingQuery: "Orders", pages: pages)
+        let commits = try store.storage.engine.stats().commits - before
+        var seen = ["\(summary)"]
+        seen.append(try store.execute(.get, "SalesOrders?$orderby=SalesOrderID").bodyText ?? "")
+        for url in ["SalesOrders?$orderby=GrossAmount desc&$top=7&$select=SalesOrderID,GrossAmount",
+                    "SalesOrders?$filter=GrossAmount ge 1000 and GrossAmount lt 3000&$select=SalesOrderID&$orderby=SalesOrderID",
+                    "SalesOrders?$filter=LifecycleStatus eq 'N'&$select=SalesOrderID,BillingStatus"] {
+            #expect(try store.explain(url).contains("index SO_"), "\(url)")
+            seen.append(try store.execute(.get, url).bodyText ?? "")
+        }
+        seen.append(try store.execute(.get, "SalesOrders?$filter=sap.haspendingchanges()&$select=SalesOrderID,Note").bodyText ?? "")
+        // The membership: the next download without the first 100 orders removes exactly those.
+        let later = try await store.applyDownload(definingQuery: "Orders",
+                                                  pages: try OfflineFixtures.pages(.salesOrders, range: 1..<5))
+        seen.append("\(later)")
+        seen.append(try store.execute(.get, "SalesOrders?$orderby=GrossAmount&$top=3&$select=SalesOrderID").bodyText ?? "")
+        #expect(try store.storage.engine.check().isClean)
+        // Reopened: the same.
+        try store.close()
+        let reopened = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: parameters)
+        defer { try? reopened.close() }
+        seen.append(try reopened.execute(.get, "SalesOrders?$orderby=SalesOrderID&$select=SalesOrderID,GrossAmount,Note").bodyText ?? "")
+        return (seen, commits)
+    }
+
+    @Test("a staged download into an empty set is loaded in bulk, with no commit per page, and leaves what the one-commit download leaves")
+    func bulkEqualsOneCommit() async throws {
+        let pages = try OfflineFixtures.pages(.salesOrders)
+        let oneCommit = try await Self.bulkScenario(pages: pages, batchBytes: 64 << 20)
+        let bulk = try await Self.bulkScenario(pages: pages, batchBytes: 1)
+        #expect(oneCommit.seen == bulk.seen)
+        // Staging marker, applying marker, the removals with the event: no commit for the 5 pages.
+        #expect(bulk.commits <= 3, "\(bulk.commits) commits")
+        #expect(oneCommit.seen[6].contains("entitiesRemoved: 100"), "\(oneCommit.seen[6])")
+    }
+
+    @Test("pages whose keys stop ascending: the pages before are loaded in bulk, the rest committed; the same result")
+    func bulkStopsWhereKeysDescend() async throws {
+        // Pages 2, 3, then 0 (keys below page 3's), then 4, 1, and a repeat of page 2 (every key again).
+        let all = try OfflineFixtures.pages(.salesOrders)
+        let pages = [all[2], all[3], all[0], all[4], all[1], all[2]]
+        let oneCommit = try await Self.bulkScenario(pages: pages, batchBytes: 64 << 20)
+        let mixed = try await Self.bulkScenario(pages: pages, batchBytes: 1)
+        #expect(oneCommit.seen == mixed.seen)
+        #expect(mixed.commits >= 4 && mixed.commits <= 7, "\(mixed.commits) commits: two pages in bulk, four by commits")
+    }
+
+    @Test("a set with a pending local change is not loaded in bulk: the change wins as with commits")
+    func pendingChangeTakesTheCommitWay() async throws {
+        let pages = try OfflineFixtures.pages(.salesOrders)
+        let oneCommit = try await Self.bulkScenario(pages: pages, batchBytes: 64 << 20, pendingFirst: true)
+        let staged = try await Self.bulkScenario(pages: pages, batchBytes: 1, pendingFirst: true)
+        #expect(oneCommit.seen == staged.seen)
+        #expect(staged.seen[5].contains("mine"), "the local change is kept: \(staged.seen[5])")
+        #expect(staged.commits >= 5, "\(staged.commits) commits: one per page")
+    }
 }
