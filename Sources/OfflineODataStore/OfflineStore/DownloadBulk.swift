@@ -25,6 +25,8 @@ struct DownloadBulk {
     /// Pages and entities taken so far.
     var pages = 0
     var applied = 0
+    /// False once a page could not be taken: later pages go the commit way.
+    var isOpen = true
 
     /// Takes every entity of a page, or nothing when the page does not allow it (false).
     mutating func add(_ ticket: PageReadAhead.Ticket) throws(ODataError) -> Bool {

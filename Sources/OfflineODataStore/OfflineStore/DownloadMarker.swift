@@ -17,6 +17,9 @@ struct DownloadMarker: Hashable {
     var rejected: Int
     var name: String
     var set: String
+    /// Pages before the first spooled page: loaded in bulk while staging (§7.4), installed
+    /// with the marker that counts them applied. The spool's first record is page `spoolBase`.
+    var spoolBase: Int = 0
 
     func encode() -> [UInt8] {
         var out: [UInt8] = [OfflineStoreFormat.downloadVersion, phase]
@@ -26,12 +29,14 @@ struct DownloadMarker: Hashable {
             let bytes = Array(text.utf8)
             out += OfflineStoreFormat.be32(UInt32(truncatingIfNeeded: bytes.count)) + bytes
         }
+        out += OfflineStoreFormat.be64(UInt64(max(0, spoolBase)))
         return out
     }
 
     static func decode(_ value: [UInt8]) throws(ODataError) -> DownloadMarker {
         func corrupt(_ detail: String) -> ODataError { .offlineCorrupted("download in progress", detail) }
-        guard value.count >= 2 + 8 * 7 + 8, value[0] == OfflineStoreFormat.downloadVersion else {
+        // Version 1 (before bulk loads) has no spool base.
+        guard value.count >= 2 + 8 * 7 + 8, value[0] == OfflineStoreFormat.downloadVersion || value[0] == 1 else {
             throw corrupt("bad version or a record of \(value.count) bytes")
         }
         let phase = value[1]
@@ -61,8 +66,16 @@ struct DownloadMarker: Hashable {
             texts.append(text)
             at += length
         }
-        guard at == value.count else { throw corrupt("\(value.count - at) bytes after the set name") }
+        var spoolBase = 0
+        if value[0] >= 2 {
+            guard at + 8 <= value.count else { throw corrupt("the spool base is cut off") }
+            let n = u64()
+            guard n <= UInt64(counts[1]) else { throw corrupt("a spool base of \(n) over \(counts[1]) pages applied") }
+            spoolBase = Int(n)
+        }
+        guard at == value.count else { throw corrupt("\(value.count - at) bytes after the last field") }
         return DownloadMarker(phase: phase, generation: generation, pages: counts[0], pagesApplied: counts[1], applied: counts[2],
-                              removed: counts[3], kept: counts[4], rejected: counts[5], name: texts[0], set: texts[1])
+                              removed: counts[3], kept: counts[4], rejected: counts[5], name: texts[0], set: texts[1],
+                              spoolBase: spoolBase)
     }
 }

@@ -123,6 +123,9 @@ struct DownloadApply {
     mutating func run(pages: some Sequence<[UInt8]>) throws(ODataError) -> DownloadSummary {
         var buffered: [[UInt8]] = []
         var bufferedBytes = 0
+        var staging = false
+        // Created for the first page that is not loaded in bulk (§7.4): a download loaded
+        // whole in bulk never writes one.
         var spool: SpoolWriter?
         // Pages being checked ahead of the spool, in arrival order.
         // The checks prepare each entity too: a page that needs nothing but its entities' stored
@@ -135,41 +138,27 @@ struct DownloadApply {
             for page in pages {
                 if Task.isCancelled { throw cancelled() }
                 pagesReceived += 1
-                if spool == nil, bufferedBytes + page.count <= limit {
+                if !staging, bufferedBytes + page.count <= limit {
                     buffered.append(page)
                     bufferedBytes += page.count
                     report()
                     continue
                 }
-                let staging: SpoolWriter
-                if let spool {
-                    staging = spool
-                } else {
-                    staging = try beginStaging()
-                    spool = staging
-                    for held in buffered { try stage(held, in: staging, checks: checks, checking: &checking, info: stagingInfo) }
+                if !staging {
+                    try beginStaging()
+                    staging = true
+                    for held in buffered { try stage(held, in: &spool, checks: checks, checking: &checking, info: stagingInfo) }
                     buffered = []
                 }
-                try stage(page, in: staging, checks: checks, checking: &checking, info: stagingInfo)
+                try stage(page, in: &spool, checks: checks, checking: &checking, info: stagingInfo)
                 report()
             }
-            if let spool {
-                try spoolChecked(in: spool, checks: checks, checking: &checking, keep: 0, info: stagingInfo)
+            if staging {
+                try spoolChecked(in: &spool, checks: checks, checking: &checking, keep: 0, info: stagingInfo)
                 if Task.isCancelled { throw cancelled() }
-                if let bulk = stagingBulk, bulk.pages == marker.pages {
-                    // Every page is loaded: the spool is not needed. The load and the marker
-                    // (phase applying, every page applied) are installed in one step.
-                    stagingBulk = nil
-                    spool.close()
-                    try mapEngine("removing the staged download") { () throws(EngineError) in
-                        try writer.storage.engine.removeSpool(Self.spoolName)
-                    }
-                    try installBulk(bulk)
-                    return try applyStaged()
+                if let spool {
+                    try mapEngine("syncing the staged download") { () throws(EngineError) in try spool.finish() }
                 }
-                stagingBulk?.load.abandon()
-                stagingBulk = nil
-                try mapEngine("syncing the staged download") { () throws(EngineError) in try spool.finish() }
             } else if Task.isCancelled {
                 throw cancelled()
             }
@@ -177,15 +166,22 @@ struct DownloadApply {
             // Checks still running are waited for by `checks`' deinit; their results are dropped.
             stagingBulk?.load.abandon()
             stagingBulk = nil
-            if let spool {
-                spool.close()
+            if staging {
+                spool?.close()
                 // A failure here is repaired by the next open: the marker still says staging.
                 do throws(ODataError) { try discardStaging() } catch { _ = error }
             }
             throw error
         }
-        guard spool != nil else { return try applyAtOnce(buffered) }
-        try switchToApplying()
+        guard staging else { return try applyAtOnce(buffered) }
+        if let bulk = stagingBulk {
+            // The pages loaded in bulk and the marker (phase applying, those pages applied) in
+            // one step; the spooled pages after them are applied by commits.
+            stagingBulk = nil
+            try installBulk(bulk)
+        } else {
+            try switchToApplying()
+        }
         return try applyStaged()
     }
 
@@ -236,8 +232,9 @@ struct DownloadApply {
             guard let spool = try mapEngine("opening the staged download", { () throws(EngineError) in try engine.openSpool(Self.spoolName) }) else {
                 throw .offlineCorrupted("staged download of '\(name)'", "its spool file is missing with \(marker.pages - marker.pagesApplied) pages to apply")
             }
-            // Pages applied before a crash were counted in the same commit that applied them.
-            for _ in 0..<marker.pagesApplied {
+            // Pages applied before a crash were counted in the same commit that applied them;
+            // the spool starts after the pages a bulk load installed while staging.
+            for _ in 0..<max(0, marker.pagesApplied - marker.spoolBase) {
                 guard try mapEngine("reading the staged download", { () throws(EngineError) in try spool.next() }) != nil else {
                     throw .offlineCorrupted("staged download of '\(name)'", "its spool ends before page \(marker.pagesApplied)")
                 }
@@ -341,8 +338,9 @@ struct DownloadApply {
 
     static let spoolName = "download"
 
-    /// Commits the marker (phase staging) with the download's generation, then creates the spool.
-    private mutating func beginStaging() throws(ODataError) -> SpoolWriter {
+    /// Commits the marker (phase staging) with the download's generation, and starts a bulk
+    /// load when the set is fresh (§7.4).
+    private mutating func beginStaging() throws(ODataError) {
         var next = marker
         try writer.write { (batch: inout EntityWriteBatch) throws(ODataError) in
             next.generation = try Self.lastGeneration(name, batch) &+ 1
@@ -350,44 +348,57 @@ struct DownloadApply {
         }
         marker = next
         stagingBulk = try freshBulk()
-        let engine = writer.storage.engine
-        return try mapEngine("creating the staged download") { () throws(EngineError) in try engine.createSpool(Self.spoolName) }
     }
 
     /// Starts checking a page as OData JSON (on another thread); pages whose check is done are
-    /// appended to the spool in arrival order (which numbers them). At most `checks.width`
-    /// pages wait, so memory stays bounded; the first page that fails its check, in arrival
-    /// order, aborts the download.
-    private mutating func stage(_ page: [UInt8], in spool: SpoolWriter, checks: PageReadAhead,
+    /// loaded or appended to the spool in arrival order (which numbers them). At most
+    /// `checks.width` pages wait, so memory stays bounded; the first page that fails its check,
+    /// in arrival order, aborts the download.
+    private mutating func stage(_ page: [UInt8], in spool: inout SpoolWriter?, checks: PageReadAhead,
                                 checking: inout [PageReadAhead.Ticket], info: SetInfo?) throws(ODataError) {
         // A page that starts like a staged page is refused by the JSON reader (no JSON text
         // starts with 0x00), so a downloaded page is never taken for one.
         checking.append(checks.submit(page, number: marker.pages + checking.count, keep: true))
-        try spoolChecked(in: spool, checks: checks, checking: &checking, keep: checks.width, info: info)
+        try spoolChecked(in: &spool, checks: checks, checking: &checking, keep: checks.width, info: info)
     }
 
-    /// Appends checked pages to the spool until at most `keep` are still waiting: in their
-    /// stored form when they allow it (docs/OfflineStore.md §7.3), else as JSON.
-    private mutating func spoolChecked(in spool: SpoolWriter, checks: PageReadAhead,
+    /// Takes checked pages until at most `keep` are still waiting: into the bulk load while it
+    /// takes them (§7.4), else appended to the spool, in their stored form when they allow it
+    /// (§7.3), else as JSON.
+    private mutating func spoolChecked(in spool: inout SpoolWriter?, checks: PageReadAhead,
                                        checking: inout [PageReadAhead.Ticket], keep: Int, info: SetInfo?) throws(ODataError) {
         while checking.count > keep {
             let ticket = checking.removeFirst()
             let read = try ticket.take()
             let entries = read.storedEntries(for: info)
+            if var bulk = stagingBulk, bulk.isOpen {
+                if let entries, try bulk.add(entries.map { ($0.keyBytes, $0.value) }) {
+                    stagingBulk = bulk
+                    marker.pages += 1
+                    continue
+                }
+                // This page and every later one are spooled; the pages loaded stay loaded.
+                bulk.isOpen = false
+                if bulk.pages == 0 {
+                    bulk.load.abandon()
+                    stagingBulk = nil
+                } else {
+                    stagingBulk = bulk
+                }
+            }
+            let staging: SpoolWriter
+            if let spool {
+                staging = spool
+            } else {
+                let engine = writer.storage.engine
+                staging = try mapEngine("creating the staged download") { () throws(EngineError) in try engine.createSpool(Self.spoolName) }
+                spool = staging
+                marker.spoolBase = marker.pages
+            }
             let page = entries.flatMap { entries in
                 info.map { StagedPage.encode(entries, layoutCount: $0.layout.properties.count, downloadedSize: ticket.page.count) }
             } ?? ticket.page
-            if var bulk = stagingBulk {
-                // Loaded while it may be; the first page that may not ends the load (the spool
-                // has every page for the commit way).
-                if let entries, try bulk.add(entries.map { ($0.keyBytes, $0.value) }) {
-                    stagingBulk = bulk
-                } else {
-                    bulk.load.abandon()
-                    stagingBulk = nil
-                }
-            }
-            try mapEngine("staging a downloaded page") { () throws(EngineError) in try spool.append(page) }
+            try mapEngine("staging a downloaded page") { () throws(EngineError) in try staging.append(page) }
             marker.pages += 1
         }
     }

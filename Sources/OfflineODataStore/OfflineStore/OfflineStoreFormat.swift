@@ -22,7 +22,7 @@ enum OfflineStoreFormat {
 
     /// `odata.s.store` key of the download in progress (§8.5).
     static let downloadKey = Array("download".utf8)
-    static let downloadVersion: UInt8 = 1
+    static let downloadVersion: UInt8 = 2
     static let phaseStaging: UInt8 = 1
     static let phaseApplying: UInt8 = 2
 

@@ -50,7 +50,9 @@ import Testing
         for round in 0..<kills {
             // Odd rounds stage the Items download (a tiny downloadBatchBytes): into the empty
             // set it is loaded in bulk (docs/OfflineStore.md §7.4), installed in one step.
-            let staged = round % 2 == 1 ? ["--batch-bytes", String(Self.stagedBatchBytes)] : []
+            // Every fourth round swaps the last two pages: the load stops before the last page,
+            // which is spooled and applied by a commit after the install.
+            let staged = round % 2 == 1 ? ["--batch-bytes", String(Self.stagedBatchBytes)] + (round % 4 == 3 ? ["--swap-last-pages"] : []) : []
             let lines = try await StoreCrashTests.runUntilKilled(
                 binary, ["store-crash-worker", dir, "--removals", "--removal-batch", String(Self.removalBatch),
                          "--orders", String(Self.orders), "--seed", String(seed &+ UInt64(round))] + staged,

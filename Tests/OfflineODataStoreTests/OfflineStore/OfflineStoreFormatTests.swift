@@ -20,17 +20,24 @@ import Testing
     @Test("download markers round-trip byte for byte (docs/OfflineStore.md §8.5); damaged ones are storeRecordCorrupted (3265)")
     func downloadMarkers() throws {
         let marker = DownloadMarker(phase: OfflineStoreFormat.phaseApplying, generation: 0x0102, pages: 3, pagesApplied: 2, applied: 1000,
-                                    removed: 7, kept: 2, rejected: 1, name: "Orders é", set: "SalesOrders")
+                                    removed: 7, kept: 2, rejected: 1, name: "Orders é", set: "SalesOrders", spoolBase: 2)
         let bytes = marker.encode()
-        #expect(bytes.prefix(10) == [1, 2, 0, 0, 0, 0, 0, 0, 1, 2])
-        #expect(bytes.count == 2 + 8 * 7 + 4 + "Orders é".utf8.count + 4 + 11)
+        #expect(bytes.prefix(10) == [2, 2, 0, 0, 0, 0, 0, 0, 1, 2])
+        #expect(bytes.count == 2 + 8 * 7 + 4 + "Orders é".utf8.count + 4 + 11 + 8)
         #expect(bytes[18..<26] == [0, 0, 0, 0, 0, 0, 0, 2])
+        #expect(bytes.suffix(8) == [0, 0, 0, 0, 0, 0, 0, 2])
         #expect(try DownloadMarker.decode(bytes) == marker)
-        var badVersion = bytes; badVersion[0] = 2
+        // Version 1 (written before bulk loads): no spool base.
+        var version1 = Array(bytes.dropLast(8)); version1[0] = 1
+        var old = marker; old.spoolBase = 0
+        #expect(try DownloadMarker.decode(version1) == old)
+        var badVersion = bytes; badVersion[0] = 3
         var badPhase = bytes; badPhase[1] = 3
         var hugeCount = bytes; hugeCount[10] = 0x80
         var badUTF8 = bytes; badUTF8[62] = 0xFF
-        for bad in [[], Array(bytes.prefix(20)), Array(bytes.dropLast()), bytes + [0], badVersion, badPhase, hugeCount, badUTF8] {
+        var baseOverApplied = bytes; baseOverApplied[bytes.count - 1] = 3
+        for bad in [[], Array(bytes.prefix(20)), Array(bytes.dropLast()), bytes + [0], version1 + [0], badVersion, badPhase, hugeCount,
+                    badUTF8, baseOverApplied] {
             expectStoreError("storeRecordCorrupted", 3265) { _ = try DownloadMarker.decode(bad) }
         }
         // Membership values: the generation big-endian; the older one-byte value is generation 0.
