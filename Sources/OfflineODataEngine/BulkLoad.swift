@@ -69,26 +69,37 @@ public final class BulkLoad: @unchecked Sendable {
             throw EngineError(.invalidArgument, "value of \(value.count) bytes exceeds \(WriteBatch.maxValueSize)")
         }
         recordCount += 1
-        let internalKey = tree.internalKey(key)
         switch streams[tree.id] {
         case nil:
             // The first record of the tree opens its stream.
             let writer = try newWriter(expected: 4096)
-            try writer.add(key: internalKey, value: value)
-            streams[tree.id] = .some(Stream(writer: writer, last: internalKey))
+            try add(key, value, in: tree, to: writer)
+            streams[tree.id] = .some(Stream(writer: writer, last: key))
         case .some(let stream?):
-            if compareBytes(internalKey, stream.last) <= 0 {
+            // One tree: comparing the user keys compares the internal keys.
+            if compareBytes(key, stream.last) <= 0 {
                 // Out of order: the tree sorts from here on; what it streamed so far is older.
                 streamRuns.append(try finishRun(stream.writer))
                 streams[tree.id] = .some(nil)
-                try buffer(internalKey, value)
+                try buffer(key, value, in: tree)
             } else {
-                try stream.writer.add(key: internalKey, value: value)
-                stream.last = internalKey
+                try add(key, value, in: tree, to: stream.writer)
+                stream.last = key
             }
         case .some(nil):
-            try buffer(internalKey, value)
+            try buffer(key, value, in: tree)
         }
+    }
+
+    /// The internal key is built in a buffer kept for it (no array per record).
+    private var scratch: [UInt8] = []
+
+    private func add(_ key: [UInt8], _ value: [UInt8], in tree: Tree, to writer: RunWriter) throws(EngineError) {
+        tree.internalKey(key, into: &scratch)
+        let added: Result<Void, EngineError> = scratch.withUnsafeBytes { k in
+            value.withUnsafeBytes { v in Result { () throws(EngineError) in try writer.add(key: k, value: v) } }
+        }
+        try added.get()
     }
 
     /// Removes every file written so far; the load can no longer be used. Idempotent.
@@ -137,9 +148,13 @@ public final class BulkLoad: @unchecked Sendable {
         }
     }
 
-    private func buffer(_ internalKey: [UInt8], _ value: [UInt8]) throws(EngineError) {
-        entries.append(Entry(offset: arena.count, keyLength: Int32(internalKey.count), valueLength: Int32(value.count)))
-        arena.append(contentsOf: internalKey)
+    private func buffer(_ key: [UInt8], _ value: [UInt8], in tree: Tree) throws(EngineError) {
+        entries.append(Entry(offset: arena.count, keyLength: Int32(key.count + 4), valueLength: Int32(value.count)))
+        arena.append(UInt8(truncatingIfNeeded: tree.id >> 24))
+        arena.append(UInt8(truncatingIfNeeded: tree.id >> 16))
+        arena.append(UInt8(truncatingIfNeeded: tree.id >> 8))
+        arena.append(UInt8(truncatingIfNeeded: tree.id))
+        arena.append(contentsOf: key)
         arena.append(contentsOf: value)
         if arena.count + entries.count * MemoryLayout<Entry>.stride >= chunkBytes { try writeChunk() }
     }

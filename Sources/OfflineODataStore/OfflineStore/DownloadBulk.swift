@@ -31,12 +31,13 @@ struct DownloadBulk {
     /// Takes every entity of a page, or nothing when the page does not allow it (false).
     mutating func add(_ ticket: PageReadAhead.Ticket) throws(ODataError) -> Bool {
         guard let read = try? ticket.take(), let entries = read.staged else { return false }
-        return try add(entries.map { ($0.key, $0.value) })
+        return try add(entries.map { ($0.key, $0.value, nil) })
     }
 
-    /// Takes the entities of a page (key and stored value each), or nothing when the page does
-    /// not allow it (false).
-    mutating func add(_ entries: [(key: [UInt8], value: [UInt8])]) throws(ODataError) -> Bool {
+    /// Takes the entities of a page (key and stored value each, and the record the value was
+    /// encoded from when there is one: index entries are then taken from it, as a put of a
+    /// prepared entity does), or nothing when the page does not allow it (false).
+    mutating func add(_ entries: [(key: [UInt8], value: [UInt8], record: EntityRecord?)]) throws(ODataError) -> Bool {
         // Everything is checked before anything is loaded: a page is taken whole or not at all.
         var indexKeys: [[UInt8]] = []
         indexKeys.reserveCapacity(entries.count * indexes.count)
@@ -46,6 +47,13 @@ struct DownloadBulk {
             if let last, !last.lexicographicallyPrecedes(entry.key) { return false }
             last = entry.key
             guard !indexes.isEmpty else { continue }
+            if let record = entry.record {
+                for index in indexes {
+                    guard let key = try? EntityWriteBatch.indexKey(index, record, entry.key, info: info) else { return false }
+                    indexKeys.append(key)
+                }
+                continue
+            }
             var codec = entry.value
             guard (try? StoredValue.split(&codec, what: "staged entity of set '\(info.name)'")) != nil else { return false }
             for index in indexes {

@@ -372,7 +372,7 @@ struct DownloadApply {
             let read = try ticket.take()
             let entries = read.storedEntries(for: info)
             if var bulk = stagingBulk, bulk.isOpen {
-                if let entries, try bulk.add(entries.map { ($0.keyBytes, $0.value) }) {
+                if let entries, try bulk.add(entries.map { ($0.keyBytes, $0.value, $0.record) }) {
                     stagingBulk = bulk
                     marker.pages += 1
                     continue

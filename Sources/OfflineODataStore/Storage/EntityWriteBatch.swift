@@ -268,6 +268,11 @@ public struct EntityWriteBatch {
     }
 
     func indexKey(_ index: ResolvedIndex, _ record: EntityRecord, _ primaryKey: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8] {
+        try Self.indexKey(index, record, primaryKey, info: info)
+    }
+
+    /// The index entry of a new version given as a record (as `put` of a prepared entity).
+    static func indexKey(_ index: ResolvedIndex, _ record: EntityRecord, _ primaryKey: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8] {
         var values: [ODataValue] = []
         values.reserveCapacity(index.columns.count)
         for column in index.columns { values.append(column.value(in: record)) }
