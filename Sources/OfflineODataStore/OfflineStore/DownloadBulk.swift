@@ -13,6 +13,42 @@ import OfflineODataModel
 /// to be replaced). The first page that does not is applied by commits, like every page after
 /// it; the pages taken so far are installed first.
 struct DownloadBulk {
+    /// What a page reader needs to make a page's records (`records`), on its own thread.
+    struct Form: Sendable {
+        let info: SetInfo
+        let indexes: [ResolvedIndex]
+        let name: String
+        let generation: [UInt8]
+
+        /// The records of a page's entities, or nil when an entity cannot be stored as it is
+        /// (the page then takes the commit way, which reports the entity).
+        func records(_ entries: [EntityWriteBatch.Prepared]) -> [Entry]? {
+            var out: [Entry] = []
+            out.reserveCapacity(entries.count)
+            for entry in entries {
+                guard entry.value.count <= WriteBatch.maxValueSize, entry.keyBytes.count <= StoreFormat.maxTreeKeyBytes else { return nil }
+                var indexKeys: [[UInt8]] = []
+                indexKeys.reserveCapacity(indexes.count)
+                for index in indexes {
+                    guard let key = try? EntityWriteBatch.indexKey(index, entry.record, entry.keyBytes, info: info) else { return nil }
+                    indexKeys.append(key)
+                }
+                out.append(Entry(key: entry.keyBytes, value: entry.value, indexKeys: indexKeys,
+                                 membershipKey: OfflineStoreFormat.membershipKey(name, set: info.name, keyBytes: entry.keyBytes)))
+            }
+            return out
+        }
+    }
+
+    /// One entity's records: the entity, its index entries (in `Form.indexes` order) and its
+    /// membership row's key.
+    struct Entry: Sendable {
+        let key: [UInt8]
+        let value: [UInt8]
+        let indexKeys: [[UInt8]]
+        let membershipKey: [UInt8]
+    }
+
     let load: BulkLoad
     let info: SetInfo
     let indexes: [ResolvedIndex]
@@ -28,16 +64,38 @@ struct DownloadBulk {
     /// False once a page could not be taken: later pages go the commit way.
     var isOpen = true
 
+    var form: Form { Form(info: info, indexes: indexes, name: name, generation: generation) }
+
+    /// Takes a page whose records a reader made (keys must still ascend), or nothing (false).
+    mutating func add(records entries: [Entry]) throws(ODataError) -> Bool {
+        var last = lastKey
+        for entry in entries {
+            if let last, !last.lexicographicallyPrecedes(entry.key) { return false }
+            last = entry.key
+        }
+        try mapEngine("loading a downloaded page") { () throws(EngineError) in
+            for entry in entries {
+                try load.put(entry.key, entry.value, in: info.tree)
+                for (index, key) in zip(indexes, entry.indexKeys) { try load.put(key, [], in: index.tree) }
+                try load.put(entry.membershipKey, generation, in: membership)
+            }
+        }
+        lastKey = last
+        pages += 1
+        applied += entries.count
+        return true
+    }
+
     /// Takes every entity of a page, or nothing when the page does not allow it (false).
     mutating func add(_ ticket: PageReadAhead.Ticket) throws(ODataError) -> Bool {
         guard let read = try? ticket.take(), let entries = read.staged else { return false }
-        return try add(entries.map { ($0.key, $0.value, nil) })
+        return try add(entries)
     }
 
-    /// Takes the entities of a page (key and stored value each, and the record the value was
-    /// encoded from when there is one: index entries are then taken from it, as a put of a
-    /// prepared entity does), or nothing when the page does not allow it (false).
-    mutating func add(_ entries: [(key: [UInt8], value: [UInt8], record: EntityRecord?)]) throws(ODataError) -> Bool {
+    /// Takes the entities of a staged page (key and stored value each; index entries read from
+    /// the value's codec bytes, as a put of a stored form does), or nothing when the page does
+    /// not allow it (false).
+    private mutating func add(_ entries: [StagedPage.Entry]) throws(ODataError) -> Bool {
         // Everything is checked before anything is loaded: a page is taken whole or not at all.
         var indexKeys: [[UInt8]] = []
         indexKeys.reserveCapacity(entries.count * indexes.count)
@@ -47,13 +105,6 @@ struct DownloadBulk {
             if let last, !last.lexicographicallyPrecedes(entry.key) { return false }
             last = entry.key
             guard !indexes.isEmpty else { continue }
-            if let record = entry.record {
-                for index in indexes {
-                    guard let key = try? EntityWriteBatch.indexKey(index, record, entry.key, info: info) else { return false }
-                    indexKeys.append(key)
-                }
-                continue
-            }
             var codec = entry.value
             guard (try? StoredValue.split(&codec, what: "staged entity of set '\(info.name)'")) != nil else { return false }
             for index in indexes {

@@ -145,7 +145,7 @@ struct DownloadApply {
                     continue
                 }
                 if !staging {
-                    try beginStaging()
+                    try beginStaging(checks)
                     staging = true
                     for held in buffered { try stage(held, in: &spool, checks: checks, checking: &checking, info: stagingInfo) }
                     buffered = []
@@ -340,7 +340,7 @@ struct DownloadApply {
 
     /// Commits the marker (phase staging) with the download's generation, and starts a bulk
     /// load when the set is fresh (§7.4).
-    private mutating func beginStaging() throws(ODataError) {
+    private mutating func beginStaging(_ checks: PageReadAhead) throws(ODataError) {
         var next = marker
         try writer.write { (batch: inout EntityWriteBatch) throws(ODataError) in
             next.generation = try Self.lastGeneration(name, batch) &+ 1
@@ -348,6 +348,7 @@ struct DownloadApply {
         }
         marker = next
         stagingBulk = try freshBulk()
+        checks.bulk = stagingBulk?.form
     }
 
     /// Starts checking a page as OData JSON (on another thread); pages whose check is done are
@@ -370,15 +371,16 @@ struct DownloadApply {
         while checking.count > keep {
             let ticket = checking.removeFirst()
             let read = try ticket.take()
-            let entries = read.storedEntries(for: info)
             if var bulk = stagingBulk, bulk.isOpen {
-                if let entries, try bulk.add(entries.map { ($0.keyBytes, $0.value, $0.record) }) {
+                if let records = read.loadable, try bulk.add(records: records) {
                     stagingBulk = bulk
                     marker.pages += 1
+                    checks.dispose(consume read)
                     continue
                 }
                 // This page and every later one are spooled; the pages loaded stay loaded.
                 bulk.isOpen = false
+                checks.bulk = nil
                 if bulk.pages == 0 {
                     bulk.load.abandon()
                     stagingBulk = nil
@@ -395,7 +397,7 @@ struct DownloadApply {
                 spool = staging
                 marker.spoolBase = marker.pages
             }
-            let page = entries.flatMap { entries in
+            let page = read.storedEntries(for: info).flatMap { entries in
                 info.map { StagedPage.encode(entries, layoutCount: $0.layout.properties.count, downloadedSize: ticket.page.count) }
             } ?? ticket.page
             try mapEngine("staging a downloaded page") { () throws(EngineError) in try staging.append(page) }
