@@ -56,8 +56,10 @@ struct DownloadBulk {
     let store: Tree
     let name: String
     let generation: [UInt8]
-    /// The last key taken (keys must ascend).
+    /// The keys taken so far: the last one (while keys ascend, a key past it is new) and a
+    /// filter of all of them (a key that does not ascend must be absent from it).
     var lastKey: [UInt8]?
+    var taken = KeyFilter()
     /// Pages and entities taken so far.
     var pages = 0
     var applied = 0
@@ -66,13 +68,32 @@ struct DownloadBulk {
 
     var form: Form { Form(info: info, indexes: indexes, name: name, generation: generation) }
 
-    /// Takes a page whose records a reader made (keys must still ascend), or nothing (false).
-    mutating func add(records entries: [Entry]) throws(ODataError) -> Bool {
+    /// Whether a page's keys are surely all new (none taken before, none twice in the page);
+    /// if so they are recorded as taken. An entity twice in a download would leave the index
+    /// entries of its first version behind, so such a page (or one the filter cannot clear)
+    /// takes the commit way, which replaces versions.
+    mutating func takeKeys(_ keys: some Collection<[UInt8]>) -> Bool {
         var last = lastKey
-        for entry in entries {
-            if let last, !last.lexicographicallyPrecedes(entry.key) { return false }
-            last = entry.key
+        var page: Set<UInt64> = []
+        page.reserveCapacity(keys.count)
+        for key in keys {
+            let hash = KeyFilter.hash(key)
+            guard page.insert(hash).inserted else { return false }
+            if let previous = last, !previous.lexicographicallyPrecedes(key) {
+                // Not past every key taken: it must not be in the filter either.
+                if taken.mightContain(hash) { return false }
+            } else {
+                last = key
+            }
         }
+        for hash in page { taken.insert(hash) }
+        lastKey = last
+        return true
+    }
+
+    /// Takes a page whose records a reader made, or nothing (false).
+    mutating func add(records entries: [Entry]) throws(ODataError) -> Bool {
+        guard takeKeys(entries.lazy.map(\.key)) else { return false }
         try mapEngine("loading a downloaded page") { () throws(EngineError) in
             for entry in entries {
                 try load.put(entry.key, entry.value, in: info.tree)
@@ -80,7 +101,6 @@ struct DownloadBulk {
                 try load.put(entry.membershipKey, generation, in: membership)
             }
         }
-        lastKey = last
         pages += 1
         applied += entries.count
         return true
@@ -99,11 +119,8 @@ struct DownloadBulk {
         // Everything is checked before anything is loaded: a page is taken whole or not at all.
         var indexKeys: [[UInt8]] = []
         indexKeys.reserveCapacity(entries.count * indexes.count)
-        var last = lastKey
         for entry in entries {
             guard entry.value.count <= WriteBatch.maxValueSize, entry.key.count <= StoreFormat.maxTreeKeyBytes else { return false }
-            if let last, !last.lexicographicallyPrecedes(entry.key) { return false }
-            last = entry.key
             guard !indexes.isEmpty else { continue }
             var codec = entry.value
             guard (try? StoredValue.split(&codec, what: "staged entity of set '\(info.name)'")) != nil else { return false }
@@ -112,6 +129,7 @@ struct DownloadBulk {
                 indexKeys.append(key)
             }
         }
+        guard takeKeys(entries.lazy.map(\.key)) else { return false }
         try mapEngine("loading a downloaded page") { () throws(EngineError) in
             var k = 0
             for entry in entries {
@@ -123,7 +141,6 @@ struct DownloadBulk {
                 try load.put(OfflineStoreFormat.membershipKey(name, set: info.name, keyBytes: entry.key), generation, in: membership)
             }
         }
-        lastKey = last
         pages += 1
         applied += entries.count
         return true
@@ -131,6 +148,11 @@ struct DownloadBulk {
 }
 
 extension DownloadApply {
+    /// The records a download's bulk load sorts at once (index entries of non-key properties):
+    /// with 8 MiB, the sort's buffers made a 1M-entity download's peak memory grow with its
+    /// size (1.72x the 100k figure), since a 100k download never fills one chunk.
+    static let bulkChunkBytes = 2 << 20
+
     /// A bulk load for this download when its set is fresh: no entity stored, none with a server
     /// image (a pending local change); nil otherwise.
     mutating func freshBulk() throws(ODataError) -> DownloadBulk? {
@@ -153,7 +175,7 @@ extension DownloadApply {
         let engine = writer.storage.engine
         let membership = try EntityStorage.tree(StoreFormat.systemTree(OfflineStoreFormat.membershipTree), engine: engine)
         let store = try EntityStorage.tree(StoreFormat.systemTree(OfflineStoreFormat.storeTree), engine: engine)
-        let load = try mapEngine("starting a bulk download") { () throws(EngineError) in try engine.bulkLoad() }
+        let load = try mapEngine("starting a bulk download") { () throws(EngineError) in try engine.bulkLoad(chunkBytes: Self.bulkChunkBytes) }
         return DownloadBulk(load: load, info: info, indexes: indexes, membership: membership, store: store, name: name,
                             generation: OfflineStoreFormat.be64(next.generation))
     }
@@ -176,5 +198,40 @@ extension DownloadApply {
         marker = next
         pagesApplied += bulk.pages
         report()
+    }
+}
+
+/// A Bloom filter of the keys a bulk download took: 4 MiB (allocated with the first key), 16
+/// probes a key, so a key not taken is taken for one with a chance of about 3 in 10 million
+/// after a million keys (and 1 in 10 after four million, when a download of keys that do not
+/// ascend then likely takes the commit way for the rest). Keys that ascend are never looked up.
+struct KeyFilter {
+    static let bits = 1 << 25
+    static let probes = 16
+    private var words: [UInt64] = []
+
+    static func hash(_ key: [UInt8]) -> UInt64 {
+        // FNV-1a, then a SplitMix64 finish: stable, and spread over all 64 bits.
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in key { h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        h = (h ^ (h >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        h = (h ^ (h >> 27)) &* 0x94D0_49BB_1331_11EB
+        return h ^ (h >> 31)
+    }
+
+    private static func positions(_ hash: UInt64) -> some Sequence<Int> {
+        let step = (hash >> 32) | 1
+        return (0..<UInt64(probes)).lazy.map { i in Int((hash &+ i &* step) & UInt64(bits - 1)) }
+    }
+
+    func mightContain(_ hash: UInt64) -> Bool {
+        guard !words.isEmpty else { return false }
+        for p in Self.positions(hash) where words[p >> 6] & (1 << UInt64(p & 63)) == 0 { return false }
+        return true
+    }
+
+    mutating func insert(_ hash: UInt64) {
+        if words.isEmpty { words = [UInt64](repeating: 0, count: Self.bits / 64) }
+        for p in Self.positions(hash) { words[p >> 6] |= 1 << UInt64(p & 63) }
     }
 }

@@ -9,7 +9,8 @@ import Testing
 /// (SalesOrderItems, covered by no other query), downloads it and removes it again, over and
 /// over, with a tiny `removalBatchSize` so every removal takes many commits; the parent kills it
 /// with SIGKILL at a random instant and reopens (which finishes an interrupted removal). In odd
-/// rounds the download is staged, so it is loaded in bulk into the empty set. The
+/// rounds the download is staged, so it is loaded in bulk into the empty set (in every fourth
+/// round with its last page twice, so the load stops there and that page is committed). The
 /// store must then hold the query with every item or neither (or, killed between
 /// `addDefiningQuery` and the commit of the download, the query without items) — never some of
 /// the items, or membership rows without the query — in a state the worker's last line allows;
@@ -50,9 +51,10 @@ import Testing
         for round in 0..<kills {
             // Odd rounds stage the Items download (a tiny downloadBatchBytes): into the empty
             // set it is loaded in bulk (docs/OfflineStore.md §7.4), installed in one step.
-            // Every fourth round swaps the last two pages: the load stops before the last page,
-            // which is spooled and applied by a commit after the install.
-            let staged = round % 2 == 1 ? ["--batch-bytes", String(Self.stagedBatchBytes)] + (round % 4 == 3 ? ["--swap-last-pages"] : []) : []
+            // Every fourth round repeats the last page: the load stops at the repeat (its
+            // entities are taken already), which is spooled and applied by a commit after the
+            // install.
+            let staged = round % 2 == 1 ? ["--batch-bytes", String(Self.stagedBatchBytes)] + (round % 4 == 3 ? ["--repeat-last-page"] : []) : []
             let lines = try await StoreCrashTests.runUntilKilled(
                 binary, ["store-crash-worker", dir, "--removals", "--removal-batch", String(Self.removalBatch),
                          "--orders", String(Self.orders), "--seed", String(seed &+ UInt64(round))] + staged,
