@@ -61,6 +61,7 @@ public final class BulkLoad: @unchecked Sendable {
     /// cannot be written.
     public func put(_ key: [UInt8], _ value: [UInt8], in tree: Tree) throws(EngineError) {
         guard !closed else { throw EngineError(.invalidArgument, "the bulk load was installed or abandoned") }
+        if engine.state.withLock({ $0.closed }) { throw EngineError(.storeClosed, "the store is closed") }
         guard tree.id != 0 else { throw EngineError(.invalidArgument, "the catalog tree cannot be written directly") }
         guard key.count <= WriteBatch.maxKeySize else {
             throw EngineError(.invalidArgument, "key of \(key.count) bytes exceeds \(WriteBatch.maxKeySize)")
@@ -263,6 +264,10 @@ extension StorageEngine {
     /// load's runs. On return the records are durable and visible to new snapshots. On failure
     /// the store is as before and the load's files are removed.
     public func install(_ load: BulkLoad) throws(EngineError) {
+        if state.withLock({ $0.closed }) {
+            load.abandon()
+            throw EngineError(.storeClosed, "the store is closed")
+        }
         let runs: [RunFile]
         do throws(EngineError) {
             runs = try load.finishRuns()

@@ -175,6 +175,8 @@ extension StorageEngine {
         let boundary: UInt32 = try withWriterLock { w throws(EngineError) -> UInt32 in
             flushGroup.wait()
             if let failure = state.withLock({ $0.failure }) { throw failure }
+            // After close the key material is wiped: nothing may be written.
+            if state.withLock({ $0.closed }) { throw EngineError(.storeClosed, "the store is closed") }
             let boundary = allocateFileNumber()
             if let log = w.log {
                 if options.durability == .relaxed { try log.sync() }

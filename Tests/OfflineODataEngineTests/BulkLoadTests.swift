@@ -98,4 +98,25 @@ import Testing
         #expect(throws: EngineError.self) { try load.put(key(2), [], in: tree) }
         #expect(throws: EngineError.self) { try db.install(load) }
     }
+
+    @Test("a load on a closed store is storeClosed, and writes nothing")
+    func closedStore() throws {
+        let dir = TempDir("bulk")
+        defer { dir.cleanup() }
+        let db = try StorageEngine.open(path: dir.store, options: .quick())
+        let tree = try db.tree("t")
+        let load = try db.bulkLoad(chunkBytes: 64)
+        try load.put(key(1), bytes("one"), in: tree)
+        try db.close()
+        let filesBefore = runFiles(dir)
+        #expect(throws: EngineError.self) { try load.put(key(2), bytes("two"), in: tree) }
+        do {
+            try db.install(load)
+            Issue.record("install on a closed store succeeded")
+        } catch {
+            #expect(error.kind == .storeClosed, "\(error)")
+        }
+        #expect(throws: EngineError.self) { _ = try db.bulkLoad() }
+        #expect(runFiles(dir).count <= filesBefore.count, "a closed store got a new run")
+    }
 }
