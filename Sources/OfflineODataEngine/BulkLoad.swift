@@ -117,7 +117,9 @@ public final class BulkLoad: @unchecked Sendable {
     }
 
     /// Finishes every stream and the last chunk; the runs newest first (the order of a manifest).
-    func finishRuns() throws(EngineError) -> [RunFile] {
+    /// `older`: the store's frozen memtable, older than every record of the load; taken into
+    /// the load's oldest run when the load merges small runs (`absorbed`).
+    func finishRuns(absorbing older: MemTable? = nil) throws(EngineError) -> (runs: [RunFile], absorbed: Bool) {
         guard !closed else { throw EngineError(.invalidArgument, "the bulk load was installed or abandoned") }
         for (id, stream) in streams {
             if let stream { streamRuns.append(try finishRun(stream.writer)) }
@@ -130,7 +132,7 @@ public final class BulkLoad: @unchecked Sendable {
         let runs = chunkRuns.reversed() + streamRuns
         streamRuns = []
         chunkRuns = []
-        return try mergeSmall(runs)
+        return try mergeSmall(runs, older: older.flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// Every run counts on every read until compaction merges it (a point read probes its
@@ -138,7 +140,12 @@ public final class BulkLoad: @unchecked Sendable {
     /// made 21 runs of 383 B to 5 MB. The runs holding under a quarter of the load's bytes
     /// each, and overlapping no run that stays, are merged into one (one more pass over the
     /// small part only); the large ones, in practice the entities, stay as written.
-    private func mergeSmall(_ runs: [RunFile]) throws(EngineError) -> [RunFile] {
+    ///
+    /// The merged run is the load's oldest, so `older` (the frozen memtable, older than the
+    /// whole load and newer than every run of the store) is merged into it as its oldest source,
+    /// tombstones included: an install then leaves no run of a few hundred bytes behind (each
+    /// was a filter read on the first query after a reopen).
+    private func mergeSmall(_ runs: [RunFile], older: MemTable?) throws(EngineError) -> (runs: [RunFile], absorbed: Bool) {
         let total = runs.reduce(UInt64(0)) { $0 + $1.info.rawBytes }
         func overlap(_ a: RunFile, _ b: RunFile) -> Bool {
             compareBytes(a.info.minKey, b.info.maxKey) <= 0 && compareBytes(b.info.minKey, a.info.maxKey) <= 0
@@ -150,10 +157,13 @@ public final class BulkLoad: @unchecked Sendable {
         while let i = small.firstIndex(where: { run in stays.contains { overlap(run, $0) } }) {
             stays.append(small.remove(at: i))
         }
-        guard small.count >= 2 else { return runs }
+        guard small.count >= 2 || (small.count == 1 && older != nil) else { return (runs, false) }
         // Newest first, so the merge keeps the newest of equal keys.
-        var merge = MergeCursor(sources: small.map { .run(RunCursor(run: $0, fillCache: false)) }, forward: true)
-        let writer = try newWriter(expected: Int(min(small.reduce(0) { $0 + $1.info.entryCount }, UInt64(Int32.max))))
+        var sources: [SourceCursor] = small.map { .run(RunCursor(run: $0, fillCache: false)) }
+        if let older { sources.append(.mem(older.cursor())) }
+        var merge = MergeCursor(sources: sources, forward: true, includeTombstones: older != nil)
+        let expected = small.reduce(UInt64(older?.count ?? 0)) { $0 + $1.info.entryCount }
+        let writer = try newWriter(expected: Int(min(expected, UInt64(Int32.max))))
         let merged: RunFile
         do throws(EngineError) {
             try merge.seek([])
@@ -172,8 +182,9 @@ public final class BulkLoad: @unchecked Sendable {
         }
         let mergedNumbers = Set(small.map(\.number))
         for run in small { try? engine.fs.remove(engine.directory + "/" + run.name) }
-        // The merged run overlaps no run that stays, so its place among them does not matter.
-        return runs.filter { !mergedNumbers.contains($0.number) } + [merged]
+        // The merged run overlaps no run that stays, so its place among them does not matter;
+        // last, it is the oldest, below the rest of the load and above the store's runs.
+        return (runs.filter { !mergedNumbers.contains($0.number) } + [merged], older != nil)
     }
 
     // MARK: internals
@@ -260,29 +271,32 @@ extension StorageEngine {
     }
 
     /// Publishes a bulk load's runs atomically, newer than every commit before this call: the
-    /// memtable is flushed first (as by a flush), and one manifest names the flushed run and the
-    /// load's runs. On return the records are durable and visible to new snapshots. On failure
-    /// the store is as before and the load's files are removed.
+    /// memtable is frozen and flushed (into the load's oldest run when the load merges its small
+    /// runs, else into a run of its own, as by a flush), and one manifest names the load's runs
+    /// and the flushed one. On return the records are durable and visible to new snapshots. On
+    /// failure the store is as before and the load's files are removed.
     public func install(_ load: BulkLoad) throws(EngineError) {
         if state.withLock({ $0.closed }) {
             load.abandon()
             throw EngineError(.storeClosed, "the store is closed")
         }
-        let runs: [RunFile]
-        do throws(EngineError) {
-            runs = try load.finishRuns()
-        } catch {
+        if load.recordCount == 0 {
             load.abandon()
-            throw error
+            return
         }
         // The load's buffers are freed by now; give the memory back (a 1M-entity download of
         // five sets otherwise kept about 13 MiB more after each set's load).
         defer { releaseFreeMemory() }
-        if runs.isEmpty { return }
+        var made: [RunFile] = []
         do throws(EngineError) {
-            try flushNow(full: false, ingested: runs, cancel: nil, progress: nil)
+            try flushNow(full: false, ingest: { (frozen: MemTable) throws(EngineError) -> (runs: [RunFile], absorbed: Bool) in
+                let finished = try load.finishRuns(absorbing: frozen)
+                made = finished.runs
+                return finished
+            }, cancel: nil, progress: nil)
         } catch {
-            for run in runs { try? fs.remove(directory + "/" + run.name) }
+            load.abandon()
+            for run in made { try? fs.remove(directory + "/" + run.name) }
             throw error
         }
     }

@@ -163,12 +163,14 @@ extension StorageEngine {
     }
 
     func compactNow(cancel: CancelFlag?, progress: (@Sendable (CompactionProgress) -> Void)?) throws(EngineError) {
-        try flushNow(full: true, ingested: [], cancel: cancel, progress: progress)
+        try flushNow(full: true, ingest: nil, cancel: cancel, progress: progress)
     }
 
-    /// A flush now, waited for: everything (`full`, a compaction) or by the merge policy, with a
-    /// bulk load's runs published in the same manifest (`install`).
-    func flushNow(full: Bool, ingested: [RunFile], cancel: CancelFlag?,
+    /// A flush now, waited for: everything (`full`, a compaction) or by the merge policy. With
+    /// `ingest` (`install`): a bulk load's runs, made on the flush queue once the memtable is
+    /// frozen, published in the same manifest; when `ingest` took the frozen memtable into its
+    /// oldest run (`absorbed`), no run of its own is written for it.
+    func flushNow(full: Bool, ingest: ((MemTable) throws(EngineError) -> (runs: [RunFile], absorbed: Bool))?, cancel: CancelFlag?,
                   progress: (@Sendable (CompactionProgress) -> Void)?) throws(EngineError) {
         // Freeze whatever is in memory (briefly holding the writer lock), then merge in the
         // background queue's order without blocking commits.
@@ -195,7 +197,14 @@ extension StorageEngine {
         var outcome: Result<Void, EngineError> = .success(())
         flushQueue.sync {
             do throws(EngineError) {
-                try runFlush(frozen: frozen, boundary: boundary, full: full, ingested: ingested, cancel: cancel, progress: progress)
+                var ingested: [RunFile] = []
+                var flushed = frozen
+                if let ingest {
+                    let made = try ingest(frozen)
+                    ingested = made.runs
+                    if made.absorbed { flushed = MemTable() }
+                }
+                try runFlush(frozen: flushed, boundary: boundary, full: full, ingested: ingested, cancel: cancel, progress: progress)
             } catch {
                 outcome = .failure(error)
             }
