@@ -9,9 +9,10 @@ import OfflineODataModel
 /// keep, no page to log as refused.
 ///
 /// Pages are taken while they allow it: stored form, every entity within the store's limits,
-/// keys strictly ascending across the pages (so no entity is put twice and no index entry has
-/// to be replaced). The first page that does not is applied by commits, like every page after
-/// it; the pages taken so far are installed first.
+/// no entity that may have been taken already (`takeKeys`: an entity put twice would keep its
+/// first version's index entries). Keys may come in any order. The first page that does not
+/// allow it is applied by commits, like every page after it; the pages taken so far are
+/// installed first.
 struct DownloadBulk {
     /// What a page reader needs to make a page's records (`records`), on its own thread.
     struct Form: Sendable {
