@@ -166,14 +166,7 @@ public final class BulkLoad: @unchecked Sendable {
         let writer = try newWriter(expected: Int(min(expected, UInt64(Int32.max))))
         let merged: RunFile
         do throws(EngineError) {
-            try merge.seek([])
-            while merge.isValid {
-                let added: Result<Void, EngineError> = merge.withKey { k in
-                    merge.withValue { v in Result { () throws(EngineError) in try writer.add(key: k, value: v) } }
-                }
-                try added.get()
-                try merge.next()
-            }
+            _ = try StorageEngine.copy(&merge, to: writer)
             merged = try finishRun(writer)
         } catch {
             writer.abandon()

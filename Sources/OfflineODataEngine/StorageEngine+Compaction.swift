@@ -100,6 +100,24 @@ extension StorageEngine {
         }
     }
 
+    /// Writes every entry of `merge`, from its first, to `writer`; `every4096` is called with the
+    /// count after each 4,096 entries (cancellation, progress). Returns the count.
+    static func copy(_ merge: inout MergeCursor, to writer: RunWriter,
+                     every4096: ((UInt64) throws(EngineError) -> Void)? = nil) throws(EngineError) -> UInt64 {
+        try merge.seek([])
+        var written: UInt64 = 0
+        while merge.isValid {
+            let added: Result<Void, EngineError> = merge.withKey { k in
+                merge.withValue { v in Result { () throws(EngineError) in try writer.add(key: k, value: v) } }
+            }
+            try added.get()
+            written += 1
+            if written & 4095 == 0 { try every4096?(written) }
+            try merge.next()
+        }
+        return written
+    }
+
     private func mergeIntoRun(frozen: MemTable, runs: [RunFile], dropTombstones: Bool, cancel: CancelFlag?,
                               progress: (@Sendable (CompactionProgress) -> Void)?) throws(EngineError) -> RunFile? {
         let total = UInt64(frozen.count) + runs.reduce(0) { $0 + $1.info.entryCount }
@@ -109,19 +127,9 @@ extension StorageEngine {
                                    compress: options.compression, blockSize: options.blockSize,
                                    expectedEntries: Int(min(total, UInt64(Int32.max))))
         do throws(EngineError) {
-            try merge.seek([])
-            var written: UInt64 = 0
-            while merge.isValid {
-                let added: Result<Void, EngineError> = merge.withKey { k in
-                    merge.withValue { v in Result { () throws(EngineError) in try writer.add(key: k, value: v) } }
-                }
-                try added.get()
-                written += 1
-                if written & 4095 == 0 {
-                    if cancel?.isCancelled == true { throw EngineError(.cancelled, "compaction was cancelled") }
-                    progress?(CompactionProgress(entriesWritten: written, entriesTotal: total))
-                }
-                try merge.next()
+            let written = try Self.copy(&merge, to: writer) { (written: UInt64) throws(EngineError) in
+                if cancel?.isCancelled == true { throw EngineError(.cancelled, "compaction was cancelled") }
+                progress?(CompactionProgress(entriesWritten: written, entriesTotal: total))
             }
             if writer.entryCount == 0 {
                 writer.abandon()

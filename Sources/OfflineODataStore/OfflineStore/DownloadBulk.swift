@@ -106,46 +106,6 @@ struct DownloadBulk {
         applied += entries.count
         return true
     }
-
-    /// Takes every entity of a page, or nothing when the page does not allow it (false).
-    mutating func add(_ ticket: PageReadAhead.Ticket) throws(ODataError) -> Bool {
-        guard let read = try? ticket.take(), let entries = read.staged else { return false }
-        return try add(entries)
-    }
-
-    /// Takes the entities of a staged page (key and stored value each; index entries read from
-    /// the value's codec bytes, as a put of a stored form does), or nothing when the page does
-    /// not allow it (false).
-    private mutating func add(_ entries: [StagedPage.Entry]) throws(ODataError) -> Bool {
-        // Everything is checked before anything is loaded: a page is taken whole or not at all.
-        var indexKeys: [[UInt8]] = []
-        indexKeys.reserveCapacity(entries.count * indexes.count)
-        for entry in entries {
-            guard entry.value.count <= WriteBatch.maxValueSize, entry.key.count <= StoreFormat.maxTreeKeyBytes else { return false }
-            guard !indexes.isEmpty else { continue }
-            var codec = entry.value
-            guard (try? StoredValue.split(&codec, what: "staged entity of set '\(info.name)'")) != nil else { return false }
-            for index in indexes {
-                guard let key = try? EntityWriteBatch.indexKey(index, stored: codec, entry.key, info: info) else { return false }
-                indexKeys.append(key)
-            }
-        }
-        guard takeKeys(entries.lazy.map(\.key)) else { return false }
-        try mapEngine("loading a downloaded page") { () throws(EngineError) in
-            var k = 0
-            for entry in entries {
-                try load.put(entry.key, entry.value, in: info.tree)
-                for index in indexes {
-                    try load.put(indexKeys[k], [], in: index.tree)
-                    k += 1
-                }
-                try load.put(OfflineStoreFormat.membershipKey(name, set: info.name, keyBytes: entry.key), generation, in: membership)
-            }
-        }
-        pages += 1
-        applied += entries.count
-        return true
-    }
 }
 
 extension DownloadApply {

@@ -252,22 +252,9 @@ struct DownloadApply {
                 return ahead.submit(page, number: submitted - 1)
             }
             var queued: [PageReadAhead.Ticket] = []
-            // A set that holds nothing yet takes its pages in bulk while they allow it (§7.4).
-            var bulk = try freshBulk()
-            while marker.pagesApplied + (bulk?.pages ?? 0) < marker.pages {
-                if var loading = bulk {
-                    let ticket = queued.isEmpty ? try readNext() : queued.removeFirst()
-                    while queued.count < max(1, ahead.width), submitted < marker.pages { queued.append(try readNext()) }
-                    if try loading.add(ticket) {
-                        bulk = loading
-                        continue
-                    }
-                    // This page goes the commit way, and so does every page after it.
-                    try installBulk(loading)
-                    bulk = nil
-                    queued.insert(ticket, at: 0)
-                    continue
-                }
+            // A set that was empty took its loadable pages in bulk while staging (§7.4); the
+            // spooled pages are the ones a commit must apply.
+            while marker.pagesApplied < marker.pages {
                 var group: [PageReadAhead.Ticket] = []
                 var bytes = 0
                 while bytes < limit, marker.pagesApplied + group.count < marker.pages {
@@ -279,7 +266,6 @@ struct DownloadApply {
                 while queued.count < max(1, ahead.width), submitted < marker.pages { queued.append(try readNext()) }
                 try applyGroup(group)
             }
-            if let bulk { try installBulk(bulk) }
         }
         let prefix = OfflineStoreFormat.membershipPrefix(name)
         let scan = try writer.currentReader()

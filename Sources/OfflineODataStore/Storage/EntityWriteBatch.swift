@@ -281,20 +281,10 @@ public struct EntityWriteBatch {
 
     /// The entry of a stored version, reading only the indexed properties from its bytes.
     func indexKey(_ index: ResolvedIndex, stored bytes: [UInt8], _ primaryKey: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8] {
-        try Self.indexKey(index, stored: bytes, primaryKey, info: info)
-    }
-
-    /// The index entry of a stored version (codec bytes), for a writer without a batch (a bulk
-    /// download).
-    static func indexKey(_ index: ResolvedIndex, stored bytes: [UInt8], _ primaryKey: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8] {
         var values: [ODataValue] = []
         values.reserveCapacity(index.columns.count)
         for column in index.columns { values.append(try column.value(from: bytes, codec: info.codec)) }
-        return try indexKey(index, values, primaryKey, info: info)
-    }
-
-    private func indexKey(_ index: ResolvedIndex, _ values: [ODataValue], _ primaryKey: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8] {
-        try Self.indexKey(index, values, primaryKey, info: info)
+        return try Self.indexKey(index, values, primaryKey, info: info)
     }
 
     private static func indexKey(_ index: ResolvedIndex, _ values: [ODataValue], _ primaryKey: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8] {
