@@ -358,7 +358,17 @@ struct DownloadApply {
             let ticket = checking.removeFirst()
             let read = try ticket.take()
             if var bulk = stagingBulk, bulk.isOpen {
-                if let records = read.loadable, try bulk.add(records: records) {
+                // Moved out while it changes: a second reference would make the filter of the
+                // keys taken (4 MiB) copy itself on every page.
+                stagingBulk = nil
+                let taken: Bool
+                do throws(ODataError) {
+                    taken = try read.loadable.map { records throws(ODataError) in try bulk.add(records: records) } ?? false
+                } catch {
+                    stagingBulk = bulk
+                    throw error
+                }
+                if taken {
                     stagingBulk = bulk
                     marker.pages += 1
                     checks.dispose(consume read)
