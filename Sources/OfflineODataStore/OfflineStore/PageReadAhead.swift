@@ -98,6 +98,8 @@ final class PageReadAhead {
         private let preparingFor: SetInfo?
         /// Set while a download loads its pages in bulk: the reader makes their records too.
         private let bulk: DownloadBulk.Form?
+        /// Reads flat pages of `preparingFor`'s set without the general reader.
+        private let flat: ODataFlatPageReader?
         /// The properties of the set's layout, which a staged page may not exceed.
         private let layoutCount: Int
         /// Read by the thread that waits for it (no reader threads: `width` 0).
@@ -106,8 +108,9 @@ final class PageReadAhead {
         private let done = DispatchSemaphore(value: 0)
 
         init(number: Int, page: [UInt8], reader: ODataJSONReader, set: String, keep: Bool, preparingFor: SetInfo?,
-             bulk: DownloadBulk.Form? = nil, inline: Bool) {
+             bulk: DownloadBulk.Form? = nil, flat: ODataFlatPageReader? = nil, inline: Bool) {
             self.bulk = bulk
+            self.flat = flat
             self.number = number
             self.page = page
             self.reader = reader
@@ -127,10 +130,30 @@ final class PageReadAhead {
             if StagedPage.isStaged(page) {
                 return Page(staged: try StagedPage.decode(page, layoutCount: layoutCount, page: number))
             }
+            if prepare, let flat, let info = preparingFor, let read = flatPage(flat, info: info) { return read }
             var read = Page(try reader.readCollection(page, entitySet: set), preparingFor: prepare ? preparingFor : nil)
             if prepare, let bulk, let entries = read.storedEntries(for: bulk.info) {
                 read.loadable = bulk.records(entries)
             }
+            return read
+        }
+
+        /// The page read by the flat reader and every entity prepared, as a page in stored form
+        /// (`staged`, what a commit puts as it is) with its prepared entities (what a spool
+        /// or a bulk load takes); nil when the page is not flat or an entity cannot be stored
+        /// as it is: the general reader then reads it (and the commit way reports the entity).
+        private func flatPage(_ flat: ODataFlatPageReader, info: SetInfo) -> Page? {
+            guard let entities = flat.read(page) else { return nil }
+            var prepared: [EntityWriteBatch.Prepared] = []
+            prepared.reserveCapacity(entities.count)
+            for entity in entities {
+                guard let entry = try? EntityWriteBatch.prepare(record: entity.record, info: info, etag: entity.etag, flags: [],
+                                                                typeName: flat.typeName) else { return nil }
+                prepared.append(entry)
+            }
+            var read = Page(staged: prepared.map { StagedPage.Entry(key: $0.keyBytes, value: $0.value) })
+            read.prepared = (info, prepared.map { .success($0) })
+            if let bulk, bulk.info === info { read.loadable = bulk.records(prepared) }
             return read
         }
 
@@ -196,6 +219,8 @@ final class PageReadAhead {
     let preparingFor: SetInfo?
     /// Set (before the first page is submitted) while a download loads its pages in bulk.
     var bulk: DownloadBulk.Form?
+    /// The flat reader of `preparingFor`'s set (nil: every page is read by the general reader).
+    let flat: ODataFlatPageReader?
     /// One serial queue per reader: serial queues run on threads of their own (overcommit),
     /// where the tasks of a concurrent queue would share the global pool with the Swift
     /// concurrency task that is downloading (on Linux that pool has one thread per processor
@@ -221,6 +246,7 @@ final class PageReadAhead {
         self.reader = reader
         self.set = set
         self.preparingFor = preparingFor
+        flat = preparingFor.flatMap { ODataFlatPageReader(reader: reader, entitySet: set, slots: $0.layout.properties.map(\.name)) }
         self.width = max(0, readers ?? automatic)
         queues = (0..<self.width).map { DispatchQueue(label: "OfflineODataStore.download.read.\($0)") }
     }
@@ -230,7 +256,7 @@ final class PageReadAhead {
     /// it when it needs the page.
     func submit(_ page: [UInt8], number: Int, keep: Bool = true) -> Ticket {
         let ticket = Ticket(number: number, page: page, reader: reader, set: set, keep: keep, preparingFor: preparingFor, bulk: bulk,
-                            inline: width == 0)
+                            flat: flat, inline: width == 0)
         guard width > 0 else { return ticket }
         running.enter()
         let running = self.running

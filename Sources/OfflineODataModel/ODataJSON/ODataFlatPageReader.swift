@@ -1,0 +1,330 @@
+/// Reads the common shape of a downloaded page straight into entity records: a V4 collection
+/// (`{"@odata.context":…,"value":[…],"@odata.nextLink":…}`) whose entities hold only
+/// properties (complex and collection values included), `@odata.etag` and the other control
+/// strings, and annotations. It skips what `ODataJSONReader.readCollection` builds on the way (the document
+/// tree, each entity's property list) and converts every value with the same code, so for a
+/// page it accepts it gives exactly the records the general reader's entities convert to.
+///
+/// Everything else (navigation content, `@odata.type`, property annotations, deleted entries, V2 forms,
+/// a member the type does not declare, any error) makes `read` answer nil: the caller reads
+/// the page with `ODataJSONReader`, which also names the error of a bad page. So this reader
+/// never throws and never decides what is valid on its own; a page it refuses costs one
+/// scan more (docs/OfflineStore.md §7.2).
+public struct ODataFlatPageReader: Sendable {
+    /// One entity read: its record (one slot per name of the layout, properties the layout does
+    /// not name as dynamic ones, in payload order, as `EntityConversion` arranges them) and its
+    /// ETag (`@odata.etag`).
+    public struct Entity: Sendable {
+        public var record: EntityRecord
+        public var etag: String?
+    }
+
+    /// The entity type's qualified name (what the general reader gives each entity).
+    public let typeName: String
+    private let plan: ODataStructuredPlan
+    private let decoder: ODataEntityDecoder
+    private let maxDocumentSize: Int
+    /// The JSON limits of a value inside an entity (three levels below the page).
+    private let nestedOptions: JSONReaderOptions
+    /// Per member of the plan: its name's UTF-8, and its slot in the layout (-1: none).
+    private let memberBytes: [[UInt8]]
+    private let memberSlots: [Int]
+    private let slotCount: Int
+    /// Member indices of the key properties, when entities must have them.
+    private let requiredMembers: [Int]
+
+    /// A reader for entities of `entitySet`, stored by a layout naming `slots`; nil when the
+    /// general reader must read every page (V2 payloads, limits below a flat page's depth, an
+    /// unknown set).
+    public init?(reader: ODataJSONReader, entitySet: String, slots: [String]) {
+        guard reader.version != .v2, reader.options.json.maxDepth >= 3, reader.options.maxNesting >= 1,
+              let type = try? reader.entityTypeName(ofSetOrSingleton: entitySet),
+              let plan = try? reader.entityPlan(type) else { return nil }
+        self.plan = plan
+        typeName = plan.qualifiedName
+        decoder = reader.decoder
+        maxDocumentSize = reader.options.json.maxDocumentSize
+        var nested = reader.options.json
+        nested.maxDepth -= 3
+        nested.allowsByteOrderMark = false
+        nestedOptions = nested
+        var slotIndex: [String: Int] = [:]
+        for (i, name) in slots.enumerated() where slotIndex[name] == nil { slotIndex[name] = i }
+        memberBytes = plan.memberNames.map { Array($0.utf8) }
+        memberSlots = plan.memberNames.map { slotIndex[$0] ?? -1 }
+        slotCount = slots.count
+        requiredMembers = reader.options.requireKeyProperties ? plan.keyNames.map { plan.index[$0] ?? -1 } : []
+        if requiredMembers.contains(-1) { return nil }
+    }
+
+    /// The page's entities, or nil when the general reader must read it.
+    public func read(_ bytes: [UInt8]) -> [Entity]? {
+        guard bytes.count <= maxDocumentSize else { return nil }
+        return bytes.withUnsafeBufferPointer { buffer in
+            var scan = Scan(buffer: buffer, reader: self)
+            return scan.page()
+        }
+    }
+
+    /// One pass over a page. Every method returns nil (or false) where the page leaves the
+    /// flat shape or is not valid JSON; nothing is thrown.
+    private struct Scan {
+        let buffer: UnsafeBufferPointer<UInt8>
+        let reader: ODataFlatPageReader
+        var i = 0
+        var scratch: [UInt8] = []
+        /// Per member, the number of the entity that last had it (duplicate names).
+        var seen: [Int]
+        var entityNumber = 0
+
+        init(buffer: UnsafeBufferPointer<UInt8>, reader: ODataFlatPageReader) {
+            self.buffer = buffer
+            self.reader = reader
+            seen = [Int](repeating: -1, count: reader.memberBytes.count)
+        }
+
+        mutating func skipSpace() {
+            while i < buffer.count {
+                let b = buffer[i]
+                guard b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 else { return }
+                i += 1
+            }
+        }
+
+        /// Consumes `byte` (after white space).
+        mutating func take(_ byte: UInt8) -> Bool {
+            skipSpace()
+            guard i < buffer.count, buffer[i] == byte else { return false }
+            i += 1
+            return true
+        }
+
+        mutating func string() -> String? {
+            guard take(0x22) else { return nil }
+            guard let (text, next) = try? JSONScanner.scanString(buffer, from: i, scratch: &scratch) else { return nil }
+            i = next
+            return text
+        }
+
+        /// A value: scalars read in place, objects and arrays by `nested`.
+        mutating func value() -> JSONValue? {
+            skipSpace()
+            guard i < buffer.count else { return nil }
+            switch buffer[i] {
+            case 0x22:
+                return string().map(JSONValue.string)
+            case 0x2D, 0x30...0x39:
+                let start = i
+                guard let end = try? JSONScanner.scanNumber(buffer, from: i, isFinal: true) else { return nil }
+                i = end
+                return .number(JSONNumber(unchecked: String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self)))
+            case 0x7B, 0x5B: return nested()
+            case 0x74: return literal("true", .bool(true))
+            case 0x66: return literal("false", .bool(false))
+            case 0x6E: return literal("null", .null)
+            default: return nil
+            }
+        }
+
+        /// An object or array value (a complex value, a collection, an annotation's value) read
+        /// by `JSONReader` from its own bytes, with the depth left below the entity.
+        mutating func nested() -> JSONValue? {
+            let start = i
+            var depth = 0
+            while i < buffer.count {
+                switch buffer[i] {
+                case 0x22:
+                    guard let end = JSONScanner.findStringEnd(buffer, from: i + 1).end else { return nil }
+                    i = end
+                case 0x7B, 0x5B:
+                    depth += 1
+                case 0x7D, 0x5D:
+                    depth -= 1
+                default:
+                    break
+                }
+                i += 1
+                if depth == 0 { break }
+            }
+            guard depth == 0, reader.nestedOptions.maxDepth > 0 else { return nil }
+            return try? JSONReader.parse(UnsafeBufferPointer(rebasing: buffer[start..<i]), options: reader.nestedOptions)
+        }
+
+        mutating func literal(_ text: StaticString, _ value: JSONValue) -> JSONValue? {
+            let count = text.utf8CodeUnitCount
+            guard i + count <= buffer.count else { return nil }
+            let expected = UnsafeBufferPointer(start: text.utf8Start, count: count)
+            for k in 0..<count where buffer[i + k] != expected[k] { return nil }
+            i += count
+            return value
+        }
+
+        /// After a member: true when another follows (`,`), false at `}`; nil otherwise.
+        mutating func memberEnd() -> Bool? {
+            skipSpace()
+            guard i < buffer.count else { return nil }
+            switch buffer[i] {
+            case 0x2C: i += 1; return true
+            case 0x7D: i += 1; return false
+            default: return nil
+            }
+        }
+
+        mutating func page() -> [Entity]? {
+            if buffer.count >= 3, buffer[0] == 0xEF { return nil }
+            guard take(0x7B) else { return nil }
+            var entities: [Entity]?
+            var keys: [String] = []
+            skipSpace()
+            if i < buffer.count, buffer[i] == 0x7D {
+                return nil
+            }
+            while true {
+                guard let key = string(), !keys.contains(key), take(0x3A) else { return nil }
+                keys.append(key)
+                if key == "value" {
+                    guard let list = elements() else { return nil }
+                    entities = list
+                } else {
+                    guard let value = value(), control(key, value) else { return nil }
+                }
+                guard let more = memberEnd() else { return nil }
+                if !more { break }
+            }
+            skipSpace()
+            guard i == buffer.count else { return nil }
+            return entities
+        }
+
+        /// A top-level control member the general reader accepts as it is.
+        func control(_ name: String, _ value: JSONValue) -> Bool {
+            let decoder = reader.decoder
+            switch name {
+            case "@odata.count", "@count", "odata.count", "__count":
+                do { _ = try decoder.controlCount(value) } catch { return false }
+                return true
+            case "@odata.nextLink", "@nextLink", "odata.nextLink", "__next",
+                 "@odata.deltaLink", "@deltaLink", "odata.deltaLink", "__delta",
+                 "@odata.context", "@context", "odata.metadata":
+                return Self.isControlString(value)
+            default:
+                // An annotation (`@Namespace.term`) is kept apart from the entities; another
+                // name may be V2's `d` or a member the general reader skips.
+                return name.utf8.first == ODataEntityDecoder.at
+            }
+        }
+
+        /// What `controlString` accepts: a string or null.
+        static func isControlString(_ value: JSONValue) -> Bool {
+            switch value {
+            case .string, .null: return true
+            default: return false
+            }
+        }
+
+        mutating func elements() -> [Entity]? {
+            guard take(0x5B) else { return nil }
+            var list: [Entity] = []
+            list.reserveCapacity(1024)
+            skipSpace()
+            if i < buffer.count, buffer[i] == 0x5D {
+                i += 1
+                return list
+            }
+            while true {
+                guard let entity = entity() else { return nil }
+                list.append(entity)
+                skipSpace()
+                guard i < buffer.count else { return nil }
+                if buffer[i] == 0x2C { i += 1; continue }
+                if buffer[i] == 0x5D { i += 1; return list }
+                return nil
+            }
+        }
+
+        /// The member a key names; reads a plain ASCII key in place.
+        mutating func key(cursor: inout Int) -> (member: Int?, text: String?)? {
+            guard take(0x22) else { return nil }
+            let start = i
+            let end = JSONScanner.skipPlainASCII(buffer, from: start)
+            if end < buffer.count, buffer[end] == 0x22 {
+                let names = reader.memberBytes
+                if cursor < names.count, names[cursor].count == end - start,
+                   names[cursor].withUnsafeBufferPointer({ JSONScanner.bytesEqual($0, UnsafeBufferPointer(rebasing: buffer[start..<end])) }) {
+                    i = end + 1
+                    cursor += 1
+                    return (cursor - 1, nil)
+                }
+            }
+            i = start - 1
+            guard let text = string() else { return nil }
+            if text.utf8.first != ODataEntityDecoder.at, let found = reader.plan.index[text] {
+                cursor = found + 1
+                return (found, text)
+            }
+            return (nil, text)
+        }
+
+        mutating func entity() -> Entity? {
+            guard take(0x7B) else { return nil }
+            let number = entityNumber
+            entityNumber += 1
+            var values = [ODataValue?](repeating: nil, count: reader.slotCount)
+            var dynamic: [ODataProperty] = []
+            var etag: String?
+            var controls: [String] = []
+            var cursor = 0
+            skipSpace()
+            if i < buffer.count, buffer[i] == 0x7D {
+                i += 1
+            } else {
+                while true {
+                    guard let (member, text) = key(cursor: &cursor), take(0x3A), let value = value() else { return nil }
+                    if let member {
+                        guard seen[member] != number, case .property(let property) = reader.plan.members[member],
+                              let decoded = try? reader.decoder.decodeProperty(value, property, depth: 0) else { return nil }
+                        seen[member] = number
+                        let slot = reader.memberSlots[member]
+                        if slot >= 0 {
+                            values[slot] = decoded
+                        } else {
+                            dynamic.append(ODataProperty(property.name, decoded))
+                        }
+                    } else {
+                        guard let text, !controls.contains(text), annotation(text, value, etag: &etag) else { return nil }
+                        controls.append(text)
+                    }
+                    guard let more = memberEnd() else { return nil }
+                    if !more { break }
+                }
+            }
+            for member in reader.requiredMembers where seen[member] != number { return nil }
+            return Entity(record: EntityRecord(values: values, dynamicProperties: dynamic), etag: etag)
+        }
+
+        /// An entity's instance annotation (`@…`) that the general reader takes as control
+        /// information or keeps as an annotation; false for everything that changes the entity
+        /// read (`@odata.type`, `@removed`) and for members the type does not declare.
+        func annotation(_ key: String, _ value: JSONValue, etag: inout String?) -> Bool {
+            guard key.utf8.first == ODataEntityDecoder.at else { return false }
+            let term = String(key.dropFirst())
+            if term.utf8.contains(ODataEntityDecoder.at) { return false }
+            switch ODataEntityDecoder.odataTerm(term) {
+            case "type", "removed": return false
+            case "etag":
+                switch value {
+                case .string(let text): etag = text
+                case .null: etag = nil
+                default: return false
+                }
+                return true
+            case "context", "id", "editLink", "readLink", "mediaReadLink", "mediaEditLink", "mediaContentType", "mediaEtag":
+                return Self.isControlString(value)
+            default:
+                // `@Namespace.term` or another short 4.01 term: an annotation, which the
+                // store does not keep.
+                return true
+            }
+        }
+    }
+}
