@@ -38,10 +38,11 @@ enum OursWorker {
         for (set, body) in zip(SalesEntitySet.allCases, files) {
             let start = now()
             let summary = try await store.applyDownload(definingQuery: set.name, pages: body)
-            total += now() - start
+            let elapsed = now() - start
+            total += elapsed
             entities += summary.entitiesApplied
             if ProcessInfo.processInfo.environment["STORE_BENCH_TRACE"] != nil {
-                FileHandle.standardError.write(Data("after \(set.name): \(summary.entitiesApplied) entities, peak RSS \(ProcStats.peakRSS / 1_048_576) MiB\n".utf8))
+                FileHandle.standardError.write(Data("after \(set.name): \(summary.entitiesApplied) entities in \(Int(elapsed * 1000)) ms, peak RSS \(ProcStats.peakRSS / 1_048_576) MiB\n".utf8))
             }
         }
         metric("download_s", total)
