@@ -48,5 +48,18 @@ public enum EdmPrimitiveKind: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    public var isGeo: Bool { rawValue.hasPrefix("Edm.Geo") }
+    /// Geography and geometry kinds (`Edm.Geo…`). A switch, not a look at the name: it is
+    /// asked for every value an entity write checks.
+    public var isGeo: Bool {
+        switch self {
+        case .geography, .geographyPoint, .geographyLineString, .geographyPolygon, .geographyMultiPoint,
+             .geographyMultiLineString, .geographyMultiPolygon, .geographyCollection,
+             .geometry, .geometryPoint, .geometryLineString, .geometryPolygon, .geometryMultiPoint,
+             .geometryMultiLineString, .geometryMultiPolygon, .geometryCollection:
+            return true
+        case .binary, .boolean, .byte, .date, .dateTimeOffset, .decimal, .double, .duration, .guid, .int16, .int32,
+             .int64, .sbyte, .single, .stream, .string, .timeOfDay, .untyped:
+            return false
+        }
+    }
 }

@@ -60,4 +60,12 @@ import Testing
             #expect(record.values.first??.isIdentical(to: value) == true)
         }
     }
+
+    @Test("exactly the Edm.Geography… and Edm.Geometry… kinds are geo kinds")
+    func geoKinds() {
+        for kind in EdmPrimitiveKind.allCases {
+            #expect(kind.isGeo == (kind.rawValue.hasPrefix("Edm.Geography") || kind.rawValue.hasPrefix("Edm.Geometry")), "\(kind)")
+        }
+        #expect(EdmPrimitiveKind.allCases.filter(\.isGeo).count == 16)
+    }
 }
