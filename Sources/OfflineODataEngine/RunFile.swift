@@ -236,11 +236,15 @@ final class LoadedFilter: Sendable {
     /// else, where one through the block cache touched the cache's table, slot and block too.
     let bits: [UInt8]
     let starts: [Int]
-    init(whole: BloomFilter?, partitions: Block?, bits: [UInt8] = [], starts: [Int] = []) {
+    /// Partitions through the block cache for now, to be read and pinned after a few probes
+    /// (`RunFile.probesBeforePinning`).
+    let pinnable: Bool
+    init(whole: BloomFilter?, partitions: Block?, bits: [UInt8] = [], starts: [Int] = [], pinnable: Bool = false) {
         self.whole = whole
         self.partitions = partitions
         self.bits = bits
         self.starts = starts
+        self.pinnable = pinnable
     }
     var pinnedBytes: Int { (whole?.byteSize ?? 0) + (partitions?.memoryCost ?? 0) + bits.count + starts.count * 8 }
 }
@@ -264,6 +268,16 @@ final class RunFile: @unchecked Sendable {
     /// `AtomicLazyReference` retained and released the filter on every probe, 4 % of a point read
     /// on a store with three runs. 0 until loaded.
     private let loadedFilter = Atomic<UInt>(0)
+    /// A small run's filter (partitions within `pinFilterBytes`) answers its first
+    /// `probesBeforePinning` probes through the block cache, a partition at a time, and only then
+    /// reads all its partitions and pins them: the first query after an open reads one partition
+    /// (about 4 KiB) of each run it probes, where reading each run's whole filter (up to
+    /// 256 KiB, every frame decrypted) had made the first query after a 1M-entity download 4.3 ms.
+    private let filterProbes = Atomic<Int>(0)
+    static let probesBeforePinning = 64
+    /// The filter that the pinned one replaced (same bit pattern form as `loadedFilter`): a probe
+    /// may still be using it, so it is released in deinit.
+    private let retiredFilter = Atomic<UInt>(0)
     /// Index blocks stay in memory once read (they are about 0.2% of the data and on every
     /// lookup's path), so a small block cache holds only leaves.
     private let indexBlocks = Mutex(PinnedBlocks())
@@ -308,6 +322,9 @@ final class RunFile: @unchecked Sendable {
             let filter = Unmanaged<LoadedFilter>.fromOpaque(raw)
             filterBytes = filter._withUnsafeGuaranteedRef { $0.pinnedBytes }
             filter.release()
+        }
+        if let raw = UnsafeRawPointer(bitPattern: retiredFilter.load(ordering: .acquiring)) {
+            Unmanaged<LoadedFilter>.fromOpaque(raw).release()
         }
         cache.unpin(filterBytes + indexBlocks.withLock { $0.memoryCost })
         file.close()
@@ -365,20 +382,7 @@ final class RunFile: @unchecked Sendable {
                                   arena: cache.arena)
             var total = 0
             for i in 0..<index.count { total += index.child(i).length }
-            if total <= pinFilterBytes {
-                var bits: [UInt8] = []
-                var starts = [0]
-                bits.reserveCapacity(total)
-                starts.reserveCapacity(index.count + 1)
-                for i in 0..<index.count {
-                    let pointer = index.child(i)
-                    bits += try readFilterPartition(at: pointer.offset, length: pointer.length)
-                    starts.append(bits.count)
-                }
-                loaded = LoadedFilter(whole: nil, partitions: index, bits: bits, starts: starts)
-            } else {
-                loaded = LoadedFilter(whole: nil, partitions: index)
-            }
+            loaded = LoadedFilter(whole: nil, partitions: index, pinnable: total <= pinFilterBytes)
         }
         // Another reader may have loaded it at the same time: only the stored one is kept and counted.
         let candidate = Unmanaged.passRetained(loaded)
@@ -393,9 +397,42 @@ final class RunFile: @unchecked Sendable {
     }
 
     /// A run whose filter partitions take at most this many bytes on disk (about 200,000 keys)
-    /// keeps them all in memory with the filter index (`LoadedFilter.bits`, counted as pinned);
-    /// a larger run's partitions go through the block cache.
+    /// keeps them all in memory with the filter index (`LoadedFilter.bits`, counted as pinned)
+    /// once it served `probesBeforePinning` probes; a larger run's partitions always go through
+    /// the block cache.
     static let pinnedFilterLimit = 256 << 10
+
+    /// Reads every partition of the cache-mode filter `current` and publishes them pinned in its
+    /// place. A read error leaves the filter as it is (the probes that read partitions report it).
+    private func pinPartitions(_ current: LoadedFilter) {
+        guard let index = current.partitions, current.starts.isEmpty else { return }
+        var bits: [UInt8] = []
+        var starts = [0]
+        starts.reserveCapacity(index.count + 1)
+        do throws(EngineError) {
+            for i in 0..<index.count {
+                let pointer = index.child(i)
+                bits += try readFilterPartition(at: pointer.offset, length: pointer.length)
+                starts.append(bits.count)
+            }
+        } catch {
+            return
+        }
+        let pinned = LoadedFilter(whole: nil, partitions: index, bits: bits, starts: starts)
+        let candidate = Unmanaged.passRetained(pinned)
+        let old = Unmanaged.passUnretained(current)
+        let (exchanged, _) = loadedFilter.compareExchange(
+            expected: UInt(bitPattern: old.toOpaque()), desired: UInt(bitPattern: candidate.toOpaque()), ordering: .acquiringAndReleasing)
+        guard exchanged else {
+            candidate.release()
+            return
+        }
+        // The run's one reference to the old filter moves to `retiredFilter` (only one probe
+        // reaches the count, so only one swap happens).
+        retiredFilter.store(UInt(bitPattern: old.toOpaque()), ordering: .releasing)
+        cache.pin(pinned.pinnedBytes)
+        cache.unpin(current.pinnedBytes)
+    }
 
     /// One partition's filter bits, read from the file and checked.
     private func readFilterPartition(at offset: UInt64, length: Int) throws(EngineError) -> [UInt8] {
@@ -444,6 +481,21 @@ final class RunFile: @unchecked Sendable {
 
     var root: (offset: UInt64, length: Int) { (info.rootOffset, info.rootLength) }
 
+    /// False when no key of the run lies in the range a cursor seeks: going forward, keys at or
+    /// after `target` and before `end`; going backward, keys at or before `target` and at or
+    /// after `end` (nil `end`: no bound on that side).
+    func mayHoldKeys(from target: [UInt8], to end: [UInt8]?, forward: Bool) -> Bool {
+        if isEmpty { return false }
+        if forward {
+            if compareBytes(maxKey, target) < 0 { return false }
+            if let end, compareBytes(minKey, end) >= 0 { return false }
+        } else {
+            if compareBytes(minKey, target) > 0 { return false }
+            if let end, compareBytes(maxKey, end) < 0 { return false }
+        }
+        return true
+    }
+
     /// False when the run certainly does not hold `key` (outside its key range, or its filter
     /// says no); reads the filter on first use (`fillCache: false`: a partition read from the
     /// file does not enter the block cache).
@@ -469,6 +521,9 @@ final class RunFile: @unchecked Sendable {
                 })
             }
             let pointer = index.child(i)
+            if filter.pinnable, filterProbes.wrappingAdd(1, ordering: .relaxed).newValue == Self.probesBeforePinning {
+                pinPartitions(filter)
+            }
             return Result { () throws(EngineError) -> Bool in
                 let bits = try filterPartition(at: pointer.offset, length: pointer.length, fillCache: fillCache)
                 return BloomFilter.mayContain(hash: h, encoded: bits.bytes)
