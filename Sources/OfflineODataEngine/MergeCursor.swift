@@ -123,6 +123,13 @@ struct MergeCursor {
         live = 0
         soloRun = nil
         for i in sources.indices {
+            // A run whose keys all lie outside the range is not positioned at all: seeking it
+            // reads a leaf (and its index blocks) for nothing. After a bulk load most runs hold
+            // one tree, and a store open scans its system trees through every run.
+            if case .run(let c) = sources[i], !c.run.mayHoldKeys(from: target, to: end, forward: forward) {
+                valid[i] = false
+                continue
+            }
             try sources[i].seek(target, forward: forward)
             var inRange = sources[i].isValid
             if inRange, let end {

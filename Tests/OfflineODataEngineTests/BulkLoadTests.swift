@@ -119,4 +119,61 @@ import Testing
         #expect(throws: EngineError.self) { _ = try db.bulkLoad() }
         #expect(runFiles(dir).count <= filesBefore.count, "a closed store got a new run")
     }
+
+    /// After bulk loads most runs hold one key range of one tree, and a cursor leaves out the
+    /// runs whose keys all lie outside its range without reading them: every range that starts
+    /// or ends exactly at a run's first or last key, or between runs, forward and backward,
+    /// still sees exactly the keys a model holds.
+    @Test("cursors bounded at runs' first and last keys see every key of their range")
+    func cursorsAtRunBounds() throws {
+        let dir = TempDir("bounds")
+        defer { dir.cleanup() }
+        let db = try StorageEngine.open(path: dir.store, options: .quick())
+        let tree = try db.tree("t")
+        let other = try db.tree("u")
+        var model: [Int: String] = [:]
+        try db.write { b in
+            for i in 0..<40 { b.put(key(i), bytes("a\(i)"), in: tree) }
+            for i in 0..<10 { b.put(key(i), bytes("u\(i)"), in: other) }
+        }
+        for i in 0..<40 { model[i] = "a\(i)" }
+        try db.compactNow()
+        for (range, tag) in [(50..<60, "b"), (20..<30, "c"), (60..<70, "d"), (70..<71, "e")] {
+            let load = try db.bulkLoad(chunkBytes: 4096)
+            for i in range {
+                try load.put(key(i), bytes("\(tag)\(i)"), in: tree)
+                model[i] = "\(tag)\(i)"
+            }
+            try db.install(load)
+        }
+        try db.write { b in
+            b.put(key(45), bytes("m45"), in: tree)
+            b.delete(key(59), in: tree)
+        }
+        model[45] = "m45"
+        model[59] = nil
+        #expect(runFiles(dir).count >= 4, "runs: \(runFiles(dir))")
+        let snapshot = try db.snapshot()
+        let bounds: [Int?] = [nil, 0, 1, 19, 20, 29, 30, 39, 40, 45, 46, 49, 50, 58, 59, 60, 69, 70, 71, 100]
+        for start in bounds {
+            for end in bounds {
+                let expected = model.keys.sorted().filter { i in (start.map { i >= $0 } ?? true) && (end.map { i < $0 } ?? true) }
+                for reverse in [false, true] {
+                    var cursor = try snapshot.cursor(in: tree, from: start.map(key), to: end.map(key), reverse: reverse)
+                    var got: [[UInt8]] = []
+                    var values: [[UInt8]] = []
+                    while let (k, v) = try cursor.next() {
+                        got.append(k)
+                        values.append(v)
+                    }
+                    let keys = (reverse ? Array(expected.reversed()) : expected)
+                    #expect(got == keys.map(key), "from \(String(describing: start)) to \(String(describing: end)) reverse \(reverse)")
+                    #expect(values == keys.map { bytes(model[$0] ?? "") })
+                }
+            }
+        }
+        var others = 0
+        try snapshot.scan(in: other) { _, _ in others += 1; return true }
+        #expect(others == 10)
+    }
 }
