@@ -99,7 +99,7 @@ final class PageReadAhead {
         /// Set while a download loads its pages in bulk: the reader makes their records too.
         private let bulk: DownloadBulk.Form?
         /// Reads flat pages of `preparingFor`'s set without the general reader.
-        private let flat: ODataFlatPageReader?
+        private let flat: FlatReading?
         /// The properties of the set's layout, which a staged page may not exceed.
         private let layoutCount: Int
         /// Read by the thread that waits for it (no reader threads: `width` 0).
@@ -108,7 +108,7 @@ final class PageReadAhead {
         private let done = DispatchSemaphore(value: 0)
 
         init(number: Int, page: [UInt8], reader: ODataJSONReader, set: String, keep: Bool, preparingFor: SetInfo?,
-             bulk: DownloadBulk.Form? = nil, flat: ODataFlatPageReader? = nil, inline: Bool) {
+             bulk: DownloadBulk.Form? = nil, flat: FlatReading? = nil, inline: Bool) {
             self.bulk = bulk
             self.flat = flat
             self.number = number
@@ -130,7 +130,10 @@ final class PageReadAhead {
             if StagedPage.isStaged(page) {
                 return Page(staged: try StagedPage.decode(page, layoutCount: layoutCount, page: number))
             }
-            if prepare, let flat, let info = preparingFor, let read = flatPage(flat, info: info) { return read }
+            if prepare, let flat, let info = preparingFor, flat.misses.load(ordering: .relaxed) < PageReadAhead.flatMissLimit {
+                if let read = flatPage(flat.reader, info: info) { return read }
+                flat.misses.add(1, ordering: .relaxed)
+            }
             var read = Page(try reader.readCollection(page, entitySet: set), preparingFor: prepare ? preparingFor : nil)
             if prepare, let bulk, let entries = read.storedEntries(for: bulk.info) {
                 read.loadable = bulk.records(entries)
@@ -220,7 +223,18 @@ final class PageReadAhead {
     /// Set (before the first page is submitted) while a download loads its pages in bulk.
     var bulk: DownloadBulk.Form?
     /// The flat reader of `preparingFor`'s set (nil: every page is read by the general reader).
-    let flat: ODataFlatPageReader?
+    let flat: FlatReading?
+
+    /// A download's flat reader and the pages it could not take. After `flatMissLimit` of them
+    /// the later pages go straight to the general reader: the pages of a set that are not flat
+    /// (expanded content, type annotations) would otherwise all be scanned twice.
+    final class FlatReading: Sendable {
+        let reader: ODataFlatPageReader
+        let misses = Atomic<Int>(0)
+        init(_ reader: ODataFlatPageReader) { self.reader = reader }
+    }
+
+    static let flatMissLimit = 4
     /// One serial queue per reader: serial queues run on threads of their own (overcommit),
     /// where the tasks of a concurrent queue would share the global pool with the Swift
     /// concurrency task that is downloading (on Linux that pool has one thread per processor
@@ -247,6 +261,7 @@ final class PageReadAhead {
         self.set = set
         self.preparingFor = preparingFor
         flat = preparingFor.flatMap { ODataFlatPageReader(reader: reader, entitySet: set, slots: $0.layout.properties.map(\.name)) }
+            .map(FlatReading.init)
         self.width = max(0, readers ?? automatic)
         queues = (0..<self.width).map { DispatchQueue(label: "OfflineODataStore.download.read.\($0)") }
     }
