@@ -5,7 +5,8 @@
 /// tree, each entity's property list) and converts every value with the same code, so for a
 /// page it accepts it gives exactly the records the general reader's entities convert to.
 ///
-/// Everything else (navigation content, `@odata.type`, property annotations, deleted entries, V2 forms,
+/// V2's verbose form (`{"d":{"results":[…]}}`, `__metadata`, deferred links) is read the same
+/// way. Everything else (navigation content, `@odata.type`, property annotations, deleted entries,
 /// a member the type does not declare, any error) makes `read` answer nil: the caller reads
 /// the page with `ODataJSONReader`, which also names the error of a bad page. So this reader
 /// never throws and never decides what is valid on its own; a page it refuses costs one
@@ -24,8 +25,8 @@ public struct ODataFlatPageReader: Sendable {
     private let plan: ODataStructuredPlan
     private let decoder: ODataEntityDecoder
     private let maxDocumentSize: Int
-    /// The JSON limits of a value inside an entity (three levels below the page).
-    private let nestedOptions: JSONReaderOptions
+    /// The JSON limits, for values inside an entity (with the entity's depth taken off).
+    private let jsonOptions: JSONReaderOptions
     /// Per member of the plan: its name's UTF-8, and its slot in the layout (-1: none).
     private let memberBytes: [[UInt8]]
     private let memberSlots: [Int]
@@ -34,10 +35,9 @@ public struct ODataFlatPageReader: Sendable {
     private let requiredMembers: [Int]
 
     /// A reader for entities of `entitySet`, stored by a layout naming `slots`; nil when the
-    /// general reader must read every page (V2 payloads, limits below a flat page's depth, an
-    /// unknown set).
+    /// general reader must read every page (limits below a flat page's depth, an unknown set).
     public init?(reader: ODataJSONReader, entitySet: String, slots: [String]) {
-        guard reader.version != .v2, reader.options.json.maxDepth >= 3, reader.options.maxNesting >= 1,
+        guard reader.options.json.maxDepth >= 3, reader.options.maxNesting >= 1,
               let type = try? reader.entityTypeName(ofSetOrSingleton: entitySet),
               let plan = try? reader.entityPlan(type) else { return nil }
         self.plan = plan
@@ -45,9 +45,8 @@ public struct ODataFlatPageReader: Sendable {
         decoder = reader.decoder
         maxDocumentSize = reader.options.json.maxDocumentSize
         var nested = reader.options.json
-        nested.maxDepth -= 3
         nested.allowsByteOrderMark = false
-        nestedOptions = nested
+        jsonOptions = nested
         var slotIndex: [String: Int] = [:]
         for (i, name) in slots.enumerated() where slotIndex[name] == nil { slotIndex[name] = i }
         memberBytes = plan.memberNames.map { Array($0.utf8) }
@@ -76,6 +75,9 @@ public struct ODataFlatPageReader: Sendable {
         /// Per member, the number of the entity that last had it (duplicate names).
         var seen: [Int]
         var entityNumber = 0
+        /// The nesting depth of the entities' objects: 3 in `{"value":[…]}` and `{"d":[…]}`,
+        /// 4 in V2's `{"d":{"results":[…]}}`.
+        var entityDepth = 3
 
         init(buffer: UnsafeBufferPointer<UInt8>, reader: ODataFlatPageReader) {
             self.buffer = buffer
@@ -146,8 +148,10 @@ public struct ODataFlatPageReader: Sendable {
                 i += 1
                 if depth == 0 { break }
             }
-            guard depth == 0, reader.nestedOptions.maxDepth > 0 else { return nil }
-            return try? JSONReader.parse(UnsafeBufferPointer(rebasing: buffer[start..<i]), options: reader.nestedOptions)
+            var options = reader.jsonOptions
+            options.maxDepth -= entityDepth
+            guard depth == 0, options.maxDepth > 0 else { return nil }
+            return try? JSONReader.parse(UnsafeBufferPointer(rebasing: buffer[start..<i]), options: options)
         }
 
         mutating func literal(_ text: StaticString, _ value: JSONValue) -> JSONValue? {
@@ -182,8 +186,9 @@ public struct ODataFlatPageReader: Sendable {
             while true {
                 guard let key = string(), !keys.contains(key), take(0x3A) else { return nil }
                 keys.append(key)
-                if key == "value" {
-                    guard let list = elements() else { return nil }
+                if key == "value" || key == "d" {
+                    // One collection per page: the general reader would keep the later one.
+                    guard entities == nil, let list = key == "value" ? elements() : verbose() else { return nil }
                     entities = list
                 } else {
                     guard let value = value(), control(key, value) else { return nil }
@@ -193,6 +198,32 @@ public struct ODataFlatPageReader: Sendable {
             }
             skipSpace()
             guard i == buffer.count else { return nil }
+            return entities
+        }
+
+        /// V2's `d`: the entities as an array, or an object with them in `results` and the
+        /// `__count`, `__next` and `__delta` controls.
+        mutating func verbose() -> [Entity]? {
+            skipSpace()
+            guard i < buffer.count else { return nil }
+            if buffer[i] == 0x5B { return elements() }
+            guard take(0x7B) else { return nil }
+            guard reader.jsonOptions.maxDepth >= 4 else { return nil }
+            entityDepth = 4
+            var entities: [Entity]?
+            var keys: [String] = []
+            while true {
+                guard let key = string(), !keys.contains(key), take(0x3A) else { return nil }
+                keys.append(key)
+                if key == "results" {
+                    guard let list = elements() else { return nil }
+                    entities = list
+                } else {
+                    guard ["__count", "__next", "__delta"].contains(key), let value = value(), control(key, value) else { return nil }
+                }
+                guard let more = memberEnd() else { return nil }
+                if !more { break }
+            }
             return entities
         }
 
@@ -274,24 +305,39 @@ public struct ODataFlatPageReader: Sendable {
             var etag: String?
             var controls: [String] = []
             var cursor = 0
+            /// Whether a member not starting with `@` came already: the general reader takes the
+            /// type of a `__metadata` only before those.
+            var pastProperties = false
             skipSpace()
             if i < buffer.count, buffer[i] == 0x7D {
                 i += 1
             } else {
                 while true {
                     guard let (member, text) = key(cursor: &cursor), take(0x3A), let value = value() else { return nil }
+                    defer { if member != nil || text?.utf8.first != ODataEntityDecoder.at { pastProperties = true } }
                     if let member {
-                        guard seen[member] != number, case .property(let property) = reader.plan.members[member],
-                              let decoded = try? reader.decoder.decodeProperty(value, property, depth: 0) else { return nil }
+                        guard seen[member] != number else { return nil }
                         seen[member] = number
-                        let slot = reader.memberSlots[member]
-                        if slot >= 0 {
-                            values[slot] = decoded
-                        } else {
-                            dynamic.append(ODataProperty(property.name, decoded))
+                        switch reader.plan.members[member] {
+                        case .property(let property):
+                            guard let decoded = try? reader.decoder.decodeProperty(value, property, depth: 0) else { return nil }
+                            let slot = reader.memberSlots[member]
+                            if slot >= 0 {
+                                values[slot] = decoded
+                            } else {
+                                dynamic.append(ODataProperty(property.name, decoded))
+                            }
+                        case .navigation(_, let target, _):
+                            // Only what leaves nothing to store: null, or V2's deferred link.
+                            guard reader.decoder.plans.plan(target) != nil, Self.isDeferred(value) else { return nil }
                         }
                     } else {
-                        guard let text, !controls.contains(text), annotation(text, value, etag: &etag) else { return nil }
+                        guard let text, !controls.contains(text) else { return nil }
+                        if text == "__metadata" {
+                            guard metadata(value, etag: &etag, typed: !pastProperties) else { return nil }
+                        } else {
+                            guard annotation(text, value, etag: &etag) else { return nil }
+                        }
                         controls.append(text)
                     }
                     guard let more = memberEnd() else { return nil }
@@ -300,6 +346,43 @@ public struct ODataFlatPageReader: Sendable {
             }
             for member in reader.requiredMembers where seen[member] != number { return nil }
             return Entity(record: EntityRecord(values: values, dynamicProperties: dynamic), etag: etag)
+        }
+
+        /// A navigation value that the general reader reads as no content (null) or as a
+        /// deferred link (`{"__deferred":{"uri":…}}`).
+        static func isDeferred(_ value: JSONValue) -> Bool {
+            switch value {
+            case .null: return true
+            case .object(let object):
+                guard case .object(let inner)? = object["__deferred"], case .string? = inner["uri"] else { return false }
+                return true
+            default: return false
+            }
+        }
+
+        /// V2's `__metadata`: control strings as the general reader takes them (the ETag kept),
+        /// and, when it comes before the properties (`typed`), a type only when it names the
+        /// entity type itself.
+        func metadata(_ value: JSONValue, etag: inout String?, typed: Bool) -> Bool {
+            guard case .object(let object) = value else { return false }
+            for (key, member) in object {
+                switch key {
+                case "uri", "id", "media_src", "edit_media", "content_type", "media_etag":
+                    guard Self.isControlString(member) else { return false }
+                case "etag":
+                    switch member {
+                    case .string(let text): etag = text
+                    case .null: etag = nil
+                    default: return false
+                    }
+                case "type":
+                    guard typed else { continue }
+                    guard case .string(let name) = member, name == reader.typeName else { return false }
+                default:
+                    continue
+                }
+            }
+            return true
         }
 
         /// An entity's instance annotation (`@…`) that the general reader takes as control
