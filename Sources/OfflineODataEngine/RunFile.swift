@@ -67,17 +67,20 @@ final class RunWriter: @unchecked Sendable {  // owned by one flush at a time
     private let file: any EngineFile
     private let codec: FrameCodec
     private let blockSize: Int
-    private var pending: [UInt8] = []
-    private var written: UInt64 = 0
-    private var leaf: BlockBuilder
-    private var levels: [BlockBuilder] = []
-    private var levelBlockCounts: [Int] = []
-    private var lastKey: [UInt8] = []
-    private var info: RunInfo
+    // Owned by one thread at a time, so the runtime exclusivity checks on the state `add`
+    // touches for every entry are skipped (with those of `BulkLoad`, about 14 % of a bulk
+    // download's puts).
+    @exclusivity(unchecked) private var pending: [UInt8] = []
+    @exclusivity(unchecked) private var written: UInt64 = 0
+    @exclusivity(unchecked) private var leaf: BlockBuilder
+    @exclusivity(unchecked) private var levels: [BlockBuilder] = []
+    @exclusivity(unchecked) private var levelBlockCounts: [Int] = []
+    @exclusivity(unchecked) private var lastKey: [UInt8] = []
+    @exclusivity(unchecked) private var info: RunInfo
     /// Hashes of the keys of the filter partition being filled (at most `BloomFilter.partitionKeys`).
-    private var partitionHashes: [UInt64] = []
+    @exclusivity(unchecked) private var partitionHashes: [UInt64] = []
     /// Per written partition: its last key and its filter frame.
-    private var filterIndex = BlockBuilder(isLeaf: false, capacity: 4096)
+    @exclusivity(unchecked) private var filterIndex = BlockBuilder(isLeaf: false, capacity: 4096)
 
     /// `expectedEntries` is no longer needed to size the filter (partitions are sized when they
     /// are cut); it reserves the partition buffer.
