@@ -88,12 +88,23 @@ struct MergeCursor {
     let forward: Bool
     /// Include tombstones (compaction needs them; readers do not).
     let includeTombstones: Bool
+    /// With many sources (a merge of a bulk load's sorted chunks, a compaction of many runs):
+    /// the live sources as a binary heap, smallest key first going forward (largest going
+    /// backward), newest source first among equal keys. A step then costs about log2(k)
+    /// comparisons instead of the 2k of comparing every source (in a 1M-entity download's merge
+    /// of small runs, memcmp was 16 % of the applying thread). Nil with few sources.
+    private var heap: [Int]?
+    /// The current key, copied before the sources at it step (heap path only).
+    private var stepped: [UInt8] = []
+    /// Sources from which the heap is used.
+    static let heapSources = 8
 
     init(sources: [SourceCursor], forward: Bool, includeTombstones: Bool = false) {
         self.sources = sources
         self.valid = Array(repeating: false, count: sources.count)
         self.forward = forward
         self.includeTombstones = includeTombstones
+        if sources.count >= Self.heapSources { heap = [] }
     }
 
     var isValid: Bool { best >= 0 }
@@ -139,7 +150,61 @@ struct MergeCursor {
             valid[i] = inRange
             if inRange { live += 1 }
         }
+        if heap != nil {
+            var h = sources.indices.filter { valid[$0] }
+            for i in stride(from: h.count / 2 - 1, through: 0, by: -1) { siftDown(&h, i) }
+            heap = h
+        }
         try settle()
+    }
+
+    // MARK: heap path
+
+    /// Whether source `a` comes before source `b`: its key first in the cursor's direction,
+    /// or the same key in a newer source.
+    @inline(__always)
+    private func before(_ a: Int, _ b: Int) -> Bool {
+        let c = SourceCursor.compare(sources[a], sources[b])
+        if c != 0 { return forward ? c < 0 : c > 0 }
+        return a < b
+    }
+
+    private func siftDown(_ h: inout [Int], _ start: Int) {
+        var i = start
+        while true {
+            let l = 2 * i + 1
+            guard l < h.count else { return }
+            var m = l
+            if l + 1 < h.count, before(h[l + 1], h[l]) { m = l + 1 }
+            guard before(h[m], h[i]) else { return }
+            h.swapAt(i, m)
+            i = m
+        }
+    }
+
+    /// Steps the source on top of the heap and restores the order (it leaves when exhausted).
+    private mutating func stepTop(_ h: inout [Int]) throws(EngineError) {
+        let top = h[0]
+        try sources[top].step(forward: forward)
+        if !sources[top].isValid {
+            valid[top] = false
+            live -= 1
+            h[0] = h[h.count - 1]
+            h.removeLast()
+        }
+        if !h.isEmpty { siftDown(&h, 0) }
+    }
+
+    /// `advancePastCurrent` on the heap: steps every source at the current key.
+    private mutating func heapAdvancePastCurrent() throws(EngineError) {
+        guard var h = heap, !h.isEmpty else { return }
+        heap = nil
+        defer { heap = h }
+        sources[h[0]].withKey { stepped.removeAll(keepingCapacity: true); stepped.append(contentsOf: $0) }
+        try stepTop(&h)
+        while !h.isEmpty, stepped.withUnsafeBytes({ k in sources[h[0]].withKey { compareBytes($0, k) } }) == 0 {
+            try stepTop(&h)
+        }
     }
 
     mutating func next() throws(EngineError) {
@@ -169,6 +234,7 @@ struct MergeCursor {
 
     /// Steps every source positioned at the current key (the winner and the versions it shadows).
     private mutating func advancePastCurrent() throws(EngineError) {
+        if heap != nil { return try heapAdvancePastCurrent() }
         let current = sources[best]
         for i in sources.indices where i != best && valid[i] && SourceCursor.compare(sources[i], current) == 0 {
             try sources[i].step(forward: forward)
@@ -182,13 +248,17 @@ struct MergeCursor {
     private mutating func settle() throws(EngineError) {
         while true {
             best = -1
-            for i in sources.indices where valid[i] {
-                if best < 0 {
-                    best = i
-                    continue
+            if let h = heap {
+                if let top = h.first { best = top }
+            } else {
+                for i in sources.indices where valid[i] {
+                    if best < 0 {
+                        best = i
+                        continue
+                    }
+                    let c = SourceCursor.compare(sources[i], sources[best])
+                    if forward ? c < 0 : c > 0 { best = i }
                 }
-                let c = SourceCursor.compare(sources[i], sources[best])
-                if forward ? c < 0 : c > 0 { best = i }
             }
             guard best >= 0 else { return }
             if includeTombstones || !sources[best].isTombstone {
