@@ -278,17 +278,22 @@ public struct ODataFlatPageReader: Sendable {
             guard take(0x22) else { return nil }
             let start = i
             let end = JSONScanner.skipPlainASCII(buffer, from: start)
+            let text: String
             if end < buffer.count, buffer[end] == 0x22 {
-                let names = reader.memberBytes
-                if cursor < names.count, names[cursor].count == end - start,
-                   names[cursor].withUnsafeBufferPointer({ JSONScanner.bytesEqual($0, UnsafeBufferPointer(rebasing: buffer[start..<end])) }) {
-                    i = end + 1
+                let plain = UnsafeBufferPointer(rebasing: buffer[start..<end])
+                i = end + 1
+                if cursor < reader.memberBytes.count, reader.memberBytes[cursor].count == plain.count,
+                   reader.memberBytes[cursor].withUnsafeBufferPointer({ JSONScanner.bytesEqual($0, plain) }) {
                     cursor += 1
                     return (cursor - 1, nil)
                 }
+                // Plain ASCII (no escape, no control character): the bytes are the name.
+                text = String(decoding: plain, as: UTF8.self)
+            } else {
+                i = start - 1
+                guard let decoded = string() else { return nil }
+                text = decoded
             }
-            i = start - 1
-            guard let text = string() else { return nil }
             if text.utf8.first != ODataEntityDecoder.at, let found = reader.plan.index[text] {
                 cursor = found + 1
                 return (found, text)
