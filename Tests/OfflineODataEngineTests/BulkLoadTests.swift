@@ -181,4 +181,46 @@ import Testing
         try snapshot.scan(in: other) { _, _ in others += 1; return true }
         #expect(others == 10)
     }
+    /// A load's small runs are merged into one at install; a tree streamed whole and at least
+    /// `chunkBytes` stays the run it was written as (merging it would write it twice), but not
+    /// when it overlaps another run of the load.
+    @Test("install merges a load's small runs and keeps a large streamed tree as written")
+    func installKeepsLargeStreams() throws {
+        let dir = TempDir("streams")
+        defer { dir.cleanup() }
+        let db = try StorageEngine.open(path: dir.store, options: .quick())
+        let streamed = try db.tree("s")
+        let sorted = try db.tree("t")
+        let tiny = try db.tree("u")
+        let big = [UInt8](repeating: 0x42, count: 600)
+        let load = try db.bulkLoad(chunkBytes: 4096)
+        let middle = try db.tree("m")
+        for i in 0..<200 { try load.put(key(i), big, in: streamed) }  // 120 KB in key order: most of the load
+        for i in 0..<20 { try load.put(key(i), big, in: middle) }  // 12 KB: under a quarter, over chunkBytes
+        for i in (0..<300).reversed() { try load.put(key(i), bytes("t\(i)"), in: sorted) }  // chunks
+        try load.put(key(1), bytes("u1"), in: tiny)
+        try db.install(load)
+        let runs = try db.snapshot().runs
+        #expect(runs.count == 3, "both streamed trees, and one run merged from the chunks and the tiny tree: \(runs.map(\.info))")
+        #expect(runs.contains { $0.info.entryCount == 200 && $0.info.rawBytes >= 120_000 })
+        #expect(runs.contains { $0.info.entryCount == 20 && $0.info.rawBytes >= 12_000 })
+        #expect(try db.get(key(19), in: middle) == big)
+        #expect(try db.get(key(199), in: streamed) == big)
+        #expect(try db.get(key(0), in: sorted) == bytes("t0"))
+        #expect(try db.get(key(1), in: tiny) == bytes("u1"))
+
+        // A large stream that the same tree's chunks overlap (the tree turned to sorting) is
+        // merged with them: the newer chunk records must win over it.
+        let again = try db.bulkLoad(chunkBytes: 4096)
+        let other = try db.tree("v")
+        let large = try db.tree("w")
+        for i in 0..<200 { try again.put(key(i), big, in: large) }
+        for i in 0..<20 { try again.put(key(i), big, in: other) }
+        for i in (0..<10).reversed() { try again.put(key(i * 2), bytes("v\(i * 2)"), in: other) }
+        try db.install(again)
+        #expect(try db.snapshot().runs.count == 5, "the earlier three, the large tree, and one merged run")
+        #expect(try db.get(key(10), in: other) == bytes("v10"))
+        #expect(try db.get(key(11), in: other) == big)
+        #expect(try db.check().isClean)
+    }
 }

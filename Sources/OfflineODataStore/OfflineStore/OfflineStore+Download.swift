@@ -88,6 +88,11 @@ struct DownloadApply {
     /// Entities with a server image and their local stored value (nil: deleted locally),
     /// loaded by the first transaction.
     var pending: [EntityMember: [UInt8]?]?
+    /// False when the defining query had no member when staging began (its first download):
+    /// every member at the end is then of this generation, and the pass that removes the
+    /// others is skipped (at 727k entities it read every membership row again, about 0.3 s).
+    /// Nil after a crash: the pass runs.
+    var hadMembers: Bool?
 
     var name: String { marker.name }
     var set: String { marker.set }
@@ -271,7 +276,17 @@ struct DownloadApply {
         let scan = try writer.currentReader()
         var cursor = try scan.systemScan(tree: OfflineStoreFormat.membershipTree, from: prefix, to: OfflineStoreFormat.end(of: prefix),
                                          fillCache: false)
-        var done = false
+        // Nothing can be stale when nothing was there before: only the event and the end.
+        var done = hadMembers == false
+        if done {
+            var next = marker
+            try service.perform(in: writer) { (tx: inout ServiceTransaction) throws(ODataError) in
+                try loadState(&next, tx.batch)
+                try finishDownload(&tx, counts: next, pages: next.pages)
+                try tx.batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey)
+            }
+            marker = next
+        }
         while !done {
             var next = marker
             try service.perform(in: writer) { (tx: inout ServiceTransaction) throws(ODataError) in
@@ -328,6 +343,10 @@ struct DownloadApply {
     /// load when the set is fresh (§7.4).
     private mutating func beginStaging(_ checks: PageReadAhead) throws(ODataError) {
         var next = marker
+        let prefix = OfflineStoreFormat.membershipPrefix(name)
+        var members = try writer.currentReader().systemScan(tree: OfflineStoreFormat.membershipTree, from: prefix,
+                                                            to: OfflineStoreFormat.end(of: prefix), fillCache: false)
+        hadMembers = try members.next() != nil
         try writer.write { (batch: inout EntityWriteBatch) throws(ODataError) in
             next.generation = try Self.lastGeneration(name, batch) &+ 1
             try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey, value: next.encode())
