@@ -60,13 +60,22 @@ struct StoreDriver {
         return (executable, ["worker", peer.rawValue, String(orders), dir, "--updates", String(updates)])
     }
 
+    /// Rounds at a size: `rounds`, times 3 under 100,000 SalesOrders and times 5 under 10,000.
+    /// A small size's run takes a second or less, where this shared machine's noise moved one
+    /// peer's median by up to 30 % between runs (the encryption overhead at 100k read +12 %
+    /// in one run and +31 % in the next, −13 % at 1M); more rounds cost little there.
+    func rounds(orders: Int) -> Int {
+        max(rounds, 1) * (orders < 10_000 ? 5 : orders < 100_000 ? 3 : 1)
+    }
+
     func run() throws {
         var report = StoreReport(driver: self)
         for (index, orders) in sizes.enumerated() {
             // The CSV's scale: the nominal entity count when sizes were given in entities.
             let scale = entitySizes.isEmpty ? orders : entitySizes[index]
             var results: [StorePeer: [String: [Double]]] = [:]
-            for round in 0..<max(rounds, 1) {
+            let rounds = rounds(orders: orders)
+            for round in 0..<rounds {
                 let shift = round % peers.count
                 for peer in peers[shift...] + peers[..<shift] {
                     let dir = "\(work)/\(peer.rawValue)-\(orders)-\(round)"
