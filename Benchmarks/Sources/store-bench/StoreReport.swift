@@ -58,12 +58,16 @@ struct StoreReport {
                     format: Self.duration, csv: nil),
             Measure(title: "updates per second", lowerIsBetter: false, value: { m in m("update_total_s").flatMap { $0 > 0 ? Double(updates) / $0 : nil } },
                     format: { Self.fmt($0, 0) }, csv: ("update.rate", "updates/s", 1)),
-            Measure(title: "reopen to first query (close → open → one key read; median of 9)", lowerIsBetter: true,
+            Measure(title: "reopen to first query (close → open → one key read; median of 9; ours takes the model parsed from the same `$metadata` by the first open)", lowerIsBetter: true,
                     value: { $0("reopen_first_query_s") }, format: Self.duration, csv: ("reopen.first-query", "ms", 1e3)),
             Measure(title: "peak RSS of the worker after the download", lowerIsBetter: true, value: { $0("download_rss") },
                     format: { Self.fmt($0 / 1_048_576, 1) + " MiB" }, csv: ("download.peak-rss", "MiB", 1 / 1_048_576)),
             Measure(title: "store size after the run", lowerIsBetter: true, value: { $0("size_bytes") },
                     format: { Self.fmt($0 / 1_000_000, 1) + " MB" }, csv: ("size.after-run", "MB", 1e-6)),
+            // Ours only: the reopens above take the model parsed from the same `$metadata` by an
+            // earlier open of the process; the first open of a process parses it.
+            Measure(title: "open + first query in a new process (ours: parses `$metadata` too; once)", lowerIsBetter: true,
+                    value: { $0("reopen_cold_s") }, format: Self.duration, csv: ("reopen.new-process", "ms", 1e3)),
         ]
     }
 
@@ -113,7 +117,10 @@ struct StoreReport {
         let ours = reader(.ours)
         if let reopen = ours("reopen_first_query_s") {
             let ms = reopen * 1000
-            goals.append("| open + first query after clean close (excluding KDF), offline store, \(label) | ≤ 10 ms | ≤ 2 ms | \(Self.fmt(ms)) ms | \(ms <= 2 ? "goal met" : (ms <= 10 ? "bar met, goal not met" : "not met")) |")
+            // A reopen in the process takes the model an earlier open parsed; the first open of
+            // a new process (parsing `$metadata`, first use of everything) is shown beside it.
+            let cold = ours("reopen_cold_s").map { "; first open of a new process, parsing `$metadata`: \(Self.fmt($0 * 1000)) ms" } ?? ""
+            goals.append("| open + first query after clean close (excluding KDF), offline store, \(label) | ≤ 10 ms | ≤ 2 ms | \(Self.fmt(ms)) ms (reopen in the process\(cold)) | \(ms <= 2 ? "goal met" : (ms <= 10 ? "bar met, goal not met" : "not met")) |")
         }
         if let rss = ours("download_rss") {
             if let s = smaller, s.entities >= entities { smaller = nil }

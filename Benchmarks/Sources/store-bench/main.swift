@@ -12,7 +12,8 @@
 //      latency, updates/s;
 //   3. reopen to first query: close, then open (raw key for ours and SQLCipher, no KDF) and read
 //      one order by key; wall time, median of STORE_BENCH_REOPENS (default 9) reopens, each
-//      reading another key.
+//      reading another key (a reopen takes the model an earlier open parsed from the same
+//      `$metadata`); ours also once in a new process (`store-bench reopen-once`), which parses it.
 // Peers (`--peers`, default all): ours (encrypted), ours-plain (unencrypted opt-out), sqlite-typed,
 // sqlcipher-typed (run by `sqlcipher-worker store`, found next to store-bench; left out with a
 // note when it is not built).
@@ -32,6 +33,9 @@ do {
         case .sqlcipherTyped?: fail("sqlcipher-typed runs in `sqlcipher-worker store`, not in store-bench")
         case nil: fail("worker: unknown peer \(arguments[1])")
         }
+    } else if arguments.first == "reopen-once", arguments.count >= 4, let orders = Int(arguments[2]), orders > 0,
+              let peer = StorePeer.named(arguments[1]), peer == .ours || peer == .oursPlain {
+        try await OursWorker.reopenOnce(orders: orders, directory: arguments[3], encrypted: peer == .ours, cacheBytes: cacheBytes)
     } else if arguments.first == "run" {
         try StoreDriver.fromArguments().run()
     } else {

@@ -189,6 +189,37 @@ import Testing
         let back = try await OfflineStore.open(metadata: Array(additive.utf8), parameters: OfflineFixtures.parameters(dir))
         try back.close()
     }
+
+    /// Opens keep the models of the last documents they parsed (`OfflineStore.parsedModel`):
+    /// the model must always be the one of the bytes given, whatever was parsed before, and bad
+    /// bytes stay an error (not a kept model).
+    @Test("a reopen takes the model parsed from the same metadata bytes, and only from those")
+    func parsedModelsMatchTheirBytes() throws {
+        let xml = OfflineFixtures.sales.metadataXML()
+        func with(_ extra: String) -> [UInt8] {
+            Array(xml.replacingOccurrences(of: #"<Property Name="Note""#,
+                                           with: #"<Property Name="\#(extra)" Type="Edm.String" Nullable="true"/><Property Name="Note""#).utf8)
+        }
+        func properties(_ model: ServiceModel) -> [String] {
+            (model.entityType(ofSet: "SalesOrders")?.properties.map(\.name) ?? []).filter { $0.hasPrefix("Extra") }
+        }
+        let documents = (0..<(OfflineStore.parsedModelsKept + 2)).map { with("Extra\($0)") }
+        // Same length, one byte apart: a match by size (or a prefix) would take the wrong model.
+        #expect(documents[0].count == documents[1].count)
+        for round in 0..<2 {
+            for (i, document) in documents.enumerated() {
+                let model = try OfflineStore.parsedModel(document)
+                #expect(properties(model) == ["Extra\(i)"], "round \(round), document \(i)")
+                // A copy in another buffer is the same document.
+                #expect(properties(try OfflineStore.parsedModel(Array(document[...]))) == ["Extra\(i)"])
+                #expect(model.entitySet(named: "RequestQueue") != nil, "the system sets are added")
+            }
+        }
+        var bad = documents[0]
+        bad[bad.count / 2] = UInt8(ascii: "<")
+        #expect(throws: ODataError.self) { _ = try OfflineStore.parsedModel(bad) }
+        #expect(properties(try OfflineStore.parsedModel(documents[0])) == ["Extra0"])
+    }
 }
 
 extension OfflineTempDir {
