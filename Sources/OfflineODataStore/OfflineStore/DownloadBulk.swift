@@ -34,7 +34,7 @@ struct DownloadBulk {
                     guard let key = try? EntityWriteBatch.indexKey(index, entry.record, entry.keyBytes, info: info) else { return nil }
                     indexKeys.append(key)
                 }
-                out.append(Entry(key: entry.keyBytes, value: entry.value, indexKeys: indexKeys,
+                out.append(Entry(key: entry.keyBytes, keyHash: KeyFilter.hash(entry.keyBytes), value: entry.value, indexKeys: indexKeys,
                                  membershipKey: OfflineStoreFormat.membershipKey(name, set: info.name, keyBytes: entry.keyBytes)))
             }
             return out
@@ -45,6 +45,8 @@ struct DownloadBulk {
     /// membership row's key.
     struct Entry: Sendable {
         let key: [UInt8]
+        /// `KeyFilter.hash(key)`, computed by the reader (the applying thread only looks it up).
+        let keyHash: UInt64
         let value: [UInt8]
         let indexKeys: [[UInt8]]
         let membershipKey: [UInt8]
@@ -73,14 +75,30 @@ struct DownloadBulk {
     /// if so they are recorded as taken. An entity twice in a download would leave the index
     /// entries of its first version behind, so such a page (or one the filter cannot clear)
     /// takes the commit way, which replaces versions.
-    mutating func takeKeys(_ keys: some Collection<[UInt8]>) -> Bool {
+    mutating func takeKeys(_ entries: [Entry]) -> Bool {
+        // Keys that ascend from past the last key taken (a download in key order) are all new
+        // and none is twice in the page: no lookup at all.
+        var ascending = true
+        var previous = lastKey
+        for entry in entries {
+            if let previous, ResultCollector.compareBytes(previous, entry.key) >= 0 {
+                ascending = false
+                break
+            }
+            previous = entry.key
+        }
+        if ascending {
+            for entry in entries { taken.insert(entry.keyHash) }
+            lastKey = previous
+            return true
+        }
         var last = lastKey
         var page: Set<UInt64> = []
-        page.reserveCapacity(keys.count)
-        for key in keys {
-            let hash = KeyFilter.hash(key)
+        page.reserveCapacity(entries.count)
+        for entry in entries {
+            let key = entry.key, hash = entry.keyHash
             guard page.insert(hash).inserted else { return false }
-            if let previous = last, !previous.lexicographicallyPrecedes(key) {
+            if let previous = last, ResultCollector.compareBytes(previous, key) >= 0 {
                 // Not past every key taken: it must not be in the filter either.
                 if taken.mightContain(hash) { return false }
             } else {
@@ -94,7 +112,7 @@ struct DownloadBulk {
 
     /// Takes a page whose records a reader made, or nothing (false).
     mutating func add(records entries: [Entry]) throws(ODataError) -> Bool {
-        guard takeKeys(entries.lazy.map(\.key)) else { return false }
+        guard takeKeys(entries) else { return false }
         try mapEngine("loading a downloaded page") { () throws(EngineError) in
             for entry in entries {
                 try load.put(entry.key, entry.value, in: info.tree)
