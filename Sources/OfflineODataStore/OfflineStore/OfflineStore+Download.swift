@@ -277,21 +277,14 @@ struct DownloadApply {
         var cursor = try scan.systemScan(tree: OfflineStoreFormat.membershipTree, from: prefix, to: OfflineStoreFormat.end(of: prefix),
                                          fillCache: false)
         // Nothing can be stale when nothing was there before: only the event and the end.
-        var done = hadMembers == false
-        if done {
-            var next = marker
-            try service.perform(in: writer) { (tx: inout ServiceTransaction) throws(ODataError) in
-                try loadState(&next, tx.batch)
-                try finishDownload(&tx, counts: next, pages: next.pages)
-                try tx.batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey)
-            }
-            marker = next
-        }
+        let nothingStale = hadMembers == false
+        var done = false
         while !done {
             var next = marker
             try service.perform(in: writer) { (tx: inout ServiceTransaction) throws(ODataError) in
                 try loadState(&next, tx.batch)
-                done = try removeStale(&cursor, prefix: prefix, cursorIsCurrent: true, into: &tx, counts: &next, limit: 4096)
+                done = nothingStale
+                if !done { done = try removeStale(&cursor, prefix: prefix, cursorIsCurrent: true, into: &tx, counts: &next, limit: 4096) }
                 if done {
                     try finishDownload(&tx, counts: next, pages: next.pages)
                     try tx.batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey)
