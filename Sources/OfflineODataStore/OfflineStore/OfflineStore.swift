@@ -97,6 +97,15 @@ public final class OfflineStore: Sendable {
     private static let parsedModels = Mutex<[(metadata: [UInt8], model: ServiceModel)]>([])
     static let parsedModelsKept = 2
 
+    /// Drops the service models kept from earlier opens (a memory-pressure handler may call
+    /// it). Open stores keep their own model; the next open parses its `$metadata` again.
+    public static func forgetParsedMetadata() {
+        parsedModels.withLock { $0.removeAll() }
+    }
+
+    /// How many parsed models are kept now (at most `parsedModelsKept`).
+    static var parsedModelCount: Int { parsedModels.withLock { $0.count } }
+
     /// The service model of `metadata` (with the system sets), parsed or kept from an earlier open.
     static func parsedModel(_ metadata: [UInt8]) throws(ODataError) -> ServiceModel {
         func same(_ a: [UInt8], _ b: [UInt8]) -> Bool {

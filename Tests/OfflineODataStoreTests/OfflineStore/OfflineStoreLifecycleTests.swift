@@ -219,6 +219,11 @@ import Testing
         bad[bad.count / 2] = UInt8(ascii: "<")
         #expect(throws: ODataError.self) { _ = try OfflineStore.parsedModel(bad) }
         #expect(properties(try OfflineStore.parsedModel(documents[0])) == ["Extra0"])
+        #expect(OfflineStore.parsedModelCount <= OfflineStore.parsedModelsKept)
+        OfflineStore.forgetParsedMetadata()
+        // Other tests open stores at the same time, so only the model's correctness is checked
+        // after forgetting (the count may grow again at once).
+        #expect(properties(try OfflineStore.parsedModel(documents[1])) == ["Extra1"])
     }
 }
 
