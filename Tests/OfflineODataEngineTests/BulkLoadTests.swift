@@ -223,4 +223,62 @@ import Testing
         #expect(try db.get(key(11), in: other) == big)
         #expect(try db.check().isClean)
     }
+    /// A large install merge is split at a key into two runs written at once on two threads
+    /// (`parallelMergeEntries`, lowered here): every key must still read its newest value (the
+    /// memtable's tombstone included), the two runs must not overlap, and a reopen agrees.
+    @Test("a large install merge is written as two runs that do not overlap, with the same result")
+    func splitMerge() throws {
+        let dir = TempDir("split")
+        defer { dir.cleanup() }
+        var db = try StorageEngine.open(path: dir.store, options: .quick())
+        let tree = try db.tree("t")
+        var model: [Int: [UInt8]] = [:]
+        try db.write { b in
+            for i in stride(from: 0, to: 3000, by: 2) { b.put(key(i), bytes("old-\(i)"), in: tree) }
+        }
+        for i in stride(from: 0, to: 3000, by: 2) { model[i] = bytes("old-\(i)") }
+        try db.compactNow()
+        // Out of order: many small chunks, each spanning the key space.
+        let loaded = (0..<2500).map { n in (n * 7919) % 2999 + (n % 3 == 0 ? 0 : 1) }
+        // Memtable writes (older than the load) the load leaves alone, at both ends of the key
+        // space, so each half of the split merge must take them.
+        let untouched = stride(from: 0, to: 3000, by: 2).filter { !loaded.contains($0) }
+        let gone = try #require(untouched.first), goneToo = try #require(untouched.last)
+        let kept = untouched[1], keptToo = untouched[untouched.count - 2]
+        try db.write { b in
+            for i in [gone, goneToo] { b.delete(key(i), in: tree) }
+            for i in [kept, keptToo] { b.put(key(i), bytes("memtable"), in: tree) }
+        }
+        for i in [gone, goneToo] { model[i] = nil }
+        for i in [kept, keptToo] { model[i] = bytes("memtable") }
+        let before = Set(try db.snapshot().runs.map(\.number))
+        let load = try db.bulkLoad(chunkBytes: 4096)
+        load.parallelMergeEntries = 100
+        for (n, i) in loaded.enumerated() {
+            try load.put(key(i), bytes("bulk-\(n)"), in: tree)
+            model[i] = bytes("bulk-\(n)")
+        }
+        try db.install(load)
+        let added = try db.snapshot().runs.filter { !before.contains($0.number) }
+        #expect(added.count == 2, "two merged runs: \(added.map(\.info))")
+        if added.count == 2 {
+            let (a, b) = (added[0].info, added[1].info)
+            #expect(compareBytes(a.maxKey, b.minKey) < 0 || compareBytes(b.maxKey, a.minKey) < 0, "the two runs overlap")
+        }
+        for db in [db] {
+            var seen: [Int: [UInt8]] = [:]
+            try db.snapshot().scan(in: tree) { k, v in
+                seen[Int(String(decoding: k.dropFirst(4), as: UTF8.self)) ?? -1] = v
+                return true
+            }
+            #expect(seen == model)
+        }
+        #expect(try db.check().isClean)
+        try db.close()
+        db = try StorageEngine.open(path: dir.store, options: .quick())
+        defer { try? db.close() }
+        #expect(try db.get(key(gone), in: tree) == nil)
+        #expect(try db.get(key(goneToo), in: tree) == nil)
+        for (i, v) in model { #expect(try db.get(key(i), in: tree) == v) }
+    }
 }
