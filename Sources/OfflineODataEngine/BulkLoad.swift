@@ -190,7 +190,9 @@ public final class BulkLoad: @unchecked Sendable {
         let group = DispatchGroup()
         for i in ranges.indices.dropFirst() {
             group.enter()
-            DispatchQueue.global().async { [self] in
+            // A serial queue runs on a thread of its own; the global queue shares its threads
+            // with Swift concurrency, where the calling task blocks in `wait` below.
+            DispatchQueue(label: "OfflineODataEngine.bulk.merge").async { [self] in
                 results.set(i, Result { () throws(EngineError) in
                     try mergeRange(sources, older: older, from: ranges[i].from, to: ranges[i].to, expected: expected / ranges.count)
                 })
