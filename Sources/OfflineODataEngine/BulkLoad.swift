@@ -252,15 +252,7 @@ public final class BulkLoad: @unchecked Sendable {
         var merge = MergeCursor(sources: sources, forward: true, includeTombstones: older != nil)
         let writer = try newWriter(expected: max(expected, 1))
         do throws(EngineError) {
-            try merge.seek(from ?? [], end: end)
-            while merge.isValid {
-                if let end, merge.withEntry({ k, _ in end.withUnsafeBytes { compareBytes(k, $0) } }) >= 0 { break }
-                let added: Result<Void, EngineError> = merge.withEntry { k, v in
-                    Result { () throws(EngineError) in try writer.add(key: k, value: v) }
-                }
-                try added.get()
-                try merge.next()
-            }
+            _ = try StorageEngine.copy(&merge, to: writer, from: from ?? [], to: end)
         } catch {
             writer.abandon()
             throw error

@@ -102,11 +102,12 @@ extension StorageEngine {
 
     /// Writes every entry of `merge`, from its first, to `writer`; `every4096` is called with the
     /// count after each 4,096 entries (cancellation, progress). Returns the count.
-    static func copy(_ merge: inout MergeCursor, to writer: RunWriter,
+    static func copy(_ merge: inout MergeCursor, to writer: RunWriter, from start: [UInt8] = [], to end: [UInt8]? = nil,
                      every4096: ((UInt64) throws(EngineError) -> Void)? = nil) throws(EngineError) -> UInt64 {
-        try merge.seek([])
+        try merge.seek(start, end: end)
         var written: UInt64 = 0
         while merge.isValid {
+            if let end, merge.withEntry({ k, _ in end.withUnsafeBytes { compareBytes(k, $0) } }) >= 0 { break }
             let added: Result<Void, EngineError> = merge.withKey { k in
                 merge.withValue { v in Result { () throws(EngineError) in try writer.add(key: k, value: v) } }
             }

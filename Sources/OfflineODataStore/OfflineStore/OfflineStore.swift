@@ -2,11 +2,6 @@ import OfflineODataEngine
 import OfflineODataModel
 import OfflineODataQuery
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// An offline OData store (docs/OfflineStore.md): one storage engine folder
 /// (`<storePath>/<storeName>.oostore`) holding the entities of a service, the request queue
@@ -108,16 +103,7 @@ public final class OfflineStore: Sendable {
 
     /// The service model of `metadata` (with the system sets), parsed or kept from an earlier open.
     static func parsedModel(_ metadata: [UInt8]) throws(ODataError) -> ServiceModel {
-        func same(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-            guard a.count == b.count else { return false }
-            return a.withUnsafeBytes { x in
-                b.withUnsafeBytes { y in
-                    guard let px = x.baseAddress, let py = y.baseAddress else { return true }
-                    return memcmp(px, py, x.count) == 0
-                }
-            }
-        }
-        if let kept = parsedModels.withLock({ models in models.first { same($0.metadata, metadata) }?.model }) { return kept }
+        if let kept = parsedModels.withLock({ models in models.first { $0.metadata == metadata }?.model }) { return kept }
         let appModel: ServiceModel
         do {
             appModel = try ServiceModel.parse(metadata: metadata)
@@ -128,7 +114,7 @@ public final class OfflineStore: Sendable {
         }
         let model = try appModel.withOfflineSystemSets()
         parsedModels.withLock { models in
-            models.removeAll { same($0.metadata, metadata) }
+            models.removeAll { $0.metadata == metadata }
             models.insert((metadata, model), at: 0)
             if models.count > parsedModelsKept { models.removeLast(models.count - parsedModelsKept) }
         }
