@@ -92,6 +92,19 @@ public struct EntityCodec: Sendable {
         return out
     }
 
+    /// Appends `value` as `encode` writes it into slot `index`, with the same checks; false
+    /// where `encode` would throw (a value written straight from JSON, `EncodedSink`).
+    func append(_ value: ODataValue, asSlot index: Int, to out: inout [UInt8]) -> Bool {
+        guard index < layout.properties.count else { return false }
+        do throws(ODataError) {
+            if !fits(value, index) { try check(value, against: layout.properties[index]) }
+            try EntityValueEncoding.write(value, into: &out, path: "")
+        } catch {
+            return false
+        }
+        return true
+    }
+
     /// Writes a slot's end offset (4 bytes, little-endian, relative to the first slot) into the
     /// header's table (docs/EntityEncoding.md §2.1).
     private static func patchOffset(_ out: inout [UInt8], at position: Int, _ offset: UInt64) {

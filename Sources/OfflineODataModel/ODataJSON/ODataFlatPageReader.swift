@@ -31,6 +31,8 @@ public struct ODataFlatPageReader: Sendable {
     private let memberBytes: [[UInt8]]
     private let memberSlots: [Int]
     private let slotCount: Int
+    /// The layout's names, as given: an encoded read needs a codec of this very layout.
+    private let slotNames: [String]
     /// Member indices of the key properties, when entities must have them.
     private let requiredMembers: [Int]
 
@@ -52,22 +54,46 @@ public struct ODataFlatPageReader: Sendable {
         memberBytes = plan.memberNames.map { Array($0.utf8) }
         memberSlots = plan.memberNames.map { slotIndex[$0] ?? -1 }
         slotCount = slots.count
+        slotNames = slots
         requiredMembers = reader.options.requireKeyProperties ? plan.keyNames.map { plan.index[$0] ?? -1 } : []
         if requiredMembers.contains(-1) { return nil }
     }
 
     /// The page's entities, or nil when the general reader must read it.
     public func read(_ bytes: [UInt8]) -> [Entity]? {
-        guard bytes.count <= maxDocumentSize else { return nil }
+        var sink = RecordSink(slotCount: slotCount, decoder: decoder)
+        return scan(bytes, &sink) ? sink.entities : nil
+    }
+
+    /// One entity read in its stored form: the bytes `codec.encode` makes of the record `read`
+    /// gives (docs/EntityEncoding.md §2), and its ETag.
+    public struct EncodedEntity: Sendable {
+        public var codec: [UInt8]
+        public var etag: String?
+    }
+
+    /// The page's entities encoded by `codec` (the codec of the layout this reader was made for)
+    /// straight from the JSON, without a record in between: byte for byte what `codec.encode`
+    /// makes of the records `read` gives. Nil where `read` gives nil, where an entity has a
+    /// property the layout does not name, and where `encode` would throw: the caller then takes
+    /// the record way, which reports the entity (docs/OfflineStore.md §7.2).
+    public func readEncoded(_ bytes: [UInt8], codec: EntityCodec) -> [EncodedEntity]? {
+        guard codec.names == slotNames else { return nil }
+        var sink = EncodedSink(codec: codec, decoder: decoder)
+        return scan(bytes, &sink) ? sink.entities : nil
+    }
+
+    private func scan<Sink: FlatEntitySink>(_ bytes: [UInt8], _ sink: inout Sink) -> Bool {
+        guard bytes.count <= maxDocumentSize else { return false }
         return bytes.withUnsafeBufferPointer { buffer in
             var scan = Scan(buffer: buffer, reader: self)
-            return scan.page()
+            return scan.page(&sink)
         }
     }
 
     /// One pass over a page. Every method returns nil (or false) where the page leaves the
     /// flat shape or is not valid JSON; nothing is thrown.
-    private struct Scan {
+    struct Scan {
         let buffer: UnsafeBufferPointer<UInt8>
         let reader: ODataFlatPageReader
         var i = 0
@@ -174,57 +200,57 @@ public struct ODataFlatPageReader: Sendable {
             }
         }
 
-        mutating func page() -> [Entity]? {
-            if buffer.count >= 3, buffer[0] == 0xEF { return nil }
-            guard take(0x7B) else { return nil }
-            var entities: [Entity]?
+        /// The page into `sink`; false where it is not flat.
+        mutating func page<Sink: FlatEntitySink>(_ sink: inout Sink) -> Bool {
+            if buffer.count >= 3, buffer[0] == 0xEF { return false }
+            guard take(0x7B) else { return false }
+            var collections = 0
             var keys: [String] = []
             skipSpace()
             if i < buffer.count, buffer[i] == 0x7D {
-                return nil
+                return false
             }
             while true {
-                guard let key = string(), !keys.contains(key), take(0x3A) else { return nil }
+                guard let key = string(), !keys.contains(key), take(0x3A) else { return false }
                 keys.append(key)
                 if key == "value" || key == "d" {
                     // One collection per page: the general reader would keep the later one.
-                    guard entities == nil, let list = key == "value" ? elements() : verbose() else { return nil }
-                    entities = list
+                    collections += 1
+                    guard collections == 1, key == "value" ? elements(&sink) : verbose(&sink) else { return false }
                 } else {
-                    guard let value = value(), control(key, value) else { return nil }
+                    guard let value = value(), control(key, value) else { return false }
                 }
-                guard let more = memberEnd() else { return nil }
+                guard let more = memberEnd() else { return false }
                 if !more { break }
             }
             skipSpace()
-            guard i == buffer.count else { return nil }
-            return entities
+            return i == buffer.count && collections == 1
         }
 
         /// V2's `d`: the entities as an array, or an object with them in `results` and the
         /// `__count`, `__next` and `__delta` controls.
-        mutating func verbose() -> [Entity]? {
+        mutating func verbose<Sink: FlatEntitySink>(_ sink: inout Sink) -> Bool {
             skipSpace()
-            guard i < buffer.count else { return nil }
-            if buffer[i] == 0x5B { return elements() }
-            guard take(0x7B) else { return nil }
-            guard reader.jsonOptions.maxDepth >= 4 else { return nil }
+            guard i < buffer.count else { return false }
+            if buffer[i] == 0x5B { return elements(&sink) }
+            guard take(0x7B) else { return false }
+            guard reader.jsonOptions.maxDepth >= 4 else { return false }
             entityDepth = 4
-            var entities: [Entity]?
+            var results = false
             var keys: [String] = []
             while true {
-                guard let key = string(), !keys.contains(key), take(0x3A) else { return nil }
+                guard let key = string(), !keys.contains(key), take(0x3A) else { return false }
                 keys.append(key)
                 if key == "results" {
-                    guard let list = elements() else { return nil }
-                    entities = list
+                    guard elements(&sink) else { return false }
+                    results = true
                 } else {
-                    guard ["__count", "__next", "__delta"].contains(key), let value = value(), control(key, value) else { return nil }
+                    guard ["__count", "__next", "__delta"].contains(key), let value = value(), control(key, value) else { return false }
                 }
-                guard let more = memberEnd() else { return nil }
+                guard let more = memberEnd() else { return false }
                 if !more { break }
             }
-            return entities
+            return results
         }
 
         /// A top-level control member the general reader accepts as it is.
@@ -253,23 +279,20 @@ public struct ODataFlatPageReader: Sendable {
             }
         }
 
-        mutating func elements() -> [Entity]? {
-            guard take(0x5B) else { return nil }
-            var list: [Entity] = []
-            list.reserveCapacity(1024)
+        mutating func elements<Sink: FlatEntitySink>(_ sink: inout Sink) -> Bool {
+            guard take(0x5B) else { return false }
             skipSpace()
             if i < buffer.count, buffer[i] == 0x5D {
                 i += 1
-                return list
+                return true
             }
             while true {
-                guard let entity = entity() else { return nil }
-                list.append(entity)
+                guard entity(&sink) else { return false }
                 skipSpace()
-                guard i < buffer.count else { return nil }
+                guard i < buffer.count else { return false }
                 if buffer[i] == 0x2C { i += 1; continue }
-                if buffer[i] == 0x5D { i += 1; return list }
-                return nil
+                if buffer[i] == 0x5D { i += 1; return true }
+                return false
             }
         }
 
@@ -301,12 +324,11 @@ public struct ODataFlatPageReader: Sendable {
             return (nil, text)
         }
 
-        mutating func entity() -> Entity? {
-            guard take(0x7B) else { return nil }
+        mutating func entity<Sink: FlatEntitySink>(_ sink: inout Sink) -> Bool {
+            guard take(0x7B) else { return false }
             let number = entityNumber
             entityNumber += 1
-            var values = [ODataValue?](repeating: nil, count: reader.slotCount)
-            var dynamic: [ODataProperty] = []
+            sink.beginEntity()
             var etag: String?
             var controls: [String] = []
             var cursor = 0
@@ -318,39 +340,33 @@ public struct ODataFlatPageReader: Sendable {
                 i += 1
             } else {
                 while true {
-                    guard let (member, text) = key(cursor: &cursor), take(0x3A), let value = value() else { return nil }
+                    guard let (member, text) = key(cursor: &cursor), take(0x3A) else { return false }
                     defer { if member != nil || text?.utf8.first != ODataEntityDecoder.at { pastProperties = true } }
                     if let member {
-                        guard seen[member] != number else { return nil }
+                        guard seen[member] != number else { return false }
                         seen[member] = number
                         switch reader.plan.members[member] {
                         case .property(let property):
-                            guard let decoded = try? reader.decoder.decodeProperty(value, property, depth: 0) else { return nil }
-                            let slot = reader.memberSlots[member]
-                            if slot >= 0 {
-                                values[slot] = decoded
-                            } else {
-                                dynamic.append(ODataProperty(property.name, decoded))
-                            }
+                            guard sink.property(property, slot: reader.memberSlots[member], &self) else { return false }
                         case .navigation(_, let target, _):
                             // Only what leaves nothing to store: null, or V2's deferred link.
-                            guard reader.decoder.plans.plan(target) != nil, Self.isDeferred(value) else { return nil }
+                            guard let value = value(), reader.decoder.plans.plan(target) != nil, Self.isDeferred(value) else { return false }
                         }
                     } else {
-                        guard let text, !controls.contains(text) else { return nil }
+                        guard let value = value(), let text, !controls.contains(text) else { return false }
                         if text == "__metadata" {
-                            guard metadata(value, etag: &etag, typed: !pastProperties) else { return nil }
+                            guard metadata(value, etag: &etag, typed: !pastProperties) else { return false }
                         } else {
-                            guard annotation(text, value, etag: &etag) else { return nil }
+                            guard annotation(text, value, etag: &etag) else { return false }
                         }
                         controls.append(text)
                     }
-                    guard let more = memberEnd() else { return nil }
+                    guard let more = memberEnd() else { return false }
                     if !more { break }
                 }
             }
-            for member in reader.requiredMembers where seen[member] != number { return nil }
-            return Entity(record: EntityRecord(values: values, dynamicProperties: dynamic), etag: etag)
+            for member in reader.requiredMembers where seen[member] != number { return false }
+            return sink.endEntity(etag: etag)
         }
 
         /// A navigation value that the general reader reads as no content (null) or as a

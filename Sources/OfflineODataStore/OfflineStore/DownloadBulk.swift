@@ -23,19 +23,20 @@ struct DownloadBulk {
 
         /// The records of a page's entities, or nil when an entity cannot be stored as it is
         /// (the page then takes the commit way, which reports the entity).
-        func records(_ entries: [EntityWriteBatch.Prepared]) -> [Entry]? {
+        /// The index entries are read from the stored values (only the indexed properties).
+        func records(_ entries: [StagedPage.Entry]) -> [Entry]? {
             var out: [Entry] = []
             out.reserveCapacity(entries.count)
             for entry in entries {
-                guard entry.value.count <= WriteBatch.maxValueSize, entry.keyBytes.count <= StoreFormat.maxTreeKeyBytes else { return nil }
+                guard entry.value.count <= WriteBatch.maxValueSize, entry.key.count <= StoreFormat.maxTreeKeyBytes else { return nil }
                 var indexKeys: [[UInt8]] = []
                 indexKeys.reserveCapacity(indexes.count)
                 for index in indexes {
-                    guard let key = try? EntityWriteBatch.indexKey(index, entry.record, entry.keyBytes, info: info) else { return nil }
+                    guard let key = try? EntityWriteBatch.indexKey(index, stored: entry.value, entry.key, info: info) else { return nil }
                     indexKeys.append(key)
                 }
-                out.append(Entry(key: entry.keyBytes, keyHash: KeyFilter.hash(entry.keyBytes), value: entry.value, indexKeys: indexKeys,
-                                 membershipKey: OfflineStoreFormat.membershipKey(name, set: info.name, keyBytes: entry.keyBytes)))
+                out.append(Entry(key: entry.key, keyHash: KeyFilter.hash(entry.key), value: entry.value, indexKeys: indexKeys,
+                                 membershipKey: OfflineStoreFormat.membershipKey(name, set: info.name, keyBytes: entry.key)))
             }
             return out
         }

@@ -28,6 +28,9 @@ final class PageReadAhead {
         /// A page staged in its stored form (`StagedPage`): its entities' keys and stored
         /// values, put as they are (`collection` is then empty).
         var staged: [StagedPage.Entry]?
+        /// The set whose entities `staged` are, when a reader made them from JSON (nil for a
+        /// page read back from the spool).
+        var stagedFor: SetInfo?
         /// The page's engine records for a bulk load (§7.4), made by the reader when the page
         /// is loaded in bulk and every entity could be stored as it is; nil otherwise.
         var loadable: [DownloadBulk.Entry]?
@@ -47,13 +50,15 @@ final class PageReadAhead {
 
         /// Every top-level entity prepared for `info`, when the page needs nothing else (see
         /// `stagedForm`).
-        func storedEntries(for info: SetInfo?) -> [EntityWriteBatch.Prepared]? {
-            guard let info, let prepared, prepared.info === info else { return nil }
-            var entries: [EntityWriteBatch.Prepared] = []
+        func storedEntries(for info: SetInfo?) -> [StagedPage.Entry]? {
+            guard let info else { return nil }
+            if let staged, let stagedFor, stagedFor === info { return staged }
+            guard let prepared, prepared.info === info else { return nil }
+            var entries: [StagedPage.Entry] = []
             entries.reserveCapacity(prepared.entities.count)
             for result in prepared.entities {
                 guard case .success(let entry) = result else { return nil }
-                entries.append(entry)
+                entries.append(StagedPage.Entry(key: entry.keyBytes, value: entry.value))
             }
             for entity in collection.entities {
                 for navigation in entity.navigation {
@@ -141,22 +146,22 @@ final class PageReadAhead {
             return read
         }
 
-        /// The page read by the flat reader and every entity prepared, as a page in stored form
-        /// (`staged`, what a commit puts as it is) with its prepared entities (what a spool
-        /// or a bulk load takes); nil when the page is not flat or an entity cannot be stored
-        /// as it is: the general reader then reads it (and the commit way reports the entity).
+        /// The page read by the flat reader straight into its stored form (`staged`, what a
+        /// commit puts as it is, a spool or a bulk load takes), every entity prepared; nil when
+        /// the page is not flat or an entity cannot be stored as it is: the general reader then
+        /// reads it (and the commit way reports the entity).
         private func flatPage(_ flat: ODataFlatPageReader, info: SetInfo) -> Page? {
-            guard let entities = flat.read(page) else { return nil }
-            var prepared: [EntityWriteBatch.Prepared] = []
-            prepared.reserveCapacity(entities.count)
+            guard let entities = flat.readEncoded(page, codec: info.codec) else { return nil }
+            var entries: [StagedPage.Entry] = []
+            entries.reserveCapacity(entities.count)
             for entity in entities {
-                guard let entry = try? EntityWriteBatch.prepare(record: entity.record, info: info, etag: entity.etag, flags: [],
+                guard let entry = try? EntityWriteBatch.prepare(encoded: entity.codec, info: info, etag: entity.etag, flags: [],
                                                                 typeName: flat.typeName) else { return nil }
-                prepared.append(entry)
+                entries.append(entry)
             }
-            var read = Page(staged: prepared.map { StagedPage.Entry(key: $0.keyBytes, value: $0.value) })
-            read.prepared = (info, prepared.map { .success($0) })
-            if let bulk, bulk.info === info { read.loadable = bulk.records(prepared) }
+            var read = Page(staged: entries)
+            read.stagedFor = info
+            if let bulk, bulk.info === info { read.loadable = bulk.records(entries) }
             return read
         }
 

@@ -41,9 +41,9 @@ enum StagedPage {
         return Int(OfflineStoreFormat.readBE(bytes[6..<10]))
     }
 
-    static func encode(_ entries: [EntityWriteBatch.Prepared], layoutCount: Int, downloadedSize: Int) -> [UInt8] {
+    static func encode(_ entries: [Entry], layoutCount: Int, downloadedSize: Int) -> [UInt8] {
         var size = headerSize
-        for entry in entries { size += 8 + entry.keyBytes.count + entry.value.count }
+        for entry in entries { size += 8 + entry.key.count + entry.value.count }
         var out: [UInt8] = []
         out.reserveCapacity(size)
         out.append(tag)
@@ -52,8 +52,8 @@ enum StagedPage {
         appendBE32(UInt32(clamping: downloadedSize), to: &out)
         appendBE32(UInt32(truncatingIfNeeded: entries.count), to: &out)
         for entry in entries {
-            appendBE32(UInt32(truncatingIfNeeded: entry.keyBytes.count), to: &out)
-            out += entry.keyBytes
+            appendBE32(UInt32(truncatingIfNeeded: entry.key.count), to: &out)
+            out += entry.key
             appendBE32(UInt32(truncatingIfNeeded: entry.value.count), to: &out)
             out += entry.value
         }

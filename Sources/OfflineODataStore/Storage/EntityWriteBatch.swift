@@ -165,6 +165,36 @@ public struct EntityWriteBatch {
         }
         let keyBytes = try EntityStorage.encodeKey(key, info: info)
         try checkKinds(record, info: info)
+        try checkStored(info: info, etag: etag, typeName: typeName)
+        let codecBytes: [UInt8]
+        do {
+            codecBytes = try info.codec.encode(record)
+        } catch {
+            throw .storeValueRejected(info.name, error)
+        }
+        return Prepared(record: record, keyBytes: keyBytes, value: try storedValue(codecBytes, info: info, etag: etag, typeName: typeName, flags: flags))
+    }
+
+    /// `prepare` of an entity given in its codec's form (`ODataFlatPageReader.readEncoded`,
+    /// which made the bytes with `encode`'s checks): the same checks of its key, ETag and type,
+    /// the key read from the bytes.
+    static func prepare(encoded codecBytes: consuming [UInt8], info: SetInfo, etag: String?, flags: EntityFlags,
+                        typeName: String?) throws(ODataError) -> StagedPage.Entry {
+        var key: [ODataValue] = []
+        key.reserveCapacity(info.keyIndices.count)
+        for (n, i) in info.keyIndices.enumerated() {
+            guard let value = try info.codec.readProperty(at: i, from: codecBytes) else {
+                throw .storeMissingKeyProperty(info.name, info.keyNames[n])
+            }
+            key.append(value)
+        }
+        let keyBytes = try EntityStorage.encodeKey(key, info: info)
+        try checkStored(info: info, etag: etag, typeName: typeName)
+        return StagedPage.Entry(key: keyBytes, value: try storedValue(codecBytes, info: info, etag: etag, typeName: typeName, flags: flags))
+    }
+
+    /// The checks of an entity's ETag and type name (`prepare`).
+    private static func checkStored(info: SetInfo, etag: String?, typeName: String?) throws(ODataError) {
         if let typeName, typeName != info.typeName, !info.typeNames.contains(typeName) {
             throw .storeTypeNotInSet(info.name, typeName)
         }
@@ -175,17 +205,17 @@ public struct EntityWriteBatch {
         if let derived, derived.utf8.count > StoreFormat.maxTypeNameBytes {
             throw .storeTooLong(info.name, "type name", length: derived.utf8.count, limit: StoreFormat.maxTypeNameBytes)
         }
-        let codecBytes: [UInt8]
-        do {
-            codecBytes = try info.codec.encode(record)
-        } catch {
-            throw .storeValueRejected(info.name, error)
-        }
+    }
+
+    /// The stored value of checked codec bytes (`StoredValue`), within the engine's limit.
+    private static func storedValue(_ codecBytes: consuming [UInt8], info: SetInfo, etag: String?, typeName: String?,
+                                    flags: EntityFlags) throws(ODataError) -> [UInt8] {
+        let derived = typeName == info.typeName ? nil : typeName
         let value = StoredValue.encode(codec: codecBytes, etag: etag, typeName: derived, flags: flags)
         guard value.count <= WriteBatch.maxValueSize else {
             throw .storeTooLong(info.name, "entity", length: value.count, limit: WriteBatch.maxValueSize)
         }
-        return Prepared(record: record, keyBytes: keyBytes, value: value)
+        return value
     }
 
     /// Stages a prepared entity of `info`'s set, with its index entries; returns its key.
@@ -281,10 +311,15 @@ public struct EntityWriteBatch {
 
     /// The entry of a stored version, reading only the indexed properties from its bytes.
     func indexKey(_ index: ResolvedIndex, stored bytes: [UInt8], _ primaryKey: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8] {
+        try Self.indexKey(index, stored: bytes, primaryKey, info: info)
+    }
+
+    /// The same without a batch (a download's page reader makes the entries of a bulk load).
+    static func indexKey(_ index: ResolvedIndex, stored bytes: [UInt8], _ primaryKey: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8] {
         var values: [ODataValue] = []
         values.reserveCapacity(index.columns.count)
         for column in index.columns { values.append(try column.value(from: bytes, codec: info.codec)) }
-        return try Self.indexKey(index, values, primaryKey, info: info)
+        return try indexKey(index, values, primaryKey, info: info)
     }
 
     private static func indexKey(_ index: ResolvedIndex, _ values: [ODataValue], _ primaryKey: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8] {
