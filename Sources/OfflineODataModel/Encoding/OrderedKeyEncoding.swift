@@ -60,14 +60,19 @@ public enum OrderedKeyEncoding {
 
     // MARK: encoding
 
+    /// Appends one component (the `index`th, for errors) to `out`: what `encode` writes for it.
+    public static func append(_ value: ODataValue, to out: inout [UInt8], index: Int) throws(ODataError) {
+        try encode(value, into: &out, index: index)
+    }
+
     static func encode(_ value: ODataValue, into out: inout [UInt8], index: Int) throws(ODataError) {
         switch value {
         case .null: out.append(tagNull)
-        case .boolean(let v): out += [tagBoolean, v ? 1 : 0]
+        case .boolean(let v): out.append(tagBoolean); out.append(v ? 1 : 0)
         case .byte, .sbyte, .int16, .int32, .int64, .decimal, .single, .double:
             out.append(tagNumber)
             OrderedNumber.encode(value, into: &out)
-        case .string(let v): out.append(tagString); appendEscaped(Array(v.utf8), into: &out)
+        case .string(let v): out.append(tagString); appendEscaped(v, into: &out)
         case .binary(let v): out.append(tagBinary); appendEscaped(v, into: &out)
         case .guid(let v): out.append(tagGuid); out += v.bytes
         case .date(let v):
@@ -107,15 +112,15 @@ public enum OrderedKeyEncoding {
             }
             if let typeName = v.typeName {
                 out.append(0x01)
-                appendEscaped(Array(typeName.utf8), into: &out)
+                appendEscaped(typeName, into: &out)
             } else {
                 out.append(0x00)
             }
-            appendEscaped(Array(v.memberText.utf8), into: &out)
+            appendEscaped(v.memberText, into: &out)
         case .geo(let v):
             out.append(tagGeo)
-            appendEscaped(Array(v.kind.rawValue.utf8), into: &out)
-            appendEscaped(Array(v.geoJSON.utf8), into: &out)
+            appendEscaped(v.kind.rawValue, into: &out)
+            appendEscaped(v.geoJSON, into: &out)
         case .complex, .collection:
             throw .encodingLayoutMismatch("a complex or collection value cannot be a key component", path: "component \(index)")
         }
@@ -137,11 +142,28 @@ public enum OrderedKeyEncoding {
 
     /// 0x00 is written as 0x00 0xFF; the end is 0x00 0x01.
     static func appendEscaped(_ bytes: [UInt8], into out: inout [UInt8]) {
-        for byte in bytes {
-            out.append(byte)
-            if byte == 0 { out.append(0xFF) }
+        bytes.withUnsafeBufferPointer { appendEscaped($0, into: &out) }
+    }
+
+    /// The same for a string's UTF-8, in place (no array of it).
+    static func appendEscaped(_ text: String, into out: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { appendEscaped($0, into: &out) }
+    }
+
+    /// Bytes without a 0x00 are copied as they are (the common case: one copy, no per-byte append).
+    static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        out.reserveCapacity(out.count + bytes.count + 2)
+        if !bytes.contains(0) {
+            out.append(contentsOf: bytes)
+        } else {
+            for byte in bytes {
+                out.append(byte)
+                if byte == 0 { out.append(0xFF) }
+            }
         }
-        out += [0x00, 0x01]
+        out.append(0x00)
+        out.append(0x01)
     }
 
     static func readEscaped(_ reader: inout EncodedBytesReader) throws(ODataError) -> [UInt8] {

@@ -3,9 +3,9 @@
 /// navigation, duplicate and required members); the sink reads each declared property's value.
 protocol FlatEntitySink {
     mutating func beginEntity()
-    /// Reads the value of `property` at the scan's position (after the member's colon); `slot`
-    /// is its slot in the layout (-1: none). False: the page is not flat.
-    mutating func property(_ property: ODataPropertyPlan, slot: Int, _ scan: inout ODataFlatPageReader.Scan) -> Bool
+    /// Reads the value of property `member` (of the reader's plan) at the scan's position (after
+    /// the member's colon); `slot` is its slot in the layout (-1: none). False: the page is not flat.
+    mutating func property(member: Int, slot: Int, _ scan: inout ODataFlatPageReader.Scan) -> Bool
     /// The entity is complete; false: the page is not flat.
     mutating func endEntity(etag: String?) -> Bool
 }
@@ -29,8 +29,9 @@ struct RecordSink: FlatEntitySink {
         dynamic = []
     }
 
-    mutating func property(_ property: ODataPropertyPlan, slot: Int, _ scan: inout ODataFlatPageReader.Scan) -> Bool {
-        guard let value = scan.value(), let decoded = try? decoder.decodeProperty(value, property, depth: 0) else { return false }
+    mutating func property(member: Int, slot: Int, _ scan: inout ODataFlatPageReader.Scan) -> Bool {
+        guard let property = scan.reader.property(member), let value = scan.value(),
+              let decoded = try? decoder.decodeProperty(value, property, depth: 0) else { return false }
         if slot >= 0 {
             values[slot] = decoded
         } else {
@@ -53,16 +54,35 @@ struct RecordSink: FlatEntitySink {
 struct EncodedSink: FlatEntitySink {
     let codec: EntityCodec
     let decoder: ODataEntityDecoder
+    /// Per member of the plan, how its value is read in place.
+    let fast: [Fast]
     var entities: [ODataFlatPageReader.EncodedEntity] = []
+
+    /// The kinds transcoded in place (for a member whose slot declares its kind).
+    enum Fast: UInt8 {
+        case none, string, boolean, int32, int64, decimal
+
+        init(_ kind: EdmPrimitiveKind) {
+            switch kind {
+            case .string: self = .string
+            case .boolean: self = .boolean
+            case .int32: self = .int32
+            case .int64: self = .int64
+            case .decimal: self = .decimal
+            default: self = .none
+            }
+        }
+    }
     /// The current entity's values, in payload order.
     private var data: [UInt8] = []
     /// Per slot, its value's range in `data` (start -1: absent).
     private var starts: [Int]
     private var ends: [Int]
 
-    init(codec: EntityCodec, decoder: ODataEntityDecoder) {
+    init(codec: EntityCodec, decoder: ODataEntityDecoder, fast: [Fast]) {
         self.codec = codec
         self.decoder = decoder
+        self.fast = fast
         let count = codec.layout.properties.count
         starts = [Int](repeating: -1, count: count)
         ends = [Int](repeating: 0, count: count)
@@ -75,12 +95,13 @@ struct EncodedSink: FlatEntitySink {
         for slot in starts.indices { starts[slot] = -1 }
     }
 
-    mutating func property(_ property: ODataPropertyPlan, slot: Int, _ scan: inout ODataFlatPageReader.Scan) -> Bool {
+    mutating func property(member: Int, slot: Int, _ scan: inout ODataFlatPageReader.Scan) -> Bool {
         // A property the layout does not name is a dynamic one: the record way keeps it.
         guard slot >= 0 else { return false }
         let start = data.count
-        if !transcoded(property, slot, &scan) {
-            guard let value = scan.value(), let decoded = try? decoder.decodeProperty(value, property, depth: 0),
+        if !transcoded(fast[member], &scan) {
+            guard let property = scan.reader.property(member), let value = scan.value(),
+                  let decoded = try? decoder.decodeProperty(value, property, depth: 0),
                   codec.append(decoded, asSlot: slot, to: &data) else { return false }
         }
         starts[slot] = start
@@ -90,8 +111,8 @@ struct EncodedSink: FlatEntitySink {
 
     /// Writes the value at the scan's position when it is of a kind read in place and the slot
     /// declares that kind; false (the scan not moved) leaves it to the decoder.
-    private mutating func transcoded(_ property: ODataPropertyPlan, _ slot: Int, _ scan: inout ODataFlatPageReader.Scan) -> Bool {
-        guard !property.isCollection, case .primitive(let kind) = property.type, codec.declaredKind(at: slot) == kind else { return false }
+    private mutating func transcoded(_ kind: Fast, _ scan: inout ODataFlatPageReader.Scan) -> Bool {
+        guard kind != .none else { return false }
         scan.skipSpace()
         let buffer = scan.buffer, at = scan.i
         guard at < buffer.count else { return false }
@@ -145,6 +166,10 @@ struct EncodedSink: FlatEntitySink {
                 text = UnsafeBufferPointer(rebasing: buffer[at..<end])
                 next = end
             }
+            if Self.appendPlainDecimal(text, to: &data) {
+                scan.i = next
+                return true
+            }
             guard let decimal = try? EdmDecimal.parse(text, text: "") else { return false }
             guard (try? EntityValueEncoding.write(.decimal(decimal), into: &data, path: "")) != nil else { return false }
             scan.i = next
@@ -152,6 +177,58 @@ struct EncodedSink: FlatEntitySink {
         default:
             return false
         }
+    }
+
+    /// Writes a decimal of the plain form `[-]DIGITS[.DIGITS]` that is not zero (the form services
+    /// send) as `EntityValueEncoding` writes what `EdmDecimal.parse` makes of it: the digits after
+    /// the leading zeros, two to a byte, and the fraction's length as the scale
+    /// (docs/EntityEncoding.md §3). False for every other text, which `EdmDecimal.parse` reads.
+    static func appendPlainDecimal(_ text: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) -> Bool {
+        let negative = text.first == 0x2D
+        var index = negative ? 1 : 0
+        var integerDigits = 0, fractionDigits = 0, leadingZeros = 0
+        var significant = false
+        while index < text.count, text[index] &- 0x30 < 10 {
+            if !significant { if text[index] == 0x30 { leadingZeros += 1 } else { significant = true } }
+            integerDigits += 1
+            index += 1
+        }
+        guard integerDigits > 0 else { return false }
+        if index < text.count {
+            guard text[index] == 0x2E else { return false }
+            index += 1
+            while index < text.count, text[index] &- 0x30 < 10 {
+                if !significant { if text[index] == 0x30 { leadingZeros += 1 } else { significant = true } }
+                fractionDigits += 1
+                index += 1
+            }
+            guard fractionDigits > 0, index == text.count else { return false }
+        }
+        let count = integerDigits + fractionDigits - leadingZeros
+        guard significant, count <= EdmDecimal.maxDigits, fractionDigits <= EdmDecimal.maxDigits else { return false }
+        out.append(EntityValueEncoding.tagDecimal)
+        out.append(negative ? 1 : 0)
+        out.appendLEB128(UInt64(fractionDigits))
+        out.appendLEB128(UInt64(count))
+        // The digits after the leading zeros, skipping the point: high nibble first.
+        var high: UInt8?
+        var skipped = 0
+        for position in (negative ? 1 : 0)..<text.count {
+            let byte = text[position]
+            guard byte != 0x2E else { continue }
+            if skipped < leadingZeros {
+                skipped += 1
+                continue
+            }
+            if let first = high {
+                out.append(first << 4 | (byte &- 0x30))
+                high = nil
+            } else {
+                high = byte &- 0x30
+            }
+        }
+        if let first = high { out.append(first << 4) }
+        return true
     }
 
     /// The value of a JSON number that is a whole number in `Int64` written without fraction or
@@ -191,6 +268,17 @@ struct EncodedSink: FlatEntitySink {
             for byte in 0..<4 { out.append(UInt8(truncatingIfNeeded: offset >> (8 * byte))) }
         }
         data.withUnsafeBufferPointer { values in
+            // Members in slot order (the usual case): the values are already in place, one copy.
+            var next = 0
+            var inOrder = true
+            for slot in 0..<count where starts[slot] >= 0 {
+                if starts[slot] != next { inOrder = false; break }
+                next = ends[slot]
+            }
+            if inOrder && next == values.count {
+                out.append(contentsOf: values)
+                return
+            }
             for slot in 0..<count where starts[slot] >= 0 {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: values[starts[slot]..<ends[slot]]))
             }

@@ -23,13 +23,22 @@ public struct ODataFlatPageReader: Sendable {
     /// The entity type's qualified name (what the general reader gives each entity).
     public let typeName: String
     private let plan: ODataStructuredPlan
-    private let decoder: ODataEntityDecoder
+    let decoder: ODataEntityDecoder
     private let maxDocumentSize: Int
     /// The JSON limits, for values inside an entity (with the entity's depth taken off).
     private let jsonOptions: JSONReaderOptions
     /// Per member of the plan: its name's UTF-8, and its slot in the layout (-1: none).
     private let memberBytes: [[UInt8]]
     private let memberSlots: [Int]
+    /// Per member: its property plan (nil: a navigation property). Read only for values that
+    /// are not transcoded in place.
+    private let properties: [ODataPropertyPlan?]
+    /// The members' names back to back, where each ends, and per member whether it is a
+    /// property: plain arrays that a scan reads in place (an array of arrays or of class
+    /// references cost a retain and a release per member read).
+    private let names: [UInt8]
+    private let nameEnds: [Int]
+    private let isProperty: [Bool]
     private let slotCount: Int
     /// The layout's names, as given: an encoded read needs a codec of this very layout.
     private let slotNames: [String]
@@ -53,6 +62,13 @@ public struct ODataFlatPageReader: Sendable {
         for (i, name) in slots.enumerated() where slotIndex[name] == nil { slotIndex[name] = i }
         memberBytes = plan.memberNames.map { Array($0.utf8) }
         memberSlots = plan.memberNames.map { slotIndex[$0] ?? -1 }
+        properties = plan.members.map { member in
+            if case .property(let property) = member { return property }
+            return nil
+        }
+        names = memberBytes.flatMap { $0 }
+        nameEnds = memberBytes.reduce(into: [Int]()) { ends, name in ends.append((ends.last ?? 0) + name.count) }
+        isProperty = properties.map { $0 != nil }
         slotCount = slots.count
         slotNames = slots
         requiredMembers = reader.options.requireKeyProperties ? plan.keyNames.map { plan.index[$0] ?? -1 } : []
@@ -79,15 +95,34 @@ public struct ODataFlatPageReader: Sendable {
     /// the record way, which reports the entity (docs/OfflineStore.md §7.2).
     public func readEncoded(_ bytes: [UInt8], codec: EntityCodec) -> [EncodedEntity]? {
         guard codec.names == slotNames else { return nil }
-        var sink = EncodedSink(codec: codec, decoder: decoder)
+        // Per member, how its value is transcoded in place (`EncodedSink.Fast`): only where the
+        // slot declares the property's own primitive kind.
+        let fast = properties.indices.map { member -> EncodedSink.Fast in
+            guard let property = properties[member], !property.isCollection, case .primitive(let kind) = property.type,
+                  memberSlots[member] >= 0, codec.declaredKind(at: memberSlots[member]) == kind else { return .none }
+            return EncodedSink.Fast(kind)
+        }
+        var sink = EncodedSink(codec: codec, decoder: decoder, fast: fast)
         return scan(bytes, &sink) ? sink.entities : nil
     }
+
+    /// The plan of member `member` when it is a property.
+    func property(_ member: Int) -> ODataPropertyPlan? { properties[member] }
 
     private func scan<Sink: FlatEntitySink>(_ bytes: [UInt8], _ sink: inout Sink) -> Bool {
         guard bytes.count <= maxDocumentSize else { return false }
         return bytes.withUnsafeBufferPointer { buffer in
-            var scan = Scan(buffer: buffer, reader: self)
-            return scan.page(&sink)
+            names.withUnsafeBufferPointer { names in
+                nameEnds.withUnsafeBufferPointer { nameEnds in
+                    memberSlots.withUnsafeBufferPointer { slots in
+                        isProperty.withUnsafeBufferPointer { isProperty in
+                            var scan = Scan(buffer: buffer, reader: self,
+                                            members: Scan.Members(names: names, nameEnds: nameEnds, slots: slots, isProperty: isProperty))
+                            return scan.page(&sink)
+                        }
+                    }
+                }
+            }
         }
     }
 
@@ -96,18 +131,28 @@ public struct ODataFlatPageReader: Sendable {
     struct Scan {
         let buffer: UnsafeBufferPointer<UInt8>
         let reader: ODataFlatPageReader
+        /// The reader's per-member tables, borrowed for the scan.
+        struct Members {
+            let names: UnsafeBufferPointer<UInt8>
+            let nameEnds: UnsafeBufferPointer<Int>
+            let slots: UnsafeBufferPointer<Int>
+            let isProperty: UnsafeBufferPointer<Bool>
+        }
+        let members: Members
         var i = 0
         var scratch: [UInt8] = []
-        /// Per member, the number of the entity that last had it (duplicate names).
+        /// Per member, the number of the entity that last had it (duplicate names), for types of
+        /// more than 64 members; a bit per member in `entity` otherwise.
         var seen: [Int]
         var entityNumber = 0
         /// The nesting depth of the entities' objects: 3 in `{"value":[…]}` and `{"d":[…]}`,
         /// 4 in V2's `{"d":{"results":[…]}}`.
         var entityDepth = 3
 
-        init(buffer: UnsafeBufferPointer<UInt8>, reader: ODataFlatPageReader) {
+        init(buffer: UnsafeBufferPointer<UInt8>, reader: ODataFlatPageReader, members: Members) {
             self.buffer = buffer
             self.reader = reader
+            self.members = members
             seen = [Int](repeating: -1, count: reader.memberBytes.count)
         }
 
@@ -305,10 +350,13 @@ public struct ODataFlatPageReader: Sendable {
             if end < buffer.count, buffer[end] == 0x22 {
                 let plain = UnsafeBufferPointer(rebasing: buffer[start..<end])
                 i = end + 1
-                if cursor < reader.memberBytes.count, reader.memberBytes[cursor].count == plain.count,
-                   reader.memberBytes[cursor].withUnsafeBufferPointer({ JSONScanner.bytesEqual($0, plain) }) {
-                    cursor += 1
-                    return (cursor - 1, nil)
+                if cursor < members.nameEnds.count {
+                    let nameStart = cursor == 0 ? 0 : members.nameEnds[cursor - 1]
+                    let name = UnsafeBufferPointer(rebasing: members.names[nameStart..<members.nameEnds[cursor]])
+                    if JSONScanner.bytesEqual(name, plain) {
+                        cursor += 1
+                        return (cursor - 1, nil)
+                    }
                 }
                 // Plain ASCII (no escape, no control character): the bytes are the name.
                 text = String(decoding: plain, as: UTF8.self)
@@ -330,7 +378,12 @@ public struct ODataFlatPageReader: Sendable {
             entityNumber += 1
             sink.beginEntity()
             var etag: String?
+            // The control members seen (duplicates): the first one (`@odata.etag`, mostly) held
+            // apart, so that an entity with one needs no array.
+            var firstControl: String?
             var controls: [String] = []
+            var mask: UInt64 = 0
+            let small = reader.memberBytes.count <= 64
             var cursor = 0
             /// Whether a member not starting with `@` came already: the general reader takes the
             /// type of a `__metadata` only before those.
@@ -343,29 +396,35 @@ public struct ODataFlatPageReader: Sendable {
                     guard let (member, text) = key(cursor: &cursor), take(0x3A) else { return false }
                     defer { if member != nil || text?.utf8.first != ODataEntityDecoder.at { pastProperties = true } }
                     if let member {
-                        guard seen[member] != number else { return false }
-                        seen[member] = number
-                        switch reader.plan.members[member] {
-                        case .property(let property):
-                            guard sink.property(property, slot: reader.memberSlots[member], &self) else { return false }
-                        case .navigation(_, let target, _):
+                        if small {
+                            let bit: UInt64 = 1 << UInt64(member)
+                            guard mask & bit == 0 else { return false }
+                            mask |= bit
+                        } else {
+                            guard seen[member] != number else { return false }
+                            seen[member] = number
+                        }
+                        if members.isProperty[member] {
+                            guard sink.property(member: member, slot: members.slots[member], &self) else { return false }
+                        } else {
                             // Only what leaves nothing to store: null, or V2's deferred link.
-                            guard let value = value(), reader.decoder.plans.plan(target) != nil, Self.isDeferred(value) else { return false }
+                            guard case .navigation(_, let target, _) = reader.plan.members[member], let value = value(),
+                                  reader.decoder.plans.plan(target) != nil, Self.isDeferred(value) else { return false }
                         }
                     } else {
-                        guard let value = value(), let text, !controls.contains(text) else { return false }
+                        guard let value = value(), let text, firstControl != text, !controls.contains(text) else { return false }
                         if text == "__metadata" {
                             guard metadata(value, etag: &etag, typed: !pastProperties) else { return false }
                         } else {
                             guard annotation(text, value, etag: &etag) else { return false }
                         }
-                        controls.append(text)
+                        if firstControl == nil { firstControl = text } else { controls.append(text) }
                     }
                     guard let more = memberEnd() else { return false }
                     if !more { break }
                 }
             }
-            for member in reader.requiredMembers where seen[member] != number { return false }
+            for member in reader.requiredMembers where small ? mask & (1 << UInt64(member)) == 0 : seen[member] != number { return false }
             return sink.endEntity(etag: etag)
         }
 

@@ -161,17 +161,24 @@ public final class EntityStorage: Sendable {
         guard key.count <= info.keyKinds.count else {
             throw .storeWrongKeyCount(info.name, got: key.count, expected: info.keyKinds.count)
         }
-        var normalized: [ODataValue] = []
-        normalized.reserveCapacity(key.count)
-        for (i, value) in key.enumerated() {
-            if value.isNull { throw .storeNullKeyProperty(info.name, info.keyNames[i]) }
-            guard let v = KeyValues.normalize(value, to: info.keyKinds[i]) else {
-                throw .storeWrongValueKind(info.name, info.keyNames[i],
-                                           expected: info.keyKinds[i]?.rawValue ?? "an enum", got: KeyValues.describe(value))
-            }
-            normalized.append(v)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        for (i, value) in key.enumerated() { try appendKeyComponent(value, at: i, info: info, to: &bytes) }
+        return try checkedKey(bytes, info: info)
+    }
+
+    /// Appends key property `i`'s value, normalized to its kind, to the encoding of a key.
+    static func appendKeyComponent(_ value: ODataValue, at i: Int, info: SetInfo, to bytes: inout [UInt8]) throws(ODataError) {
+        if value.isNull { throw .storeNullKeyProperty(info.name, info.keyNames[i]) }
+        guard let v = KeyValues.normalize(value, to: info.keyKinds[i]) else {
+            throw .storeWrongValueKind(info.name, info.keyNames[i],
+                                       expected: info.keyKinds[i]?.rawValue ?? "an enum", got: KeyValues.describe(value))
         }
-        let bytes = try OrderedKeyEncoding.encode(normalized)
+        try OrderedKeyEncoding.append(v, to: &bytes, index: i)
+    }
+
+    /// A key's encoding within the limit of a primary key.
+    static func checkedKey(_ bytes: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8] {
         guard bytes.count <= StoreFormat.maxPrimaryKeyBytes else {
             throw .storeKeyTooLong(info.name, length: bytes.count, limit: StoreFormat.maxPrimaryKeyBytes)
         }

@@ -180,15 +180,20 @@ public struct EntityWriteBatch {
     /// the key read from the bytes.
     static func prepare(encoded codecBytes: consuming [UInt8], info: SetInfo, etag: String?, flags: EntityFlags,
                         typeName: String?) throws(ODataError) -> StagedPage.Entry {
-        var key: [ODataValue] = []
-        key.reserveCapacity(info.keyIndices.count)
+        // The key's encoding, component by component (`EntityStorage.encodeKey`, without the
+        // arrays of values).
+        guard info.keyIndices.count == info.keyKinds.count else {
+            throw .storeWrongKeyCount(info.name, got: info.keyIndices.count, expected: info.keyKinds.count)
+        }
+        var key: [UInt8] = []
+        key.reserveCapacity(32)
         for (n, i) in info.keyIndices.enumerated() {
             guard let value = try info.codec.readProperty(at: i, from: codecBytes) else {
                 throw .storeMissingKeyProperty(info.name, info.keyNames[n])
             }
-            key.append(value)
+            try EntityStorage.appendKeyComponent(value, at: n, info: info, to: &key)
         }
-        let keyBytes = try EntityStorage.encodeKey(key, info: info)
+        let keyBytes = try EntityStorage.checkedKey(key, info: info)
         try checkStored(info: info, etag: etag, typeName: typeName)
         return StagedPage.Entry(key: keyBytes, value: try storedValue(codecBytes, info: info, etag: etag, typeName: typeName, flags: flags))
     }
@@ -316,14 +321,24 @@ public struct EntityWriteBatch {
 
     /// The same without a batch (a download's page reader makes the entries of a bulk load).
     static func indexKey(_ index: ResolvedIndex, stored bytes: [UInt8], _ primaryKey: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8] {
-        var values: [ODataValue] = []
-        values.reserveCapacity(index.columns.count)
-        for column in index.columns { values.append(try column.value(from: bytes, codec: info.codec)) }
-        return try indexKey(index, values, primaryKey, info: info)
+        var key: [UInt8] = []
+        key.reserveCapacity(24 + primaryKey.count)
+        for (n, column) in index.columns.enumerated() {
+            try OrderedKeyEncoding.append(try column.value(from: bytes, codec: info.codec), to: &key, index: n)
+        }
+        return try indexKey(index, encoded: key, primaryKey, info: info)
     }
 
     private static func indexKey(_ index: ResolvedIndex, _ values: [ODataValue], _ primaryKey: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8] {
-        var key = try OrderedKeyEncoding.encode(values)
+        var key: [UInt8] = []
+        key.reserveCapacity(24 + primaryKey.count)
+        for (n, value) in values.enumerated() { try OrderedKeyEncoding.append(value, to: &key, index: n) }
+        return try indexKey(index, encoded: key, primaryKey, info: info)
+    }
+
+    /// The entry of the encoded column values `key` (reserved for the primary key too).
+    private static func indexKey(_ index: ResolvedIndex, encoded key: consuming [UInt8], _ primaryKey: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8] {
+        var key = key
         key += primaryKey
         guard key.count <= StoreFormat.maxTreeKeyBytes else {
             throw .storeIndexKeyTooLong(index.definition.name, info.name, length: key.count, limit: StoreFormat.maxTreeKeyBytes)

@@ -57,7 +57,7 @@ import Testing
     static let valid: [String: [String]] = [
         "ID": ["1", "42", "2147483647", "-7", "100000"], "Name": [#""n""#, #""Ω\n""#, #""""#],
         "Big": ["9223372036854775807", "-1", "0"], "Small": ["-32768", "7"], "Tiny": ["255", "0"], "Signed": ["-128", "5"],
-        "Price": ["12.34", "0", "-1.5", "1234.50"], "Ratio": ["1.5", "1e3", "-0", #""INF""#, #""NaN""#],
+        "Price": ["12.34", "0", "-1.5", "1234.50", "0.05", "-0.07", "1000.00", "0.50", "-0.0", "98765432109876543210.5"], "Ratio": ["1.5", "1e3", "-0", #""INF""#, #""NaN""#],
         "Weight": ["0.25", "-2", #""-INF""#], "Flag": ["true", "false", "null"],
         "Stamp": [#""2024-01-02T03:04:05Z""#, #""2024-01-02T03:04:05.123+01:00""#], "Day": [#""2024-02-29""#],
         "Time": [#""12:34:56""#, #""23:59:59.999""#], "Span": [#""P1DT2H""#, #""-PT0.5S""#],
@@ -70,7 +70,7 @@ import Testing
     ]
     /// V2 values (strings for 64-bit integers and decimals, `/Date(…)/`) and navigation links.
     static let validV2: [String: [String]] = [
-        "Big": [#""9223372036854775807""#, #""-1""#, "3"], "Price": [#""12.34""#, "1.5"],
+        "Big": [#""9223372036854775807""#, #""-1""#, "3"], "Price": [#""12.34""#, "1.5", #""0012.30""#, #""-0.01""#, #""-0.0""#, #""+3.5""#, #""1.""#, #"".5""#],
         "Stamp": [#""\/Date(1700000000000)\/""#, #""/Date(1700000000000+0060)/""#, #""2024-01-02T03:04:05""#],
         "Parent": [#"{"__deferred":{"uri":"Items(1)/Parent"}}"#, "null", #"{"__deferred":{}}"#],
         "Children": [#"{"__deferred":{"uri":"Items(1)/Children"}}"#],
@@ -231,6 +231,13 @@ import Testing
             #expect(read.record.isIdentical(to: record(entity, slots: slots)), "\(text)")
         }
         compareEncoded(page, flat: flat, records: answer, layout: layout(reader.model, set: set, slots: slots))
+        // The layout of every declared property (a store's own), so that random pages without a
+        // dynamic property are encoded too.
+        let all = reader.model.entitySet(named: set).flatMap { reader.model.entityType(qualifiedName: $0.entityType) }
+            .map { reader.model.allProperties(of: $0).map(\.name) } ?? []
+        if let full = ODataFlatPageReader(reader: reader, entitySet: set, slots: all), let records = full.read(page) {
+            compareEncoded(page, flat: full, records: records, layout: layout(reader.model, set: set, slots: all))
+        }
         return true
     }
 
