@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import OfflineODataEngine
 import OfflineODataModel
 import OfflineODataQuery
@@ -361,7 +358,7 @@ struct DownloadApply {
         // A page that starts like a staged page is refused by the JSON reader (no JSON text
         // starts with 0x00), so a downloaded page is never taken for one.
         checking.append(checks.submit(page, number: marker.pages + checking.count, keep: true))
-        try spoolChecked(in: &spool, checks: checks, checking: &checking, keep: checks.width * (Int(getenv("OO_KEEP").map { String(cString: $0) } ?? "1") ?? 1), info: info)
+        try spoolChecked(in: &spool, checks: checks, checking: &checking, keep: checks.width, info: info)
     }
 
     /// Takes checked pages until at most `keep` are still waiting: into the bulk load while it
