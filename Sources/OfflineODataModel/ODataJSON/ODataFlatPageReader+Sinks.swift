@@ -182,7 +182,7 @@ struct EncodedSink: FlatEntitySink {
     /// Writes a decimal of the plain form `[-]DIGITS[.DIGITS]` that is not zero (the form services
     /// send) as `EntityValueEncoding` writes what `EdmDecimal.parse` makes of it: the digits after
     /// the leading zeros, two to a byte, and the fraction's length as the scale
-    /// (docs/EntityEncoding.md §3). False for every other text, which `EdmDecimal.parse` reads.
+    /// (docs/EntityEncoding.md §2.3). False for every other text, which `EdmDecimal.parse` reads.
     static func appendPlainDecimal(_ text: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) -> Bool {
         let negative = text.first == 0x2D
         var index = negative ? 1 : 0
