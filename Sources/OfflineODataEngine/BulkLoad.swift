@@ -303,10 +303,56 @@ public final class BulkLoad: @unchecked Sendable {
         if arena.count + entries.count * MemoryLayout<Entry>.stride >= chunkBytes { try writeChunk() }
     }
 
+    /// A buffered record's place in the sort: its key's first 32 bytes as four big-endian words
+    /// (zero-padded) and its index. An index entry's key is its values then the primary key, so
+    /// the records of one value share long prefixes: 16 bytes still left most comparisons of a
+    /// 1M download to the bytes.
+    private struct SortKey {
+        let w0: UInt64, w1: UInt64, w2: UInt64, w3: UInt64
+        let index: Int
+
+        init(_ key: UnsafeRawBufferPointer, index: Int) {
+            self.index = index
+            if key.count >= 32 {
+                w0 = UInt64(bigEndian: key.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+                w1 = UInt64(bigEndian: key.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                w2 = UInt64(bigEndian: key.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+                w3 = UInt64(bigEndian: key.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+            } else {
+                var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+                withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: key) }
+                w0 = UInt64(bigEndian: words.0)
+                w1 = UInt64(bigEndian: words.1)
+                w2 = UInt64(bigEndian: words.2)
+                w3 = UInt64(bigEndian: words.3)
+            }
+        }
+
+        func samePrefix(_ other: SortKey) -> Bool { w0 == other.w0 && w1 == other.w1 && w2 == other.w2 && w3 == other.w3 }
+
+        /// Whether `self` sorts before `other`; equal words compare the keys' bytes after them.
+        @inline(__always)
+        func precedes(_ other: SortKey, _ key: (Int) -> UnsafeRawBufferPointer) -> Bool {
+            if w0 != other.w0 { return w0 < other.w0 }
+            if w1 != other.w1 { return w1 < other.w1 }
+            if w2 != other.w2 { return w2 < other.w2 }
+            if w3 != other.w3 { return w3 < other.w3 }
+            let a = key(index), b = key(other.index)
+            if a.count > 32 || b.count > 32 {
+                let c = compareBytes(UnsafeRawBufferPointer(rebasing: a[min(32, a.count)...]),
+                                     UnsafeRawBufferPointer(rebasing: b[min(32, b.count)...]))
+                if c != 0 { return c < 0 }
+            } else if a.count != b.count {
+                // Equal padded words and both keys within them: the shorter one first.
+                return a.count < b.count
+            }
+            return index < other.index
+        }
+    }
+
     /// Sorts the buffered records (equal keys: the one added last wins) into a run.
     private func writeChunk() throws(EngineError) {
         guard !entries.isEmpty else { return }
-        var order = Array(0..<entries.count)
         let writer = try newWriter(expected: entries.count)
         do throws(EngineError) {
             let outcome: Result<Void, EngineError> = arena.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Result<Void, EngineError> in
@@ -315,19 +361,25 @@ public final class BulkLoad: @unchecked Sendable {
                     let e = entries[i]
                     return UnsafeRawBufferPointer(rebasing: bytes[e.offset..<(e.offset + Int(e.keyLength))])
                 }
-                order.sort { a, b in
-                    let c = compareBytes(key(a), key(b))
-                    return c != 0 ? c < 0 : a < b
-                }
+                // Sorted by the first 32 bytes of each internal key, read once as big-endian
+                // words (zero-padded: where two padded prefixes differ, so do the keys, the same
+                // way); only equal prefixes compare the keys' bytes. The memcmp calls of a plain
+                // byte comparison were most of a 1M download's chunk sorting.
+                var sortable = [SortKey]()
+                sortable.reserveCapacity(entries.count)
+                for i in entries.indices { sortable.append(SortKey(key(i), index: i)) }
+                sortable.sort { a, b in a.precedes(b, key) }
                 var i = 0
-                while i < order.count {
-                    // The last of a run of equal keys is the newest.
+                while i < sortable.count {
+                    // The last of a run of equal keys is the newest (keys whose words differ
+                    // differ: their bytes are compared only when the words agree).
                     var j = i
-                    while j + 1 < order.count, compareBytes(key(order[j]), key(order[j + 1])) == 0 { j += 1 }
-                    let e = entries[order[j]]
+                    while j + 1 < sortable.count, sortable[j].samePrefix(sortable[j + 1]),
+                          compareBytes(key(sortable[j].index), key(sortable[j + 1].index)) == 0 { j += 1 }
+                    let e = entries[sortable[j].index]
                     let valueStart = e.offset + Int(e.keyLength)
                     do throws(EngineError) {
-                        try writer.add(key: key(order[j]),
+                        try writer.add(key: key(sortable[j].index),
                                        value: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<(valueStart + Int(e.valueLength))]))
                     } catch {
                         return .failure(error)

@@ -1,4 +1,5 @@
 import Foundation
+import PropertyBased
 import Testing
 @testable import OfflineODataEngine
 
@@ -280,5 +281,45 @@ import Testing
         #expect(try db.get(key(gone), in: tree) == nil)
         #expect(try db.get(key(goneToo), in: tree) == nil)
         for (i, v) in model { #expect(try db.get(key(i), in: tree) == v) }
+    }
+
+    /// Keys that share long prefixes, hold zero bytes, are shorter and longer than the sort's
+    /// 16-byte prefix, and come more than once, in two trees, sorted in small chunks: every key
+    /// reads its last value, and a scan gives each key once, in byte order.
+    @Test("chunk sorting keeps byte order and the last value of a key, whatever its prefix")
+    func chunkSortOrder() async throws {
+        let byte = Gen.int(in: 0...3).map { [UInt8(0), 1, 0x41, 0xFF][$0] }
+        let key = zip(Gen.int(in: 0...2), byte.array(of: 0...20)).map { prefix, rest -> [UInt8] in
+            Array(repeating: 0x41, count: [0, 6, 14][prefix]) + rest
+        }
+        let input = zip(key, Gen.int(in: 0...1)).array(of: 1...300)
+        await propertyCheck(count: 60, input: input) { puts in
+            let dir = TempDir("bulk-sort")
+            defer { dir.cleanup() }
+            do {
+                var db = try StorageEngine.open(path: dir.store, options: .quick())
+                defer { try? db.close() }
+                let trees = [try db.tree("a"), try db.tree("b")]
+                let load = try db.bulkLoad(chunkBytes: 512)
+                var model: [[[UInt8]: [UInt8]]] = [[:], [:]]
+                for (n, (k, t)) in puts.enumerated() {
+                    let value = Array("v\(n)".utf8)
+                    try load.put(k, value, in: trees[t])
+                    model[t][k] = value
+                }
+                try db.install(load)
+                for t in 0..<2 {
+                    var scanned: [[UInt8]] = []
+                    try db.snapshot().scan(in: trees[t]) { k, v in
+                        scanned.append(Array(k))
+                        #expect(model[t][Array(k)] == Array(v), "key \(Array(k)): the last value put")
+                        return true
+                    }
+                    #expect(scanned == model[t].keys.sorted { compareBytes($0, $1) < 0 }, "each key once, in byte order")
+                }
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
     }
 }

@@ -60,7 +60,7 @@ struct EncodedSink: FlatEntitySink {
 
     /// The kinds transcoded in place (for a member whose slot declares its kind).
     enum Fast: UInt8 {
-        case none, string, boolean, int32, int64, decimal
+        case none, string, boolean, int32, int64, decimal, date, dateTimeOffset
 
         init(_ kind: EdmPrimitiveKind) {
             switch kind {
@@ -69,6 +69,8 @@ struct EncodedSink: FlatEntitySink {
             case .int32: self = .int32
             case .int64: self = .int64
             case .decimal: self = .decimal
+            case .date: self = .date
+            case .dateTimeOffset: self = .dateTimeOffset
             default: self = .none
             }
         }
@@ -173,6 +175,31 @@ struct EncodedSink: FlatEntitySink {
             guard let decimal = try? EdmDecimal.parse(text, text: "") else { return false }
             guard (try? EntityValueEncoding.write(.decimal(decimal), into: &data, path: "")) != nil else { return false }
             scan.i = next
+            return true
+        case .date, .dateTimeOffset:
+            // A plain ASCII string that starts like an ISO date (not V2's `/Date(…)/`), read by
+            // the parser `ODataValue.fromJSONString` uses, from the page's bytes; anything it
+            // does not take (V2's forms among them) is left to the decoder.
+            guard first == JSONScanner.quote else { return false }
+            let end = JSONScanner.skipPlainASCII(buffer, from: at + 1)
+            guard end < buffer.count, buffer[end] == JSONScanner.quote, end > at + 1 else { return false }
+            let lead = buffer[at + 1]
+            guard lead == 0x2D || lead &- 0x30 < 10 else { return false }
+            var scanner = LiteralScanner(bytes: UnsafeBufferPointer(rebasing: buffer[(at + 1)..<end]))
+            let value: ODataValue
+            do throws(ODataError) {
+                if kind == .date {
+                    let date = try EdmDate.scan(&scanner)
+                    try scanner.requireEnd()
+                    value = .date(date)
+                } else {
+                    value = .dateTimeOffset(try EdmDateTimeOffset.scan(&scanner, offsetOptional: decoder.version == .v2))
+                }
+            } catch {
+                return false
+            }
+            guard (try? EntityValueEncoding.write(value, into: &data, path: "")) != nil else { return false }
+            scan.i = end + 1
             return true
         default:
             return false

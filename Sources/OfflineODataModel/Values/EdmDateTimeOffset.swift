@@ -42,28 +42,31 @@ public struct EdmDateTimeOffset: Sendable, Hashable, Comparable, CustomStringCon
     /// Parses `YYYY-MM-DDThh:mm[:ss[.f]](Z|±hh:mm)`. With `offsetOptional` (V2 `datetime'…'`),
     /// a missing zone means UTC.
     public init(parsing text: String, offsetOptional: Bool = false) throws(ODataError) {
-        let (date, time, offset) = try LiteralScanner.reading(text) {
-            (scanner: inout LiteralScanner) throws(ODataError) -> (EdmDate, EdmTimeOfDay, Int) in
-            let date = try EdmDate.scan(&scanner)
-            guard scanner.consume("T") || scanner.consume("t") else { throw scanner.fail("expected 'T'") }
-            let time = try EdmTimeOfDay.scan(&scanner)
-            var offset = 0
-            if scanner.consume("Z") || scanner.consume("z") {
-                offset = 0
-            } else if let sign = scanner.peek, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
-                scanner.index += 1
-                let hours = try scanner.fixedDigits(2, "offset hours")
-                try scanner.expect(":")
-                let minutes = try scanner.fixedDigits(2, "offset minutes")
-                guard hours <= 23, minutes <= 59 else { throw .valueInvalidDateTime(text, "offset out of range") }
-                offset = (hours * 60 + minutes) * (sign == UInt8(ascii: "-") ? -1 : 1)
-            } else if !offsetOptional {
-                throw scanner.fail("expected 'Z' or a ±hh:mm offset")
-            }
-            try scanner.requireEnd()
-            return (date, time, offset)
+        self = try LiteralScanner.reading(text) { (scanner: inout LiteralScanner) throws(ODataError) in
+            try Self.scan(&scanner, offsetOptional: offsetOptional)
         }
-        try self.init(date: date, time: time, offsetMinutes: offset)
+    }
+
+    /// The whole of the scanner's text as `init(parsing:)` reads it.
+    static func scan(_ scanner: inout LiteralScanner, offsetOptional: Bool) throws(ODataError) -> EdmDateTimeOffset {
+        let date = try EdmDate.scan(&scanner)
+        guard scanner.consume("T") || scanner.consume("t") else { throw scanner.fail("expected 'T'") }
+        let time = try EdmTimeOfDay.scan(&scanner)
+        var offset = 0
+        if scanner.consume("Z") || scanner.consume("z") {
+            offset = 0
+        } else if let sign = scanner.peek, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+            scanner.index += 1
+            let hours = try scanner.fixedDigits(2, "offset hours")
+            try scanner.expect(":")
+            let minutes = try scanner.fixedDigits(2, "offset minutes")
+            guard hours <= 23, minutes <= 59 else { throw .valueInvalidDateTime(scanner.text, "offset out of range") }
+            offset = (hours * 60 + minutes) * (sign == UInt8(ascii: "-") ? -1 : 1)
+        } else if !offsetOptional {
+            throw scanner.fail("expected 'Z' or a ±hh:mm offset")
+        }
+        try scanner.requireEnd()
+        return try EdmDateTimeOffset(date: date, time: time, offsetMinutes: offset)
     }
 
     /// Seconds from 1970-01-01T00:00:00Z to this instant (whole seconds; see `picoseconds`).

@@ -5,8 +5,10 @@
 /// date or time read, about 2 % of reading a page of entities.
 struct LiteralScanner {
     let bytes: UnsafeBufferPointer<UInt8>
-    let text: String
     var index = 0
+
+    /// The literal, for error messages (made only when one is thrown).
+    var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// Runs `body` with a scanner over the UTF-8 of `text`, valid only during the call.
     static func reading<Result>(
@@ -15,16 +17,16 @@ struct LiteralScanner {
         var utf8 = text
         let result = utf8.withUTF8 { bytes in
             Swift.Result { () throws(ODataError) -> Result in
-                var scanner = LiteralScanner(bytes: bytes, text: text)
+                var scanner = LiteralScanner(bytes: bytes)
                 return try body(&scanner)
             }
         }
         return try result.get()
     }
 
-    private init(bytes: UnsafeBufferPointer<UInt8>, text: String) {
+    /// A scanner over UTF-8 bytes the caller holds (a downloaded page's string, read in place).
+    init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
-        self.text = text
     }
 
     var atEnd: Bool { index >= bytes.count }
