@@ -80,12 +80,18 @@ struct EncodedSink: FlatEntitySink {
     /// Per slot, its value's range in `data` (start -1: absent).
     private var starts: [Int]
     private var ends: [Int]
+    /// The slots whose values make `EncodedEntity.stringKey`, and per slot whether its value is
+    /// a string written in place (its bytes then follow the tag and length in `data`).
+    let stringKeySlots: [Int]
+    private var plainString: [Bool]
 
-    init(codec: EntityCodec, decoder: ODataEntityDecoder, fast: [Fast]) {
+    init(codec: EntityCodec, decoder: ODataEntityDecoder, fast: [Fast], stringKeySlots: [Int] = []) {
         self.codec = codec
         self.decoder = decoder
         self.fast = fast
+        self.stringKeySlots = stringKeySlots
         let count = codec.layout.properties.count
+        plainString = [Bool](repeating: false, count: stringKeySlots.isEmpty ? 0 : count)
         starts = [Int](repeating: -1, count: count)
         ends = [Int](repeating: 0, count: count)
         entities.reserveCapacity(1024)
@@ -95,13 +101,16 @@ struct EncodedSink: FlatEntitySink {
     mutating func beginEntity() {
         data.removeAll(keepingCapacity: true)
         for slot in starts.indices { starts[slot] = -1 }
+        for slot in stringKeySlots { plainString[slot] = false }
     }
 
     mutating func property(member: Int, slot: Int, _ scan: inout ODataFlatPageReader.Scan) -> Bool {
         // A property the layout does not name is a dynamic one: the record way keeps it.
         guard slot >= 0 else { return false }
         let start = data.count
-        if !transcoded(fast[member], &scan) {
+        if transcoded(fast[member], &scan) {
+            if !plainString.isEmpty, fast[member] == .string { plainString[slot] = true }
+        } else {
             guard let property = scan.reader.property(member), let value = scan.value(),
                   let decoded = try? decoder.decodeProperty(value, property, depth: 0),
                   codec.append(decoded, asSlot: slot, to: &data) else { return false }
@@ -312,7 +321,26 @@ struct EncodedSink: FlatEntitySink {
         }
         // No dynamic properties.
         out.append(0)
-        entities.append(ODataFlatPageReader.EncodedEntity(codec: out, etag: etag))
+        entities.append(ODataFlatPageReader.EncodedEntity(codec: out, etag: etag, stringKey: stringKey()))
         return true
+    }
+
+    /// The ordered-key encoding of the key slots' strings (`OrderedKeyEncoding`: tag, the bytes
+    /// with 0x00 escaped, 0x00 0x01), when each was written in place: plain ASCII has no 0x00.
+    private func stringKey() -> [UInt8]? {
+        guard !stringKeySlots.isEmpty else { return nil }
+        var key: [UInt8] = []
+        key.reserveCapacity(32)
+        for slot in stringKeySlots {
+            guard plainString[slot], starts[slot] >= 0 else { return nil }
+            // The slot holds the string tag, the length (LEB128), then the bytes.
+            var at = starts[slot] + 1
+            while data[at] & 0x80 != 0 { at += 1 }
+            key.append(OrderedKeyEncoding.tagString)
+            key.append(contentsOf: data[(at + 1)..<ends[slot]])
+            key.append(0x00)
+            key.append(0x01)
+        }
+        return key
     }
 }

@@ -86,6 +86,9 @@ public struct ODataFlatPageReader: Sendable {
     public struct EncodedEntity: Sendable {
         public var codec: [UInt8]
         public var etag: String?
+        /// With `stringKeySlots`: the `OrderedKeyEncoding` of those slots' values, in that
+        /// order, when each is a string read in place (plain ASCII); nil otherwise.
+        public var stringKey: [UInt8]?
     }
 
     /// The page's entities encoded by `codec` (the codec of the layout this reader was made for)
@@ -93,7 +96,10 @@ public struct ODataFlatPageReader: Sendable {
     /// makes of the records `read` gives. Nil where `read` gives nil, where an entity has a
     /// property the layout does not name, and where `encode` would throw: the caller then takes
     /// the record way, which reports the entity (docs/OfflineStore.md §7.2).
-    public func readEncoded(_ bytes: [UInt8], codec: EntityCodec) -> [EncodedEntity]? {
+    ///
+    /// `stringKeySlots`: slots (of a key whose properties are all strings) whose ordered-key
+    /// encoding each entity also gets (`EncodedEntity.stringKey`), made from the same bytes.
+    public func readEncoded(_ bytes: [UInt8], codec: EntityCodec, stringKeySlots: [Int] = []) -> [EncodedEntity]? {
         guard codec.names == slotNames else { return nil }
         // Per member, how its value is transcoded in place (`EncodedSink.Fast`): only where the
         // slot declares the property's own primitive kind.
@@ -102,7 +108,8 @@ public struct ODataFlatPageReader: Sendable {
                   memberSlots[member] >= 0, codec.declaredKind(at: memberSlots[member]) == kind else { return .none }
             return EncodedSink.Fast(kind)
         }
-        var sink = EncodedSink(codec: codec, decoder: decoder, fast: fast)
+        var sink = EncodedSink(codec: codec, decoder: decoder, fast: fast,
+                               stringKeySlots: stringKeySlots.allSatisfy { $0 >= 0 && $0 < slotCount } ? stringKeySlots : [])
         return scan(bytes, &sink) ? sink.entities : nil
     }
 

@@ -151,12 +151,14 @@ final class PageReadAhead {
         /// the page is not flat or an entity cannot be stored as it is: the general reader then
         /// reads it (and the commit way reports the entity).
         private func flatPage(_ flat: ODataFlatPageReader, info: SetInfo) -> Page? {
-            guard let entities = flat.readEncoded(page, codec: info.codec) else { return nil }
+            // A key of strings only (the usual one) is encoded by the reader, from the same bytes.
+            let stringKey = info.keyKinds.allSatisfy { $0 == .string }
+            guard let entities = flat.readEncoded(page, codec: info.codec, stringKeySlots: stringKey ? info.keyIndices : []) else { return nil }
             var entries: [StagedPage.Entry] = []
             entries.reserveCapacity(entities.count)
             for entity in entities {
                 guard let entry = try? EntityWriteBatch.prepare(encoded: entity.codec, info: info, etag: entity.etag, flags: [],
-                                                                typeName: flat.typeName) else { return nil }
+                                                                typeName: flat.typeName, key: entity.stringKey) else { return nil }
                 entries.append(entry)
             }
             var read = Page(staged: entries)

@@ -178,20 +178,26 @@ public struct EntityWriteBatch {
     /// `prepare` of an entity given in its codec's form (`ODataFlatPageReader.readEncoded`,
     /// which made the bytes with `encode`'s checks): the same checks of its key, ETag and type,
     /// the key read from the bytes.
+    /// `key`: the key's encoding when the reader made it (`EncodedEntity.stringKey`, a key of
+    /// strings: normalizing a string to a string keeps it, so it is `encodeKey`'s).
     static func prepare(encoded codecBytes: consuming [UInt8], info: SetInfo, etag: String?, flags: EntityFlags,
-                        typeName: String?) throws(ODataError) -> StagedPage.Entry {
+                        typeName: String?, key made: [UInt8]? = nil) throws(ODataError) -> StagedPage.Entry {
         // The key's encoding, component by component (`EntityStorage.encodeKey`, without the
         // arrays of values).
         guard info.keyIndices.count == info.keyKinds.count else {
             throw .storeWrongKeyCount(info.name, got: info.keyIndices.count, expected: info.keyKinds.count)
         }
         var key: [UInt8] = []
-        key.reserveCapacity(32)
-        for (n, i) in info.keyIndices.enumerated() {
-            guard let value = try info.codec.readProperty(at: i, from: codecBytes) else {
-                throw .storeMissingKeyProperty(info.name, info.keyNames[n])
+        if let made, info.keyKinds.allSatisfy({ $0 == .string }) {
+            key = made
+        } else {
+            key.reserveCapacity(32)
+            for (n, i) in info.keyIndices.enumerated() {
+                guard let value = try info.codec.readProperty(at: i, from: codecBytes) else {
+                    throw .storeMissingKeyProperty(info.name, info.keyNames[n])
+                }
+                try EntityStorage.appendKeyComponent(value, at: n, info: info, to: &key)
             }
-            try EntityStorage.appendKeyComponent(value, at: n, info: info, to: &key)
         }
         let keyBytes = try EntityStorage.checkedKey(key, info: info)
         try checkStored(info: info, etag: etag, typeName: typeName)

@@ -275,6 +275,16 @@ import Testing
         }
         #expect(encoded?.map(\.codec) == expected, "\(text)")
         #expect(encoded?.map(\.etag) == records.map(\.etag), "\(text)")
+        // The ordered-key encoding of up to two string slots, where the reader makes it.
+        let stringSlots = Array(layout.properties.indices.filter { layout.properties[$0].shape == .primitive(.string) }.prefix(2))
+        guard !stringSlots.isEmpty, let keyed = flat.readEncoded(page, codec: codec, stringKeySlots: stringSlots) else { return }
+        #expect(keyed.map(\.codec) == expected, "\(text)")
+        for (entity, read) in zip(keyed, records) {
+            guard let key = entity.stringKey else { continue }
+            let values = stringSlots.map { read.record.values[$0] }
+            #expect(values.allSatisfy { if case .string? = $0 { true } else { false } }, "\(text)")
+            #expect(key == (try? OrderedKeyEncoding.encode(values.compactMap { $0 })), "\(text)")
+        }
     }
 
     @Test("random pages of scalar members read as the general reader reads them")
@@ -395,6 +405,17 @@ import Testing
                 let page = try generator.page(set: set, index: index, pageSize: 25)
                 let answered = Self.compare(page, reader: reader, set: set.name, slots: slots, mustAnswer: true)
                 #expect(answered, "\(set.name) page \(index)")
+                // Its string keys are plain ASCII: every entity gets its key's encoding.
+                let flat = try #require(ODataFlatPageReader(reader: reader, entitySet: set.name, slots: slots))
+                let keySlots = try model.key(of: type).map { ref in try #require(slots.firstIndex(of: ref.name)) }
+                let layout = Self.layout(model, set: set.name, slots: slots)
+                guard keySlots.allSatisfy({ layout.properties[$0].shape == .primitive(.string) }) else { continue }
+                let keyed = try #require(flat.readEncoded(page, codec: EntityCodec(layout: layout), stringKeySlots: keySlots))
+                let records = try #require(flat.read(page))
+                for (entity, read) in zip(keyed, records) {
+                    let values = keySlots.compactMap { read.record.values[$0] }
+                    #expect(entity.stringKey != nil && entity.stringKey == (try? OrderedKeyEncoding.encode(values)), "\(set.name) page \(index)")
+                }
             }
         }
     }
