@@ -324,6 +324,25 @@ import Testing
         #expect(try store.count("Contacts/$count") == summary.entitiesApplied)
     }
 
+    @Test("a page that holds an entity twice, above every key taken so far, is committed, not loaded in bulk")
+    func pageWithItsOwnDuplicate() async throws {
+        // Page 2's orders, then the next back-end version of the same orders (other amounts):
+        // within the page the keys go up, then start again from below.
+        let all = try OfflineFixtures.pages(.salesOrders)
+        let next = try OfflineFixtures.pages(.salesOrders, from: Self.next, range: 2..<3)
+        func entities(_ page: [UInt8]) throws -> [Any] {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(page)) as? [String: Any])
+            return try #require(object["value"] as? [Any])
+        }
+        let twice = try JSONSerialization.data(withJSONObject: ["value": try entities(all[2]) + entities(next[0])])
+        let pages = [all[0], all[1], [UInt8](twice), all[3]]
+        let oneCommit = try await Self.bulkScenario(pages: pages, batchBytes: 64 << 20)
+        let mixed = try await Self.bulkScenario(pages: pages, batchBytes: 1)
+        #expect(oneCommit.seen == mixed.seen)
+        #expect(mixed.seen[1].contains(OfflineFixtures.sales.salesOrderID(250)))
+        #expect(mixed.commits >= 3, "\(mixed.commits) commits: two pages in bulk, two by commits")
+    }
+
     @Test("a set with a pending local change is not loaded in bulk: the change wins as with commits")
     func pendingChangeTakesTheCommitWay() async throws {
         let pages = try OfflineFixtures.pages(.salesOrders)
