@@ -160,7 +160,8 @@ public struct ODataFlatPageReader: Sendable {
             self.buffer = buffer
             self.reader = reader
             self.members = members
-            seen = [Int](repeating: -1, count: reader.memberBytes.count)
+            // Types of at most 64 members use a bit mask per entity instead (`entity`).
+            seen = reader.memberBytes.count > 64 ? [Int](repeating: -1, count: reader.memberBytes.count) : []
         }
 
         mutating func skipSpace() {
@@ -390,7 +391,7 @@ public struct ODataFlatPageReader: Sendable {
             var firstControl: String?
             var controls: [String] = []
             var mask: UInt64 = 0
-            let small = reader.memberBytes.count <= 64
+            let small = seen.isEmpty
             var cursor = 0
             /// Whether a member not starting with `@` came already: the general reader takes the
             /// type of a `__metadata` only before those.
