@@ -103,6 +103,14 @@ public struct Tree: Sendable, Hashable, CustomStringConvertible {
     /// Internal keys are the tree id (4 bytes, big-endian) followed by the user key
     /// (docs/StorageFormat.md, "Keys").
     /// The same, written into `buffer` (its contents replaced, its capacity kept).
+    /// Appends the tree's 4-byte prefix of internal keys.
+    @inline(__always) func appendPrefix(to buffer: inout [UInt8]) {
+        buffer.append(UInt8(truncatingIfNeeded: id >> 24))
+        buffer.append(UInt8(truncatingIfNeeded: id >> 16))
+        buffer.append(UInt8(truncatingIfNeeded: id >> 8))
+        buffer.append(UInt8(truncatingIfNeeded: id))
+    }
+
     @inline(__always) func internalKey(_ key: [UInt8], into buffer: inout [UInt8]) {
         buffer.removeAll(keepingCapacity: true)
         buffer.append(UInt8(truncatingIfNeeded: id >> 24))

@@ -85,7 +85,7 @@ final class RunWriter: @unchecked Sendable {  // owned by one flush at a time
     /// `expectedEntries` is no longer needed to size the filter (partitions are sized when they
     /// are cut); it reserves the partition buffer.
     init(fs: any FileSystem, directory: String, fileNumber: UInt32, keys: KeyRing, compress: Bool, blockSize: Int,
-         expectedEntries: Int) throws(EngineError) {
+         expectedEntries: Int, acceleration: Int32 = 1) throws(EngineError) {
         partitionHashes.reserveCapacity(min(max(expectedEntries, 1), BloomFilter.partitionKeys))
         self.fs = fs
         self.fileNumber = fileNumber
@@ -93,7 +93,9 @@ final class RunWriter: @unchecked Sendable {  // owned by one flush at a time
         self.path = directory + "/" + name
         self.blockSize = blockSize
         let header = keys.newHeader(type: .run, fileNumber: fileNumber)
-        codec = keys.codec(for: header, fileName: name, compress: compress)
+        var codec = keys.codec(for: header, fileName: name, compress: compress)
+        codec.acceleration = acceleration
+        self.codec = codec
         file = try fs.create(path)
         pending = header.encoded()
         // Room for a chunk and the frame that crosses its end, so the buffer never doubles.

@@ -322,4 +322,48 @@ import Testing
             }
         }
     }
+
+    /// A chunk is written on a thread of its own while the caller goes on: a chunk that cannot
+    /// be written (the disk full) fails the load at the caller's next step (a later `put`), with
+    /// the write's error, even when the disk has room again by `install`; the load then leaves
+    /// no run behind, and the store keeps what it had and goes on taking commits.
+    @Test("a chunk that cannot be written fails the load, which leaves no run", arguments: [0, 3_000, 40_000])
+    func chunkWriteFails(budget: Int) throws {
+        let dir = TempDir("bulk-fault")
+        defer { dir.cleanup() }
+        let fs = FaultyFileSystem()
+        var options = EngineOptions.quick()
+        options.fileSystem = fs
+        let db = try StorageEngine.open(path: dir.store, options: options)
+        defer { try? db.close() }
+        let tree = try db.tree("t")
+        try db.write { $0.put(key(1), bytes("committed"), in: tree) }
+        let runsBefore = runFiles(dir)
+        let load = try db.bulkLoad(chunkBytes: 4096)
+        try load.put(key(900_000), bytes("first"), in: tree)
+        fs.faults.withLock { $0.writeBudget = budget }
+        var failure: EngineError?
+        do {
+            // Descending keys: the tree sorts, and every 4 KiB of records is a chunk. A chunk
+            // starts only after the one before it is written, so a chunk that failed is
+            // reported while later chunks are cut, before the disk has room again.
+            for i in stride(from: 899_999, to: 890_000, by: -1) {
+                try load.put(key(i), bytes(String(repeating: "v", count: 40)), in: tree)
+            }
+        } catch {
+            failure = error
+        }
+        fs.faults.withLock { $0.writeBudget = nil }
+        if failure == nil {
+            do { try db.install(load) } catch { failure = error }
+        }
+        let error = try #require(failure, "a load whose chunks could not be written was installed")
+        #expect(error.kind == .ioError, "\(error)")
+        load.abandon()
+        #expect(runFiles(dir) == runsBefore, "the failed load left runs behind")
+        #expect(try db.get(key(1), in: tree) == bytes("committed"))
+        #expect(try db.get(key(899_999), in: tree) == nil, "a record of the failed load is visible")
+        try db.write { $0.put(key(2), bytes("after"), in: tree) }
+        #expect(try db.get(key(2), in: tree) == bytes("after"))
+    }
 }
