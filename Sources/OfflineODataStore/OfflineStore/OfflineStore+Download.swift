@@ -368,14 +368,20 @@ struct DownloadApply {
                                        checking: inout [PageReadAhead.Ticket], keep: Int, info: SetInfo?) throws(ODataError) {
         while checking.count > keep {
             let ticket = checking.removeFirst()
-            let read = try ticket.take()
+            var read = try ticket.take()
             if var bulk = stagingBulk, bulk.isOpen {
                 // Moved out while it changes: a second reference would make the filter of the
                 // keys taken (4 MiB) copy itself on every page.
                 stagingBulk = nil
                 let taken: Bool
                 do throws(ODataError) {
-                    taken = try read.loadable.map { records throws(ODataError) in try bulk.add(records: records) } ?? false
+                    // Taken out of the page, so that its buffers are kept for later pages.
+                    if let records = read.loadable.take() {
+                        taken = try bulk.add(records: records)
+                        bulk.buffers.give(records)
+                    } else {
+                        taken = false
+                    }
                 } catch {
                     stagingBulk = bulk
                     throw error

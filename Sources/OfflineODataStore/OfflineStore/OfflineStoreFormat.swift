@@ -72,6 +72,17 @@ enum OfflineStoreFormat {
     /// The prefix of every membership key of one defining query.
     static func membershipPrefix(_ name: String) -> [UInt8] { Array(name.utf8) + [0] }
 
+    /// A membership key without its entity key: `membershipKey(name, set:, keyBytes:)` is this
+    /// followed by the key bytes.
+    static func membershipPrefix(_ name: String, set: String) -> [UInt8] {
+        var key: [UInt8] = []
+        key += name.utf8
+        key.append(0)
+        key += set.utf8
+        key.append(0)
+        return key
+    }
+
     static func membershipKey(_ name: String, set: String, keyBytes: [UInt8]) -> [UInt8] {
         // One array (a download writes one membership per entity).
         var key: [UInt8] = []

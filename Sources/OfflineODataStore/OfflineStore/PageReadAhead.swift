@@ -33,7 +33,7 @@ final class PageReadAhead {
         var stagedFor: SetInfo?
         /// The page's engine records for a bulk load (§7.4), made by the reader when the page
         /// is loaded in bulk and every entity could be stored as it is; nil otherwise.
-        var loadable: [DownloadBulk.Entry]?
+        var loadable: DownloadBulk.Records?
 
         init(staged entries: [StagedPage.Entry]) {
             collection = ODataEntityCollection()
@@ -153,12 +153,17 @@ final class PageReadAhead {
         private func flatPage(_ flat: ODataFlatPageReader, info: SetInfo) -> Page? {
             // A key of strings only (the usual one) is encoded by the reader, from the same bytes.
             let stringKey = info.keyKinds.allSatisfy { $0 == .string }
-            guard let entities = flat.readEncoded(page, codec: info.codec, stringKeySlots: stringKey ? info.keyIndices : []) else { return nil }
+            guard var entities = flat.readEncoded(page, codec: info.codec, stringKeySlots: stringKey ? info.keyIndices : []) else { return nil }
             var entries: [StagedPage.Entry] = []
             entries.reserveCapacity(entities.count)
-            for entity in entities {
-                guard let entry = try? EntityWriteBatch.prepare(encoded: entity.codec, info: info, etag: entity.etag, flags: [],
-                                                                typeName: flat.typeName, key: entity.stringKey) else { return nil }
+            for i in entities.indices {
+                // Moved out, so that the stored value grows the codec bytes' own buffer (a copy
+                // left in `entities` made `StoredValue.encode` copy them: a second allocation for
+                // every entity).
+                var codec: [UInt8] = []
+                swap(&codec, &entities[i].codec)
+                guard let entry = try? EntityWriteBatch.prepare(encoded: codec, info: info, etag: entities[i].etag, flags: [],
+                                                                typeName: flat.typeName, key: entities[i].stringKey) else { return nil }
                 entries.append(entry)
             }
             var read = Page(staged: entries)

@@ -329,10 +329,29 @@ public struct EntityWriteBatch {
     static func indexKey(_ index: ResolvedIndex, stored bytes: [UInt8], _ primaryKey: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8] {
         var key: [UInt8] = []
         key.reserveCapacity(24 + primaryKey.count)
-        for (n, column) in index.columns.enumerated() {
-            try OrderedKeyEncoding.append(try column.value(from: bytes, codec: info.codec), to: &key, index: n)
+        try appendIndexKey(index, stored: bytes, primaryKey, info: info, to: &key)
+        return key
+    }
+
+    /// `indexKey(_:stored:_:info:)` appended to `out` (a bulk download's page records, §7.4);
+    /// on error `out` is left as it was.
+    static func appendIndexKey(_ index: ResolvedIndex, stored bytes: [UInt8], _ primaryKey: [UInt8], info: SetInfo,
+                               to out: inout [UInt8]) throws(ODataError) {
+        let start = out.count
+        do throws(ODataError) {
+            for (n, column) in index.columns.enumerated() {
+                try OrderedKeyEncoding.append(try column.value(from: bytes, codec: info.codec), to: &out, index: n)
+            }
+        } catch {
+            out.removeSubrange(start...)
+            throw error
         }
-        return try indexKey(index, encoded: key, primaryKey, info: info)
+        out += primaryKey
+        let length = out.count - start
+        guard length <= StoreFormat.maxTreeKeyBytes else {
+            out.removeSubrange(start...)
+            throw .storeIndexKeyTooLong(index.definition.name, info.name, length: length, limit: StoreFormat.maxTreeKeyBytes)
+        }
     }
 
     private static func indexKey(_ index: ResolvedIndex, _ values: [ODataValue], _ primaryKey: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8] {
