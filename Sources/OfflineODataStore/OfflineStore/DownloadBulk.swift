@@ -41,6 +41,7 @@ struct DownloadBulk {
             for entry in entries { estimate += 2 * entry.key.count + entry.value.count }
             out.bytes.reserveCapacity(estimate + entries.count * (prefix.count + indexes.count * 32))
             out.bounds.append(0)
+            let codec = info.codec
             for entry in entries {
                 guard entry.value.count <= WriteBatch.maxValueSize, entry.key.count <= StoreFormat.maxTreeKeyBytes else { return nil }
                 out.bytes += entry.key
@@ -50,9 +51,10 @@ struct DownloadBulk {
                 out.bytes += prefix
                 out.bytes += entry.key
                 out.bounds.append(out.bytes.count)
-                for index in indexes {
+                for n in indexes.indices {
                     do throws(ODataError) {
-                        try EntityWriteBatch.appendIndexKey(index, stored: entry.value, entry.key, info: info, to: &out.bytes)
+                        try EntityWriteBatch.appendIndexKey(indexes[n], stored: entry.value, entry.key, info: info, codec: codec,
+                                                            to: &out.bytes)
                     } catch {
                         return nil
                     }
@@ -88,6 +90,13 @@ struct DownloadBulk {
         }
 
         var count: Int { hashes.count }
+
+        /// Each entity's key and stored value (a page the load did not take is spooled).
+        func entries() -> [StagedPage.Entry] {
+            bytes.withUnsafeBytes { bytes in
+                (0..<count).map { StagedPage.Entry(key: Array(piece($0, 0, in: bytes)), value: Array(piece($0, 1, in: bytes))) }
+            }
+        }
 
         /// Piece `piece` of entity `entity` in `bytes` (this value's `bytes`, borrowed).
         @inline(__always)

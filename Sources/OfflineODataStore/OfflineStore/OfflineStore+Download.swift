@@ -358,7 +358,7 @@ struct DownloadApply {
         // A page that starts like a staged page is refused by the JSON reader (no JSON text
         // starts with 0x00), so a downloaded page is never taken for one.
         checking.append(checks.submit(page, number: marker.pages + checking.count, keep: true))
-        try spoolChecked(in: &spool, checks: checks, checking: &checking, keep: checks.width, info: info)
+        try spoolChecked(in: &spool, checks: checks, checking: &checking, keep: 2 * checks.width, info: info)
     }
 
     /// Takes checked pages until at most `keep` are still waiting: into the bulk load while it
@@ -375,10 +375,11 @@ struct DownloadApply {
                 stagingBulk = nil
                 let taken: Bool
                 do throws(ODataError) {
-                    // Taken out of the page, so that its buffers are kept for later pages.
+                    // Taken out of the page, so that its buffers are kept for later pages
+                    // (put back when the load does not take the page: they may be its only copy).
                     if let records = read.loadable.take() {
                         taken = try bulk.add(records: records)
-                        bulk.buffers.give(records)
+                        if taken { bulk.buffers.give(records) } else { read.loadable = records }
                     } else {
                         taken = false
                     }
@@ -389,7 +390,7 @@ struct DownloadApply {
                 if taken {
                     stagingBulk = bulk
                     marker.pages += 1
-                    checks.dispose(consume read)
+                    checks.dispose(read)
                     continue
                 }
                 // This page and every later one are spooled; the pages loaded stay loaded.

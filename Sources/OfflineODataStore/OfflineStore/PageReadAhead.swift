@@ -53,6 +53,7 @@ final class PageReadAhead {
         func storedEntries(for info: SetInfo?) -> [StagedPage.Entry]? {
             guard let info else { return nil }
             if let staged, let stagedFor, stagedFor === info { return staged }
+            if staged == nil, let loadable, let stagedFor, stagedFor === info { return loadable.entries() }
             guard let prepared, prepared.info === info else { return nil }
             var entries: [StagedPage.Entry] = []
             entries.reserveCapacity(prepared.entities.count)
@@ -166,9 +167,18 @@ final class PageReadAhead {
                                                                 typeName: flat.typeName, key: entities[i].stringKey) else { return nil }
                 entries.append(entry)
             }
+            if let bulk, bulk.info === info, let records = bulk.records(entries) {
+                // The records hold every key and value: the entries go (a page in memory once,
+                // not twice, while it waits to be loaded); `storedEntries` makes them again
+                // from the records if the load does not take the page.
+                var read = Page(staged: [])
+                read.staged = nil
+                read.stagedFor = info
+                read.loadable = records
+                return read
+            }
             var read = Page(staged: entries)
             read.stagedFor = info
-            if let bulk, bulk.info === info { read.loadable = bulk.records(entries) }
             return read
         }
 

@@ -192,8 +192,9 @@ public struct EntityWriteBatch {
             key = made
         } else {
             key.reserveCapacity(32)
+            let codec = info.codec
             for (n, i) in info.keyIndices.enumerated() {
-                guard let value = try info.codec.readProperty(at: i, from: codecBytes) else {
+                guard let value = try codec.readProperty(at: i, from: codecBytes) else {
                     throw .storeMissingKeyProperty(info.name, info.keyNames[n])
                 }
                 try EntityStorage.appendKeyComponent(value, at: n, info: info, to: &key)
@@ -329,18 +330,20 @@ public struct EntityWriteBatch {
     static func indexKey(_ index: ResolvedIndex, stored bytes: [UInt8], _ primaryKey: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8] {
         var key: [UInt8] = []
         key.reserveCapacity(24 + primaryKey.count)
-        try appendIndexKey(index, stored: bytes, primaryKey, info: info, to: &key)
+        try appendIndexKey(index, stored: bytes, primaryKey, info: info, codec: info.codec, to: &key)
         return key
     }
 
     /// `indexKey(_:stored:_:info:)` appended to `out` (a bulk download's page records, §7.4);
     /// on error `out` is left as it was.
-    static func appendIndexKey(_ index: ResolvedIndex, stored bytes: [UInt8], _ primaryKey: [UInt8], info: SetInfo,
-                               to out: inout [UInt8]) throws(ODataError) {
+    /// `codec`: `info.codec`, which a caller making many keys reads once (each read of the
+    /// property copies the codec: a retain and a release of each of its arrays).
+    static func appendIndexKey(_ index: borrowing ResolvedIndex, stored bytes: [UInt8], _ primaryKey: [UInt8], info: SetInfo,
+                               codec: borrowing EntityCodec, to out: inout [UInt8]) throws(ODataError) {
         let start = out.count
         do throws(ODataError) {
-            for (n, column) in index.columns.enumerated() {
-                try OrderedKeyEncoding.append(try column.value(from: bytes, codec: info.codec), to: &out, index: n)
+            for n in index.columns.indices {
+                try OrderedKeyEncoding.append(try index.columns[n].value(from: bytes, codec: codec), to: &out, index: n)
             }
         } catch {
             out.removeSubrange(start...)
