@@ -37,6 +37,42 @@ enum JSONScanner {
     /// backslash, a control character or a non-ASCII byte), or `buf.count`. Eight bytes at a
     /// time while none of them is.
     @inline(__always)
+    /// Like `skipPlainASCII`, but past bytes of 0x80 and above too: the end of the run of bytes
+    /// from `from` that are neither a quote, a backslash nor a control character, and whether
+    /// the run holds a byte of 0x80 or above (then it is UTF-8 only if `firstInvalidUTF8` finds
+    /// nothing in it).
+    static func skipPlainBytes(_ buf: UnsafeBufferPointer<UInt8>, from: Int) -> (end: Int, ascii: Bool) {
+        let end = buf.count
+        var i = from
+        var high: UInt64 = 0
+        guard let base = buf.baseAddress else { return (i, true) }
+        let raw = UnsafeRawPointer(base)
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = ones &* 0x22
+        let slashes = ones &* 0x5C
+        let spaces = ones &* 0x20
+        while i &+ 8 <= end {
+            let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let q = word ^ quotes
+            let s = word ^ slashes
+            // Per byte, its high bit set where the byte is 0 (after the xor) or below 0x20; a
+            // byte of 0x80 or above is neither (`& ~x`). Exact up to the first such byte, which
+            // is all the loop needs: it stops at that word.
+            let flags = (((q &- ones) & ~q) | ((s &- ones) & ~s) | ((word &- spaces) & ~word)) & highs
+            if flags != 0 { break }
+            high |= word & highs
+            i &+= 8
+        }
+        while i < end {
+            let b = buf[i]
+            if b == quote || b == backslash || b < 0x20 { break }
+            high |= UInt64(b & 0x80)
+            i &+= 1
+        }
+        return (i, high == 0)
+    }
+
     static func skipPlainASCII(_ buf: UnsafeBufferPointer<UInt8>, from: Int) -> Int {
         let end = buf.count
         var i = from

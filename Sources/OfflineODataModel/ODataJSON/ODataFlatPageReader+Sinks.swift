@@ -47,7 +47,7 @@ struct RecordSink: FlatEntitySink {
 }
 
 /// Entities in their stored form (`EntityCodec`, docs/EntityEncoding.md §2), written straight
-/// from the JSON: the values of the common kinds are transcoded in place (plain ASCII strings,
+/// from the JSON: the values of the common kinds are transcoded in place (strings without escapes,
 /// integers, booleans, decimals), every other value is decoded as `RecordSink` decodes it and
 /// written with `EntityCodec.encode`'s checks. The values are gathered in payload order and
 /// put in slot order when the entity ends, so the bytes are those `encode` makes of the record.
@@ -131,8 +131,11 @@ struct EncodedSink: FlatEntitySink {
         switch kind {
         case .string:
             guard first == JSONScanner.quote else { return false }
-            let end = JSONScanner.skipPlainASCII(buffer, from: at + 1)
-            guard end < buffer.count, buffer[end] == JSONScanner.quote else { return false }
+            // Without escapes the JSON bytes are the string's UTF-8 (once checked to be UTF-8:
+            // an ill-formed one goes to the decoder, which reports it).
+            let (end, ascii) = JSONScanner.skipPlainBytes(buffer, from: at + 1)
+            guard end < buffer.count, buffer[end] == JSONScanner.quote,
+                  ascii || JSONScanner.firstInvalidUTF8(buffer, from: at + 1, to: end) == nil else { return false }
             data.append(EntityValueEncoding.tagString)
             data.appendLEB128(UInt64(end - at - 1))
             data.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[(at + 1)..<end]))
@@ -326,7 +329,8 @@ struct EncodedSink: FlatEntitySink {
     }
 
     /// The ordered-key encoding of the key slots' strings (`OrderedKeyEncoding`: tag, the bytes
-    /// with 0x00 escaped, 0x00 0x01), when each was written in place: plain ASCII has no 0x00.
+    /// with 0x00 escaped, 0x00 0x01), when each was written in place: a string without escapes
+    /// has no 0x00 (a control character).
     private func stringKey() -> [UInt8]? {
         guard !stringKeySlots.isEmpty else { return nil }
         var key: [UInt8] = []

@@ -87,7 +87,7 @@ public struct ODataFlatPageReader: Sendable {
         public var codec: [UInt8]
         public var etag: String?
         /// With `stringKeySlots`: the `OrderedKeyEncoding` of those slots' values, in that
-        /// order, when each is a string read in place (plain ASCII); nil otherwise.
+        /// order, when each is a string read in place (no escapes); nil otherwise.
         public var stringKey: [UInt8]?
     }
 

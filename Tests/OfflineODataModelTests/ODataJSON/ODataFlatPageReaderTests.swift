@@ -360,6 +360,24 @@ import Testing
         Self.compare(Array(text.utf8), reader: reader, set: "Items", slots: Self.scalarMembers)
     }
 
+    /// A string without escapes is written in place as its bytes: those must be UTF-8 (strict,
+    /// as the general reader checks them). Ill-formed bytes leave the page to the general
+    /// reader, which refuses it; well-formed ones give the bytes `encode` gives.
+    @Test("strings written in place: UTF-8 of every length taken, ill-formed bytes left to the general reader", arguments: [
+        (Array("Müller".utf8), true), (Array("日本語".utf8), true), (Array("🎁 gift".utf8), true),
+        (Array("a\u{7F}b".utf8), true), ([0xC3, 0x28], false), ([0xFF], false), ([0xC0, 0xAF], false),
+        ([0xED, 0xA0, 0x80], false), ([0xF4, 0x90, 0x80, 0x80], false), ([0x61, 0xE6, 0x97], false),
+        (Array("long prefix of eight-byte words ".utf8) + [0x80] + Array(" then more".utf8), false),
+    ] as [([UInt8], Bool)])
+    func stringBytes(_ bytes: [UInt8], valid: Bool) throws {
+        let reader = ODataJSONReader(model: try ODataJSONTestModel.model())
+        let page = Array(#"{"value":[{"ID":1,"Name":""#.utf8) + bytes + Array(#""}]}"#.utf8)
+        let flat = try #require(ODataFlatPageReader(reader: reader, entitySet: "Items", slots: Self.scalarMembers))
+        let codec = EntityCodec(layout: Self.layout(reader.model, set: "Items", slots: Self.scalarMembers))
+        #expect((flat.readEncoded(page, codec: codec) != nil) == valid, "\(bytes)")
+        #expect(Self.compare(page, reader: reader, set: "Items", slots: Self.scalarMembers) == valid)
+    }
+
     @Test("the shapes it reads: V4 and V2 collections, navigation without content, V2 metadata")
     func accepted() throws {
         let pages = [
