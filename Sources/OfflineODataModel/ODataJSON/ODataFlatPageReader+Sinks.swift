@@ -56,6 +56,12 @@ struct EncodedSink: FlatEntitySink {
     let decoder: ODataEntityDecoder
     /// Per member of the plan, how its value is read in place.
     let fast: [Fast]
+    /// Per member, its complex type when its values are written in place (`ComplexForm`).
+    let complexForms: [ComplexForm?]
+    /// The JSON reader's limits a complex value read in place must keep (`Scan.nested` reads
+    /// one with them): its depth below the entity, and the length of a string or number.
+    let complexDepthAllowed: Bool
+    let maxTokenSize: Int
     var entities: [ODataFlatPageReader.EncodedEntity] = []
 
     /// The kinds transcoded in place (for a member whose slot declares its kind).
@@ -85,10 +91,50 @@ struct EncodedSink: FlatEntitySink {
     let stringKeySlots: [Int]
     private var plainString: [Bool]
 
-    init(codec: EntityCodec, decoder: ODataEntityDecoder, fast: [Fast], stringKeySlots: [Int] = []) {
+    /// A complex type whose values are written in place: a type that is not open, whose
+    /// properties are all single primitives of a kind written in place. A value with anything
+    /// else (an annotation, a type name, another or a repeated member, a null where the property
+    /// is not nullable, a value of another kind) goes to the decoder.
+    struct ComplexForm {
+        /// The value's header: tag, flags (type name present), the qualified name.
+        let header: [UInt8]
+        /// Per member: its name's UTF-8, its kind, whether it takes null; `.none` for a member
+        /// that is not a property.
+        let names: [[UInt8]]
+        let kinds: [Fast]
+        let nullable: [Bool]
+
+        init?(_ plan: ODataStructuredPlan) {
+            guard !plan.isOpen, plan.members.count < 64 else { return nil }
+            var header: [UInt8] = [EntityValueEncoding.tagComplex, 1]
+            header.appendLengthPrefixedUTF8(plan.qualifiedName)
+            self.header = header
+            var names: [[UInt8]] = [], kinds: [Fast] = [], nullable: [Bool] = []
+            for member in plan.members {
+                names.append(Array(member.name.utf8))
+                guard case .property(let property) = member, !property.isCollection, case .primitive(let kind) = property.type else {
+                    kinds.append(.none)
+                    nullable.append(false)
+                    continue
+                }
+                kinds.append(Fast(kind))
+                nullable.append(property.isNullable)
+            }
+            guard kinds.contains(where: { $0 != .none }) else { return nil }
+            self.names = names
+            self.kinds = kinds
+            self.nullable = nullable
+        }
+    }
+
+    init(codec: EntityCodec, decoder: ODataEntityDecoder, fast: [Fast], complexForms: [ComplexForm?] = [],
+         complexDepthAllowed: Bool = false, maxTokenSize: Int = 0, stringKeySlots: [Int] = []) {
         self.codec = codec
         self.decoder = decoder
         self.fast = fast
+        self.complexForms = complexForms
+        self.complexDepthAllowed = complexDepthAllowed
+        self.maxTokenSize = maxTokenSize
         self.stringKeySlots = stringKeySlots
         let count = codec.layout.properties.count
         plainString = [Bool](repeating: false, count: stringKeySlots.isEmpty ? 0 : count)
@@ -110,6 +156,8 @@ struct EncodedSink: FlatEntitySink {
         let start = data.count
         if transcoded(fast[member], &scan) {
             if !plainString.isEmpty, fast[member] == .string { plainString[slot] = true }
+        } else if member < complexForms.count, let form = complexForms[member], transcodedComplex(form, &scan) {
+            // Written in place.
         } else {
             guard let property = scan.reader.property(member), let value = scan.value(),
                   let decoded = try? decoder.decodeProperty(value, property, depth: 0),
@@ -118,6 +166,69 @@ struct EncodedSink: FlatEntitySink {
         starts[slot] = start
         ends[slot] = data.count
         return true
+    }
+
+    /// Writes the complex value at the scan's position as `EntityValueEncoding` writes the one
+    /// the decoder makes of it (its members in payload order, under the declared type's name);
+    /// false (the scan not moved, nothing written) leaves it to the decoder.
+    private mutating func transcodedComplex(_ form: ComplexForm, _ scan: inout ODataFlatPageReader.Scan) -> Bool {
+        guard complexDepthAllowed else { return false }
+        let startScan = scan.i, startData = data.count
+        func fail(_ scan: inout ODataFlatPageReader.Scan, _ data: inout [UInt8]) -> Bool {
+            scan.i = startScan
+            data.removeSubrange(startData...)
+            return false
+        }
+        guard scan.take(0x7B) else { return fail(&scan, &data) }
+        data.append(contentsOf: form.header)
+        let countAt = data.count
+        data.append(0)
+        var seen: UInt64 = 0
+        var count = 0
+        var cursor = 0
+        if scan.take(0x7D) {
+            return true
+        }
+        while true {
+            // A key without escapes: a member's name (members in declaration order cost one
+            // comparison each).
+            guard scan.take(JSONScanner.quote) else { return fail(&scan, &data) }
+            let keyStart = scan.i
+            let keyEnd = JSONScanner.skipPlainASCII(scan.buffer, from: keyStart)
+            guard keyEnd < scan.buffer.count, scan.buffer[keyEnd] == JSONScanner.quote, keyEnd - keyStart <= maxTokenSize else {
+                return fail(&scan, &data)
+            }
+            let key = UnsafeBufferPointer(rebasing: scan.buffer[keyStart..<keyEnd])
+            var member = -1
+            if cursor < form.names.count, JSONScanner.bytesEqual(form.names[cursor].withUnsafeBufferPointer { $0 }, key) {
+                member = cursor
+            } else {
+                for m in form.names.indices where form.names[m].withUnsafeBufferPointer({ JSONScanner.bytesEqual($0, key) }) {
+                    member = m
+                    break
+                }
+            }
+            guard member >= 0, form.kinds[member] != .none, seen & (1 << UInt64(member)) == 0 else { return fail(&scan, &data) }
+            seen |= 1 << UInt64(member)
+            cursor = member + 1
+            scan.i = keyEnd + 1
+            guard scan.take(0x3A) else { return fail(&scan, &data) }
+            data.appendLEB128(UInt64(key.count))
+            data.append(contentsOf: key)
+            scan.skipSpace()
+            let valueStart = scan.i
+            if scan.literal("null", .null) != nil {
+                guard form.nullable[member] else { return fail(&scan, &data) }
+                data.append(EntityValueEncoding.tagNull)
+            } else {
+                guard transcoded(form.kinds[member], &scan), scan.i - valueStart <= maxTokenSize else { return fail(&scan, &data) }
+            }
+            count += 1
+            if scan.take(0x2C) { continue }
+            guard scan.take(0x7D), count < 128 else { return fail(&scan, &data) }
+            data[countAt] = UInt8(count)
+            return true
+        }
     }
 
     /// Writes the value at the scan's position when it is of a kind read in place and the slot

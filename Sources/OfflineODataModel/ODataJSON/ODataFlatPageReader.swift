@@ -108,7 +108,17 @@ public struct ODataFlatPageReader: Sendable {
                   memberSlots[member] >= 0, codec.declaredKind(at: memberSlots[member]) == kind else { return .none }
             return EncodedSink.Fast(kind)
         }
-        var sink = EncodedSink(codec: codec, decoder: decoder, fast: fast,
+        // Per member, its complex type's form when its values are written in place: a single
+        // complex property whose slot is declared complex.
+        let complexForms = properties.indices.map { member -> EncodedSink.ComplexForm? in
+            guard let property = properties[member], !property.isCollection, case .complex(let name) = property.type,
+                  memberSlots[member] >= 0, codec.declaredKind(at: memberSlots[member]) == nil,
+                  let plan = decoder.plans.plan(name), !plan.isEntity else { return nil }
+            return EncodedSink.ComplexForm(plan)
+        }
+        var sink = EncodedSink(codec: codec, decoder: decoder, fast: fast, complexForms: complexForms,
+                               complexDepthAllowed: jsonOptions.maxDepth - 4 > 0,
+                               maxTokenSize: jsonOptions.maxTokenSize,
                                stringKeySlots: stringKeySlots.allSatisfy { $0 >= 0 && $0 < slotCount } ? stringKeySlots : [])
         return scan(bytes, &sink) ? sink.entities : nil
     }
