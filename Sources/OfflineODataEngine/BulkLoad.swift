@@ -404,12 +404,28 @@ public final class BulkLoad: @unchecked Sendable {
             arena = []
             entries = []
         }
+        // The chunk joins the engine's background writes under the writer lock, which `close`
+        // (and a simulated crash) holds while it waits for them and wipes the keys: a chunk is
+        // either written before the store closes, which waits for it, or not at all (no file
+        // written with wiped keys, or after the store's next open removed the orphans).
+        let started: Bool = engine.withWriterLockUnchecked { () -> Bool in
+            guard !engine.state.withLock({ $0.closed }) else { return false }
+            engine.flushGroup.enter()
+            return true
+        }
+        guard started else {
+            job.result = .failure(EngineError(.storeClosed, "the store is closed"))
+            job.done.signal()
+            inFlight = job
+            return try finishChunk()
+        }
         inFlight = job
         chunkQueue.async { [self] in
             job.result = Result { () throws(EngineError) in try sortAndWrite(job.arena, job.entries) }
             // The sort's buffers and the writer's are freed by now (in this thread's arena).
             releaseFreeMemory()
             job.done.signal()
+            engine.flushGroup.leave()
         }
         if wait { try finishChunk() }
     }

@@ -305,6 +305,11 @@ public final class StorageEngine: Sendable {
         writer.withLock { w in body(&w) }
     }
 
+    /// Runs `body` holding the writer lock (without the writer's state).
+    func withWriterLockUnchecked<T>(_ body: () -> T) -> T {
+        writer.withLock { _ in body() }
+    }
+
     // MARK: Lifecycle
 
     /// Flushes what is in memory into a run (so the next open replays nothing), waits for
