@@ -100,10 +100,7 @@ public struct Tree: Sendable, Hashable, CustomStringConvertible {
     public static func == (a: Tree, b: Tree) -> Bool { a.id == b.id && a.name == b.name }
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 
-    /// Internal keys are the tree id (4 bytes, big-endian) followed by the user key
-    /// (docs/StorageFormat.md, "Keys").
-    /// The same, written into `buffer` (its contents replaced, its capacity kept).
-    /// Appends the tree's 4-byte prefix of internal keys.
+    /// Appends the tree's 4-byte prefix of internal keys (its id, big-endian).
     @inline(__always) func appendPrefix(to buffer: inout [UInt8]) {
         buffer.append(UInt8(truncatingIfNeeded: id >> 24))
         buffer.append(UInt8(truncatingIfNeeded: id >> 16))
@@ -111,22 +108,19 @@ public struct Tree: Sendable, Hashable, CustomStringConvertible {
         buffer.append(UInt8(truncatingIfNeeded: id))
     }
 
+    /// Internal keys are the tree id (4 bytes, big-endian) followed by the user key
+    /// (docs/StorageFormat.md, "Keys").
+    /// The same, written into `buffer` (its contents replaced, its capacity kept).
     @inline(__always) func internalKey(_ key: [UInt8], into buffer: inout [UInt8]) {
         buffer.removeAll(keepingCapacity: true)
-        buffer.append(UInt8(truncatingIfNeeded: id >> 24))
-        buffer.append(UInt8(truncatingIfNeeded: id >> 16))
-        buffer.append(UInt8(truncatingIfNeeded: id >> 8))
-        buffer.append(UInt8(truncatingIfNeeded: id))
+        appendPrefix(to: &buffer)
         buffer.append(contentsOf: key)
     }
 
     @inline(__always) func internalKey(_ key: [UInt8]) -> [UInt8] {
         var k = [UInt8]()
         k.reserveCapacity(key.count + 4)
-        k.append(UInt8(truncatingIfNeeded: id >> 24))
-        k.append(UInt8(truncatingIfNeeded: id >> 16))
-        k.append(UInt8(truncatingIfNeeded: id >> 8))
-        k.append(UInt8(truncatingIfNeeded: id))
+        appendPrefix(to: &k)
         k.append(contentsOf: key)
         return k
     }

@@ -202,11 +202,11 @@ struct DownloadBulk {
         if ascending {
             if filtering {
                 for hash in records.hashes { taken.insert(hash) }
-            } else if ascendingHashes != nil {
-                if ascendingHashes!.count + count > ascendingLimit {
+            } else if let kept = ascendingHashes?.count {
+                if kept + count > ascendingLimit {
                     ascendingHashes = nil
                 } else {
-                    ascendingHashes!.append(contentsOf: records.hashes)
+                    ascendingHashes?.append(contentsOf: records.hashes)
                 }
             }
             if count > 0 { lastKey = Array(records.piece(count - 1, 0, in: bytes)) }

@@ -74,8 +74,9 @@ enum OfflineStoreFormat {
 
     /// A membership key without its entity key: `membershipKey(name, set:, keyBytes:)` is this
     /// followed by the key bytes.
-    static func membershipPrefix(_ name: String, set: String) -> [UInt8] {
+    static func membershipPrefix(_ name: String, set: String, room: Int = 0) -> [UInt8] {
         var key: [UInt8] = []
+        key.reserveCapacity(name.utf8.count + set.utf8.count + 2 + room)
         key += name.utf8
         key.append(0)
         key += set.utf8
@@ -85,12 +86,7 @@ enum OfflineStoreFormat {
 
     static func membershipKey(_ name: String, set: String, keyBytes: [UInt8]) -> [UInt8] {
         // One array (a download writes one membership per entity).
-        var key: [UInt8] = []
-        key.reserveCapacity(name.utf8.count + set.utf8.count + 2 + keyBytes.count)
-        key += name.utf8
-        key.append(0)
-        key += set.utf8
-        key.append(0)
+        var key = membershipPrefix(name, set: set, room: keyBytes.count)
         key += keyBytes
         return key
     }

@@ -40,6 +40,14 @@ final class PageReadAhead {
             staged = entries
         }
 
+        /// A page read for a bulk load: its records are its only form (`storedEntries` makes
+        /// its entries from them if the load does not take it).
+        init(records: DownloadBulk.Records, for info: SetInfo) {
+            collection = ODataEntityCollection()
+            stagedFor = info
+            loadable = records
+        }
+
         /// The page in its stored form, when every top-level entity was prepared for `info`
         /// and none has navigation content to apply (expanded entities, `@odata.bind`): what
         /// a staged download spools instead of the JSON (docs/OfflineStore.md §7.3).
@@ -171,11 +179,7 @@ final class PageReadAhead {
                 // The records hold every key and value: the entries go (a page in memory once,
                 // not twice, while it waits to be loaded); `storedEntries` makes them again
                 // from the records if the load does not take the page.
-                var read = Page(staged: [])
-                read.staged = nil
-                read.stagedFor = info
-                read.loadable = records
-                return read
+                return Page(records: records, for: info)
             }
             var read = Page(staged: entries)
             read.stagedFor = info
