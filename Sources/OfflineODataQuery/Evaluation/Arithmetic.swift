@@ -165,7 +165,16 @@ struct Pico {
 
     var negated: Pico { Pico(seconds: -seconds64, picos: -picos) }
 
-    func adding(_ other: Pico) -> Pico { Pico(seconds: seconds64 &+ other.seconds64, picos: picos + other.picos) }
+    /// The sum; saturates at the Int64 bounds, which lie far outside every date and duration
+    /// range, so the range checks of `duration`, `dateTimeOffset` and `date` refuse it.
+    func adding(_ other: Pico) -> Pico {
+        let (sum, overflow) = seconds64.addingReportingOverflow(other.seconds64)
+        return Pico(seconds: overflow ? (other.seconds64 < 0 ? Int64.min / 2 : Int64.max / 2) : sum, picos: picos + other.picos)
+    }
+
+    /// The instants `mindatetime()` and `maxdatetime()` bound (0001-01-01 to 9999-12-31, UTC):
+    /// date arithmetic whose result leaves them is an overflow, not a silent year 273,790,000.
+    static let representableSeconds: ClosedRange<Int64> = -62_135_596_800...253_402_300_799
 
     /// As exact decimal seconds (scale 12).
     var seconds: EdmDecimal {
@@ -194,6 +203,9 @@ struct Pico {
     }
 
     func dateTimeOffset(offset: Int, at position: Int) throws(ODataError) -> EdmDateTimeOffset {
+        guard Self.representableSeconds.contains(seconds64) else {
+            throw .evalOverflow("date/time out of range (years 1 to 9999)", at: position)
+        }
         do {
             return try EdmDateTimeOffset(utcSeconds: seconds64, picoseconds: picos, offsetMinutes: offset)
         } catch {
@@ -203,6 +215,9 @@ struct Pico {
 
     /// The calendar day containing this instant (Date ± Duration drops the time part).
     func date(at position: Int) throws(ODataError) -> EdmDate {
+        guard Self.representableSeconds.contains(seconds64) else {
+            throw .evalOverflow("date out of range (years 1 to 9999)", at: position)
+        }
         let days = seconds64 >= 0 ? seconds64 / 86_400 : (seconds64 - 86_399) / 86_400
         do {
             return try EdmDate(daysSinceEpoch: days)

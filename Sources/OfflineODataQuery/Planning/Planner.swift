@@ -81,7 +81,7 @@ public enum Planner {
         var access = chosen.access
         var fraction = chosen.fraction
         var exact = chosen.exact
-        let limit = request.top.map { request.skip + $0 }
+        let limit = request.top.map { RowCount.sum(request.skip, $0) }
 
         // Ordering.
         var order: OrderStrategy

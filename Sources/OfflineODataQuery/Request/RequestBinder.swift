@@ -166,8 +166,8 @@ public struct RequestBinder: Sendable {
         if let filter = options.filter { bound.filter = try binder.bindFilter(filter) }
         bound.search = options.search
         if let orderBy = options.orderBy { bound.orderBy = try binder.bindOrderBy(orderBy) }
-        bound.top = options.top
-        bound.skip = options.skip
+        bound.top = options.top.map(RowCount.clamp)
+        bound.skip = options.skip.map(RowCount.clamp)
         bound.count = options.count ?? false
         bound.skipToken = options.skipToken
         if let select = options.select { bound.select = try bindSelect(select, type: type, computed: bound.compute.map(\.alias)) }

@@ -119,7 +119,7 @@ struct Preferences {
             switch name {
             case "odata.maxpagesize", "maxpagesize":
                 if let n = Int(value), n > 0 {
-                    maxPageSize = n
+                    maxPageSize = RowCount.clamp(n)
                     applied.append("odata.maxpagesize=\(n)")
                 }
             case "odata.include-annotations":

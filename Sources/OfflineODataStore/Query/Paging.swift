@@ -17,7 +17,7 @@ struct Paging {
 
     init(options: BoundQueryOptions, pageSize: Int?, fingerprint: @escaping () -> UInt32) {
         self.options = options
-        self.pageSize = pageSize
+        self.pageSize = pageSize.map(RowCount.clamp)
         self.shape = fingerprint
     }
 
@@ -35,7 +35,7 @@ struct Paging {
     }
 
     /// Rows the collector must produce in order (`skip + take`), nil when unbounded.
-    var limit: Int? { take.map { skip + $0 } }
+    var limit: Int? { take.map { RowCount.sum(skip, $0) } }
 
     /// Whether a full page means more pages: only when the page size, not `$top`, cut it.
     var pageSizeLimits: Bool {
@@ -75,6 +75,6 @@ struct Paging {
         syntax.options.skipToken = token
         syntax.options.skip = nil
         if let top = options.top { syntax.options.top = top - returned }
-        return SyntaxPrinter.print(syntax)
+        return SyntaxPrinter.printLink(syntax)
     }
 }

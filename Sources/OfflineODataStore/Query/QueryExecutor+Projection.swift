@@ -65,7 +65,7 @@ extension QueryExecutor {
         var cursor = try reader.navigationTargets(from: source, navigation: item.navigation.name, reusing: &spent)
         let context = EvaluationContext(reader: reader, model: model)
         var collector = ResultCollector(orderBy: item.options.orderBy, evaluator: evaluator, context: context,
-                                        limit: item.options.top.map { (item.options.skip ?? 0) + $0 }, streams: item.options.orderBy.isEmpty,
+                                        limit: item.options.top.map { RowCount.sum(item.options.skip ?? 0, $0) }, streams: item.options.orderBy.isEmpty,
                                         after: nil, countAll: true)
         let searcher = try item.options.search.map { _ throws(ODataError) in try SearchMatcher(model: model, entityType: item.navigation.targetEntityType) }
         if cursor.readsEntities, item.suffix == .none, item.options.filter == nil, item.options.search == nil,

@@ -19,7 +19,7 @@ public struct QueryExecutor {
     public init(reader: EntityReader, model: ServiceModel, pageSize: Int? = nil) {
         self.reader = reader
         self.model = model
-        self.pageSize = pageSize
+        self.pageSize = pageSize.map(RowCount.clamp)
         self.evaluator = Evaluator()
     }
 
@@ -79,12 +79,12 @@ public struct QueryExecutor {
                 entitySet: set, conditions: ConditionExtractor.conditions(of: options.filter),
                 hasFilter: options.filter != nil || options.search != nil,
                 orderBy: options.orderBy.map { PlanOrderKey(property: ConditionExtractor.propertyPath($0.expression), descending: $0.descending) },
-                skip: 0, top: page.limit.map { $0 + 1 },
+                skip: 0, top: page.limit.map { RowCount.sum($0, 1) },
                 primaryKey: .primaryKey(primaryKey),
                 indexes: try reader.plannerIndexes(of: set))
             var chosen = reader.catalog.plans.plan(request)
             if forceFullScan {
-                chosen = QueryPlan(entitySet: set, access: .scan, order: options.orderBy.isEmpty ? .primaryKey : (page.limit.map { .topK($0 + 1) } ?? .fullSort),
+                chosen = QueryPlan(entitySet: set, access: .scan, order: options.orderBy.isEmpty ? .primaryKey : (page.limit.map { .topK(RowCount.sum($0, 1)) } ?? .fullSort),
                                    needsFilter: true, estimatedFraction: 1, notes: ["forced full scan"])
             }
             if options.search != nil { chosen.needsFilter = true }
@@ -141,7 +141,7 @@ public struct QueryExecutor {
             streamsInOrder = true
         }
         var collector = ResultCollector(orderBy: options.orderBy, evaluator: evaluator, context: context,
-                                        limit: page.limit.map { $0 + 1 }, streams: streamsInOrder, after: page.position,
+                                        limit: page.limit.map { RowCount.sum($0, 1) }, streams: streamsInOrder, after: page.position,
                                         countAll: options.count, countOnly: request.path.suffix == .count)
         let compiled = options.filter.map { CompiledFilter($0, evaluator: evaluator) }
         if let scan = borrowedScan {

@@ -30,7 +30,7 @@ struct AdmittedPage {
     mutating func keep() -> Bool {
         kept += 1
         guard kept > skip else { return false }
-        if let take, kept > skip + take {
+        if let take, kept > RowCount.sum(skip, take) {
             more = true
             return false
         }
@@ -299,14 +299,14 @@ struct ResultCollector {
             }
             rows = []
             let start = min(skip, positions.count)
-            let end = take.map { min(positions.count, start + $0) } ?? positions.count
+            let end = take.map { min(positions.count, RowCount.sum(start, $0)) } ?? positions.count
             var page: [ResultRow] = []
             page.reserveCapacity(end - start)
             for position in positions[start..<end] { page.append(kept[position]) }
             return (page, positions.count > end)
         }
         let start = min(skip, ordered.count)
-        let end = take.map { min(ordered.count, start + $0) } ?? ordered.count
+        let end = take.map { min(ordered.count, RowCount.sum(start, $0)) } ?? ordered.count
         // The whole array is returned as it is: a copy of the range retains every row's references.
         if start == 0, end == ordered.count { return (ordered, false) }
         return (Array(ordered[start..<end]), ordered.count > end)
