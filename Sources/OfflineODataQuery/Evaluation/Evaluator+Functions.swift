@@ -143,17 +143,9 @@ extension Evaluator {
         case .startswith: return .boolean(hay.starts(with: needle))
         case .endswith: return .boolean(hay.reversed().starts(with: needle.reversed()))
         default:
-            var offset: Int32 = 0
-            var index = hay.startIndex
-            while true {
-                if hay[index...].starts(with: needle) {
-                    return function == .contains ? .boolean(true) : .int32(offset)
-                }
-                guard index < hay.endIndex else { break }
-                hay.formIndex(after: &index)
-                offset &+= 1
-            }
-            return function == .contains ? .boolean(false) : .int32(-1)
+            let offset = LinearSearch.firstScalarOffset(of: part, in: text)
+            if function == .contains { return .boolean(offset != nil) }
+            return .int32(offset.map { Int32(clamping: $0) } ?? -1)
         }
     }
 
@@ -180,13 +172,7 @@ extension Evaluator {
     }
 
     func firstIndex(of needle: [ODataValue], in haystack: [ODataValue]) throws(ODataError) -> Int? {
-        if needle.isEmpty { return 0 }
-        guard needle.count <= haystack.count else { return nil }
-        for start in 0...(haystack.count - needle.count)
-        where try sequencesEqual(haystack[start..<(start + needle.count)], needle[...]) {
-            return start
-        }
-        return nil
+        try LinearSearch.firstOffset(of: needle, in: haystack) { (a, b) throws(ODataError) in try valuesEqual(a, b) }
     }
 
     /// B can be made from A by reordering and removing items (duplicates count).

@@ -14,10 +14,21 @@ extension ODataError {
     }
 
     /// 1702: a `matchesPattern` pattern that is not a regular expression.
-    static func evalInvalidPattern(_ pattern: String, at position: Int) -> ODataError {
-        let shown = pattern.count > 80 ? String(pattern.prefix(80)) + "…" : pattern
-        return ODataError(.invalidInput, name: "invalidPattern", code: 1702,
-                          message: "'\(shown)' is not a valid regular expression", location: at(position))
+    static func evalInvalidPattern(_ pattern: String, _ reason: String, offset: Int, at position: Int) -> ODataError {
+        ODataError(.invalidInput, name: "invalidPattern", code: 1702,
+                   message: "'\(shown(pattern))' is not a valid regular expression: \(reason) at pattern offset \(offset)",
+                   location: at(position))
+    }
+
+    /// 1706: a `matchesPattern` pattern that is valid ECMAScript but needs backtracking
+    /// (backreferences, lookaround) or more automaton states than the matcher allows.
+    static func evalPatternNotSupported(_ pattern: String, _ reason: String, at position: Int) -> ODataError {
+        ODataError(.notSupported, name: "patternNotSupported", code: 1706,
+                   message: "'\(shown(pattern))': \(reason)", location: at(position))
+    }
+
+    private static func shown(_ pattern: String) -> String {
+        pattern.count > 80 ? String(pattern.prefix(80)) + "…" : pattern
     }
 
     /// 1703: an integer, decimal or date result outside its type's range.

@@ -1,15 +1,16 @@
 import OfflineODataModel
 import Synchronization
 
-/// Compiles `matchesPattern` patterns with the standard library's `Regex` (no Foundation).
-/// The syntax is Swift's regex syntax, a superset of the common ECMAScript subset
-/// (classes, quantifiers, anchors, groups, alternation).
+/// Compiles `matchesPattern` patterns with `LinearRegex`, whose matching time is linear in the
+/// text whatever the pattern (the standard library's `Regex` backtracks, and a pattern such as
+/// `(.*){25}x` ran for minutes on a short string).
 enum RegexCache {
-    static func compile(_ pattern: String, at position: Int) throws(ODataError) -> Regex<AnyRegexOutput> {
+    static func compile(_ pattern: String, at position: Int) throws(ODataError) -> LinearRegex {
         do {
-            return try Regex(pattern)
+            return try LinearRegex(pattern)
         } catch {
-            throw .evalInvalidPattern(pattern, at: position)
+            if error.unsupported { throw .evalPatternNotSupported(pattern, error.message, at: position) }
+            throw .evalInvalidPattern(pattern, error.message, offset: error.offset, at: position)
         }
     }
 
@@ -21,23 +22,19 @@ enum RegexCache {
 
 /// The compiled patterns of one `Evaluator` (and its copies), so a filter does not compile its
 /// pattern again for every row. Bounded: cleared when it holds `limit` patterns.
-/// `Regex` is not `Sendable`; a compiled regex is immutable and only read under the lock or
-/// after it, which is why the class is `@unchecked Sendable`.
-final class PatternCache: @unchecked Sendable {
+final class PatternCache: Sendable {
     static let limit = 64
-    private let lock = Mutex<Void>(())
-    private var patterns: [String: Regex<AnyRegexOutput>] = [:]
+    private let patterns = Mutex<[String: LinearRegex]>([:])
 
     /// True when `pattern` matches somewhere in `text` (ECMAScript `RegExp.test` semantics).
     func matches(_ text: String, _ pattern: String, at position: Int) throws(ODataError) -> Bool {
-        let regex = try regex(pattern, at: position)
-        return text.contains(regex)
+        try regex(pattern, at: position).matches(text)
     }
 
-    func regex(_ pattern: String, at position: Int) throws(ODataError) -> Regex<AnyRegexOutput> {
-        if let cached = lock.withLock({ _ in patterns[pattern] }) { return cached }
+    func regex(_ pattern: String, at position: Int) throws(ODataError) -> LinearRegex {
+        if let cached = patterns.withLock({ $0[pattern] }) { return cached }
         let compiled = try RegexCache.compile(pattern, at: position)
-        lock.withLock { _ in
+        patterns.withLock { patterns in
             if patterns.count >= Self.limit { patterns.removeAll() }
             patterns[pattern] = compiled
         }

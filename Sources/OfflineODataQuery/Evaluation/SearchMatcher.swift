@@ -55,11 +55,6 @@ public struct SearchMatcher: Sendable {
     }
 
     static func containsScalars(_ text: String, _ needle: String) -> Bool {
-        let hay = Array(text.unicodeScalars), pin = Array(needle.unicodeScalars)
-        guard pin.count <= hay.count else { return false }
-        for start in 0...(hay.count - pin.count) where hay[start..<(start + pin.count)].elementsEqual(pin) {
-            return true
-        }
-        return false
+        LinearSearch.firstScalarOffset(of: needle, in: text) != nil
     }
 }

@@ -126,6 +126,7 @@ extension CompiledFilter {
                                     general: @escaping Truth) -> Truth? {
         guard let step = declaredStep(haystack), case .string(let text)? = needle.literalValue else { return nil }
         let part = Array(text.utf8)
+        let needle = Needle(part)
         enum Outcome { case null, decided(Bool), fallback }
         return { (instance: StoredInstance) throws(ODataError) -> Bool? in
             let outcome = try instance.withScalar(step) { (scalar: EncodedScalar?) -> Outcome in
@@ -135,7 +136,7 @@ extension CompiledFilter {
                     switch function {
                     case .startswith: return .decided(hasPrefix(bytes, part))
                     case .endswith: return .decided(hasSuffix(bytes, part))
-                    default: return .decided(containsBytes(bytes, part))
+                    default: return .decided(needle.firstOffset(in: bytes) != nil)
                     }
                 default: return .fallback
                 }
@@ -161,16 +162,4 @@ extension CompiledFilter {
         return true
     }
 
-    static func containsBytes(_ bytes: UnsafeRawBufferPointer, _ part: [UInt8]) -> Bool {
-        guard part.count <= bytes.count else { return false }
-        if part.isEmpty { return true }
-        var start = 0
-        while start + part.count <= bytes.count {
-            var index = 0
-            while index < part.count, bytes[start + index] == part[index] { index += 1 }
-            if index == part.count { return true }
-            start += 1
-        }
-        return false
-    }
 }

@@ -134,11 +134,6 @@ struct CompiledFilter {
     }
 
     static func contains(_ text: String.UnicodeScalarView, _ part: String.UnicodeScalarView) -> Bool {
-        var index = text.startIndex
-        while true {
-            if text[index...].starts(with: part) { return true }
-            guard index < text.endIndex else { return false }
-            text.formIndex(after: &index)
-        }
+        Needle(Array(part)).firstOffset(in: text) != nil
     }
 }

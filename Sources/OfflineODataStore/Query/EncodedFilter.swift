@@ -254,9 +254,13 @@ final class EncodedFilter {
         return true
     }
 
+    /// Short needles are compared at each offset (at most 16 steps per byte, no allocation);
+    /// longer ones go through `Needle`, linear whatever the text, so a long literal cannot make
+    /// the scan quadratic.
     static func contains(_ bytes: UnsafeRawBufferPointer, _ part: UnsafeBufferPointer<UInt8>) -> Bool {
         guard part.count <= bytes.count else { return false }
         if part.isEmpty { return true }
+        if part.count > 16 { return Needle(Array(part)).firstOffset(in: bytes) != nil }
         var start = 0
         while start + part.count <= bytes.count {
             var index = 0
