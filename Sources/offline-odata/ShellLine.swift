@@ -33,19 +33,23 @@ enum ShellLine: Equatable {
     static func parse(_ line: String) throws(CLIFailure) -> ShellLine {
         let text = line.trimmingCharacters(in: .whitespaces)
         if text.isEmpty || text.hasPrefix("#") { return .empty }
-        let (word, rest) = split(text)
+        let (word, rest) = split(text[...])
         switch word.lowercased() {
         case "help", "?": return .help
         case "quit", "exit", "q": return .quit
         case "explain":
             guard !rest.isEmpty else { throw CLIFailure(message: "explain needs a URL, e.g. explain /SalesOrders?$top=3") }
-            return .explain(normalize(rest))
+            return .explain(normalize(String(rest)))
         default: break
         }
         guard let method = ODataMethod(name: word.uppercased()) else {
             throw CLIFailure(message: "unknown command '\(word)' (try help)")
         }
-        var (url, remainder) = split(rest)
+        // Words are slices of the line, never copies of what remains of it, so a long line is
+        // split in linear time (copying the remainder at each word took 59 s for a 64 KB line).
+        let (firstWord, rest2) = split(rest)
+        var url = String(firstWord)
+        var remainder = rest2
         guard !url.isEmpty else { throw CLIFailure(message: "\(method.rawValue) needs a URL") }
         // URLs may contain spaces inside $filter: everything up to the body (`{` or `[`) or an
         // `If-Match:` word is the URL.
@@ -53,7 +57,7 @@ enum ShellLine: Equatable {
         var body: String?
         while !remainder.isEmpty {
             if remainder.hasPrefix("{") || remainder.hasPrefix("[") {
-                body = remainder
+                body = String(remainder)
                 break
             }
             let (next, after) = split(remainder)
@@ -62,7 +66,8 @@ enum ShellLine: Equatable {
                 guard !value.isEmpty else { throw CLIFailure(message: "If-Match: needs an ETag, e.g. If-Match:W/\"1\"") }
                 headers["If-Match"] = value
             } else {
-                url += " " + next
+                url += " "
+                url += next
             }
             remainder = after
         }
@@ -80,9 +85,12 @@ enum ShellLine: Equatable {
         return .request(method: method, url: normalize(url), headers: headers, body: body)
     }
 
-    private static func split(_ text: String) -> (String, String) {
-        guard let space = text.firstIndex(where: { $0 == " " || $0 == "\t" }) else { return (text, "") }
-        return (String(text[..<space]), text[space...].trimmingCharacters(in: .whitespaces))
+    /// The first word of `text` and what follows it, without the blanks between: both are
+    /// slices of `text` (no copy).
+    private static func split(_ text: Substring) -> (Substring, Substring) {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let space = text.firstIndex(where: blank) else { return (text, text[text.endIndex...]) }
+        return (text[..<space], text[space...].drop(while: blank))
     }
 
     private static func normalize(_ url: String) -> String {

@@ -23,6 +23,23 @@ public enum URLPercentEncoding {
         }
     }
 
+    /// A resource path of several segments: as `pathSegment`, with `/` kept.
+    public static func resourcePath(_ text: String) -> String {
+        encode(text) { byte in byte == UInt8(ascii: "/") || isPathCharacter(byte) }
+    }
+
+    /// A query option value whose raw `;` separates nested options (`$expand`, `$select`):
+    /// as `queryValue`, with `;` kept.
+    public static func nestedQueryValue(_ text: String) -> String {
+        encode(text) { byte in
+            switch byte {
+            case UInt8(ascii: "&"), UInt8(ascii: "+"): return false
+            case UInt8(ascii: "/"), UInt8(ascii: "?"): return true
+            default: return isPathCharacter(byte)
+            }
+        }
+    }
+
     /// `text` with each `%XX` replaced by its byte, once; nil when a `%` is not followed by two
     /// hexadecimal digits or the result is not UTF-8.
     public static func decode(_ text: String) -> String? {

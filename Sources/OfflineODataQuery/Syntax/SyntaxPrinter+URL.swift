@@ -11,6 +11,20 @@ extension SyntaxPrinter {
         return options.isEmpty ? path : path + "?" + options.joined(separator: "&")
     }
 
+    /// The URL as a link a client can send back (`@odata.nextLink`): as `print(_:)`, with the
+    /// path and every option value percent-encoded, so a value holding `&`, `#`, `%`, `+` or a
+    /// space does not split or end its option when the link is followed.
+    public static func printLink(_ url: SyntaxURL) -> String {
+        let path = URLPercentEncoding.resourcePath(print(url.path))
+        let options = optionList(url.options).map { part -> String in
+            guard let equals = part.firstIndex(of: "=") else { return URLPercentEncoding.queryValue(part) }
+            let name = String(part[..<equals]), value = String(part[part.index(after: equals)...])
+            let nested = name == "$expand" || name == "$select"
+            return name + "=" + (nested ? URLPercentEncoding.nestedQueryValue(value) : URLPercentEncoding.queryValue(value))
+        }
+        return options.isEmpty ? path : path + "?" + options.joined(separator: "&")
+    }
+
     public static func print(_ path: SyntaxResourcePath) -> String {
         var out = ""
         for segment in path.segments {
