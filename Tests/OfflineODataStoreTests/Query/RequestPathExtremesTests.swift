@@ -132,4 +132,23 @@ import Testing
         let fine = try #require(try store.execute(.get, Self.encode("SalesOrders?$filter=CreatedAt add duration'P365D' gt CreatedAt&$top=1")).json())
         #expect(fine["value"]?.arrayValue?.count == 1)
     }
+
+    @Test("a nextLink whose values hold '&', '#', '+' or '%' can be followed: the next page, then the rest")
+    func nextLinkIsPercentEncoded() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineFixtures.loaded(dir)
+        defer { try? store.close() }
+        var url = "SalesOrders?$orderby=concat(SalesOrderID,'%26%23%2B%25')&$select=SalesOrderID&$filter=GrossAmount%20gt%200"
+        var seen: [String] = []
+        for _ in 0..<300 {
+            let json = try #require(try store.execute(ODataRequest(.get, url, headers: ["Prefer": "odata.maxpagesize=200"])).json())
+            seen += (json["value"]?.arrayValue ?? []).compactMap { $0["SalesOrderID"]?.stringValue }
+            guard let next = json["@odata.nextLink"]?.stringValue else { break }
+            #expect(!next.contains("&#") && !next.contains("'&"), "raw separators in \(next)")
+            url = next
+        }
+        let all = try #require(try store.execute(.get, "SalesOrders?$select=SalesOrderID&$top=1000").json())
+        #expect(seen.count == all["value"]?.arrayValue?.count && Set(seen).count == seen.count)
+    }
 }
