@@ -1,8 +1,9 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Layers (see docs/Architecture.md): CSodium/CLZ4 -> Engine; Model -> Query; Engine+Model+Query -> Store -> CLI.
-// The engine imports no Foundation and no OData; the model knows nothing of storage.
+// Layers (see docs/Architecture.md): CSodium/CLZ4 -> Engine; Model -> Query; Engine+Model+Query -> Store -> Sync -> CLI.
+// The engine imports no Foundation and no OData; the model knows nothing of storage; Foundation is
+// imported only by Sync (URLSession) and the CLI.
 let package = Package(
     name: "OfflineOData",
     platforms: [.macOS(.v15), .iOS(.v18)],
@@ -11,6 +12,7 @@ let package = Package(
         .library(name: "OfflineODataModel", targets: ["OfflineODataModel"]),
         .library(name: "OfflineODataQuery", targets: ["OfflineODataQuery"]),
         .library(name: "OfflineODataStore", targets: ["OfflineODataStore"]),
+        .library(name: "OfflineODataSync", targets: ["OfflineODataSync"]),
         .library(name: "OfflineODataFixtures", targets: ["OfflineODataFixtures"]),
         .executable(name: "offline-odata", targets: ["offline-odata"]),
     ],
@@ -41,6 +43,11 @@ let package = Package(
             name: "OfflineODataStore",
             dependencies: ["OfflineODataEngine", "OfflineODataModel", "OfflineODataQuery"]
         ),
+        // The store talking to a live OData back end: download, delta, reconcile, schema upgrade.
+        .target(
+            name: "OfflineODataSync",
+            dependencies: ["OfflineODataStore", "OfflineODataModel", "OfflineODataQuery", "OfflineODataEngine"]
+        ),
         .target(name: "OfflineODataFixtures", path: "Fixtures/Generator"),
         .executableTarget(
             name: "offline-odata",
@@ -49,6 +56,7 @@ let package = Package(
                 "OfflineODataModel",
                 "OfflineODataQuery",
                 "OfflineODataStore",
+                "OfflineODataSync",
                 "OfflineODataFixtures",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -86,6 +94,16 @@ let package = Package(
                 "OfflineODataEngine",
                 "OfflineODataModel",
                 "OfflineODataFixtures",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "OfflineODataSyncTests",
+            dependencies: [
+                "OfflineODataSync",
+                "OfflineODataStore",
+                "OfflineODataModel",
+                "OfflineODataEngine",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -63,6 +63,7 @@ extension OfflineStore {
                     }
                     try batch.deleteSystem(tree: OfflineStoreFormat.registryTree, key: Array(name.utf8))
                     try batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.generationKey(name))
+                    try batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.syncStateKey(name))
                     try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.removalKey,
                                         value: OfflineStoreFormat.encodeRemoval(name))
                 }

@@ -38,7 +38,8 @@ extension OfflineStore {
             try storage.exclusive(pinningReaders: true) { writer throws(ODataError) -> DownloadSummary in
                 var apply = DownloadApply(name: name, set: set, service: service, writer: writer, limit: limit, readers: readers,
                                           progress: progress)
-                return try apply.run(pages: pages)
+                var source = SequencePageSource(iterator: pages.makeIterator())
+                return try apply.run(pages: &source)
             }
         }
     }
@@ -93,6 +94,11 @@ struct DownloadApply {
     /// others is skipped (at 727k entities it read every membership row again, about 0.3 s).
     /// Nil after a crash: the pass runs.
     var hadMembers: Bool?
+    /// The defining query's sync state (delta link, counters), written in the download's last
+    /// commit so that it advances only with the data it describes (`OfflineStore+Sync`).
+    var syncState: SyncQueryState?
+    /// Words added to the EventLog entry (`mode=full` from sync).
+    var eventDetails = ""
 
     var name: String { marker.name }
     var set: String { marker.set }
@@ -125,7 +131,7 @@ struct DownloadApply {
 
     /// Buffers pages up to the limit; a download that fits is applied in one commit, a larger
     /// one is staged, then applied in bounded commits.
-    mutating func run(pages: some Sequence<[UInt8]>) throws(ODataError) -> DownloadSummary {
+    mutating func run(pages: inout some DownloadPageSource) throws(ODataError) -> DownloadSummary {
         var buffered: [[UInt8]] = []
         var bufferedBytes = 0
         var staging = false
@@ -140,7 +146,7 @@ struct DownloadApply {
                                    preparingFor: stagingInfo)
         var checking: [PageReadAhead.Ticket] = []
         do throws(ODataError) {
-            for page in pages {
+            while let page = try pages.nextPage() {
                 if Task.isCancelled { throw cancelled() }
                 pagesReceived += 1
                 if !staging, bufferedBytes + page.count <= limit {
@@ -506,7 +512,7 @@ struct DownloadApply {
 
     /// After a group of pages: local changes win over what the group wrote, and every written
     /// entity becomes a member of this generation.
-    private func finishPages(_ tx: inout ServiceTransaction, counts: inout DownloadMarker) throws(ODataError) {
+    func finishPages(_ tx: inout ServiceTransaction, counts: inout DownloadMarker) throws(ODataError) {
         let members = written(tx.batch)
         let pending = self.pending ?? [:]
         let membership = try tx.batch.systemTree(named: OfflineStoreFormat.membershipTree)
@@ -569,6 +575,10 @@ struct DownloadApply {
                                value: OfflineStoreFormat.be64(counts.generation))
         var details = "definingQuery=\(name) pages=\(pages) applied=\(counts.applied) removed=\(counts.removed) pendingKept=\(counts.kept)"
         if counts.rejected > 0 { details += " rejected=\(counts.rejected)" }
+        details += eventDetails
+        if let syncState {
+            try tx.batch.putSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.syncStateKey(name), value: syncState.encode())
+        }
         _ = try tx.logEvent(type: "Download", details: details)
     }
 
@@ -600,7 +610,7 @@ struct DownloadApply {
     }
 
     /// Every application entity this batch has put so far.
-    private func written(_ batch: EntityWriteBatch) -> [EntityMember] {
+    func written(_ batch: EntityWriteBatch) -> [EntityMember] {
         var out: [EntityMember] = []
         for (setName, info) in batch.catalog.sets where !OfflineSystemSets.all.contains(setName) {
             for (key, pending) in batch.overlay[info.tree] ?? [:] {
@@ -622,6 +632,19 @@ struct DownloadApply {
         }
         return n
     }
+}
+
+/// The pages of a download, read one at a time. A read may fail (a damaged spool): the download
+/// then fails and changes nothing, where a `Sequence` could only end early and make the pages
+/// after it look removed.
+package protocol DownloadPageSource {
+    mutating func nextPage() throws(ODataError) -> [UInt8]?
+}
+
+/// The pages of an in-memory sequence.
+struct SequencePageSource<Iterator: IteratorProtocol<[UInt8]>>: DownloadPageSource {
+    var iterator: Iterator
+    mutating func nextPage() throws(ODataError) -> [UInt8]? { iterator.next() }
 }
 
 /// An entity of a staged download: page number and index in the page (-1: the whole page),

@@ -56,9 +56,15 @@ public final class OfflineStore: Sendable {
     /// Opens (creating when missing) the store for the service described by `metadata`
     /// (CSDL XML V4 or EDMX V2), declares the parameters' defining queries and indexes.
     public static func open(metadata: [UInt8], parameters: OfflineStoreParameters) async throws(ODataError) -> OfflineStore {
+        try await open(metadata: Optional(metadata), parameters: parameters)
+    }
+
+    /// `metadata` nil: an existing store, opened with the metadata it keeps (`openExisting`).
+    static func open(metadata given: [UInt8]?, parameters: OfflineStoreParameters) async throws(ODataError) -> OfflineStore {
         try parameters.validate()
-        let model = try parsedModel(metadata)
-        let folder = try resolvedFolder(parameters, create: true)
+        // New metadata is checked before anything is created.
+        let givenModel = try given.map { (bytes: [UInt8]) throws(ODataError) -> ServiceModel in try parsedModel(bytes) }
+        let folder = try resolvedFolder(parameters, create: given != nil)
         try openFolders.withLock { (open: inout Set<String>) throws(ODataError) in
             guard open.insert(folder).inserted else { throw .offlineStoreAlreadyOpen(folder) }
         }
@@ -75,6 +81,14 @@ public final class OfflineStore: Sendable {
                 throw ODataError.offlineOpen(error, path: folder)
             }
             engine = opened
+            let metadata: [UInt8]
+            let model: ServiceModel
+            if let given, let givenModel {
+                (metadata, model) = (given, givenModel)
+            } else {
+                guard let stored = try storedMetadata(engine: opened) else { throw .offlineNoStoredMetadata(folder) }
+                (metadata, model) = (stored, try parsedModel(stored))
+            }
             let store = try await finishOpen(engine: opened, model: model, metadata: metadata, folder: folder, parameters: parameters)
             return store
         } catch {
@@ -152,6 +166,7 @@ public final class OfflineStore: Sendable {
         // before anything else sees the store.
         try store.resumeInterruptedDownload()
         try store.resumeInterruptedRemoval()
+        store.removeReceiveSpools()
         for query in parameters.definingQueries {
             if let existing = try store.definingQuery(named: query.name) {
                 guard existing == query else { throw .offlineDefiningQueryExists(query.name) }

@@ -29,6 +29,8 @@ enum OfflineStoreFormat {
     /// `odata.s.store` key of a defining query's removal in progress (§8.6): version 1, then the
     /// query's name in UTF-8 (the rest of the value).
     static let removalKey = Array("removal".utf8)
+    /// Key of a defining query's sync state (`SyncQueryState`): delta link and counters.
+    static func syncStateKey(_ name: String) -> [UInt8] { Array("sync".utf8) + [0] + Array(name.utf8) }
     static let removalVersion: UInt8 = 1
 
     static func encodeRemoval(_ name: String) -> [UInt8] { [removalVersion] + Array(name.utf8) }

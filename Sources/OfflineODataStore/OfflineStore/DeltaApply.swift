@@ -1,0 +1,124 @@
+import OfflineODataEngine
+import OfflineODataModel
+
+/// Applies a delta download of one defining query (docs/Sync.md §3.3) inside an exclusive
+/// storage session: changed and new entities are upserted (a partial entity is merged into the
+/// stored one: properties it leaves out keep their stored values), tombstones (`@removed`,
+/// 4.0 `$deletedEntity`) delete the entity unless another defining query covers it or it has
+/// pending changes, and a tombstone for an entity the store does not hold is ignored. Nothing
+/// else is removed. Pending local changes stay on top, as in a full download. Pages are applied
+/// in commits of about `limit` bytes; the last one writes the sync state and the EventLog entry.
+struct DeltaApply {
+    var base: DownloadApply
+    let state: SyncQueryState
+    let limit: Int
+    var counts: DownloadMarker
+    var pages = 0
+
+    init(name: String, set: String, service: LocalService, writer: ExclusiveWriter, limit: Int, state: SyncQueryState) {
+        base = DownloadApply(name: name, set: set, service: service, writer: writer, limit: limit, readers: nil, progress: nil)
+        self.state = state
+        self.limit = max(1, limit)
+        counts = base.marker
+    }
+
+    var name: String { base.name }
+    var set: String { base.set }
+
+    mutating func run(pages source: inout some DownloadPageSource) throws(ODataError) -> DownloadSummary {
+        var group: [ODataEntityCollection] = []
+        var bytes = 0
+        while let page = try source.nextPage() {
+            if Task.isCancelled { throw base.cancelled() }
+            pages += 1
+            let collection: ODataEntityCollection
+            do {
+                collection = try base.reader.readCollection(page, entitySet: set)
+            } catch {
+                throw .offlineInvalidDownload(name, page: pages, "\(error.name) (\(error.code)) at \(error.location ?? "?"): \(error.message)")
+            }
+            group.append(collection)
+            bytes += page.count
+            if bytes >= limit {
+                try commit(group, final: false)
+                group = []
+                bytes = 0
+            }
+        }
+        if Task.isCancelled { throw base.cancelled() }
+        try commit(group, final: true)
+        base.marker = counts
+        return base.summary
+    }
+
+    private mutating func commit(_ group: [ODataEntityCollection], final: Bool) throws(ODataError) {
+        var next = counts
+        var base = self.base
+        let name = self.name, set = self.set, state = self.state, pageCount = pages
+        try base.service.perform(in: base.writer) { (tx: inout ServiceTransaction) throws(ODataError) in
+            if next.generation == 0 {
+                // Delta members join the current generation: the next full download keeps them
+                // if it returns them, and removes them if not.
+                next.generation = max(1, try DownloadApply.lastGeneration(name, tx.batch))
+            }
+            if base.pending == nil { base.pending = try DownloadApply.pendingEntities(tx.batch) }
+            let info = try tx.batch.catalog.set(set)
+            for collection in group {
+                for entity in collection.entities {
+                    var record = EntityConversion.record(from: entity, info: info)
+                    let typeName = entity.typeName.isEmpty ? nil : entity.typeName
+                    let prepared = try EntityWriteBatch.prepare(record: record, info: info, etag: entity.control.etag,
+                                                                flags: [], typeName: typeName)
+                    if let (stored, _) = try tx.batch.stored(prepared.keyBytes, info: info) {
+                        for i in record.values.indices where record.values[i] == nil && i < stored.values.count {
+                            record.values[i] = stored.values[i]
+                        }
+                    }
+                    _ = try tx.batch.put(record: record, info: info, etag: entity.control.etag, flags: [], typeName: typeName)
+                    next.applied += 1
+                }
+            }
+            try base.finishPages(&tx, counts: &next)
+            let others = try OfflineStore.queryNames(batch: tx.batch).filter { $0 != name }
+            let pending = base.pending ?? [:]
+            for collection in group {
+                for deleted in collection.deleted {
+                    guard let keyBytes = try Self.keyBytes(of: deleted, set: set, info: info, tx: tx) else { continue }
+                    let member = EntityMember(set: set, keyBytes: keyBytes)
+                    if pending.keys.contains(member) {
+                        next.kept += 1
+                        continue
+                    }
+                    let membership = OfflineStoreFormat.membershipKey(name, set: set, keyBytes: keyBytes)
+                    if try tx.batch.systemValue(tree: OfflineStoreFormat.membershipTree, key: membership) != nil {
+                        try tx.batch.deleteSystem(tree: OfflineStoreFormat.membershipTree, key: membership)
+                    }
+                    if try OfflineStore.isCovered(member, byAnyOf: others, batch: tx.batch) { continue }
+                    if try tx.batch.delete(keyBytes: keyBytes, in: set) { next.removed += 1 }
+                }
+            }
+            if final {
+                try tx.batch.putSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.syncStateKey(name), value: state.encode())
+                _ = try tx.logEvent(type: "Download", details: "definingQuery=\(name) pages=\(pageCount) applied=\(next.applied) "
+                                    + "removed=\(next.removed) pendingKept=\(next.kept) mode=delta")
+            }
+        }
+        self.base = base
+        counts = next
+    }
+
+    /// The encoded key a tombstone names (`@id` / `id`, or its key properties); nil when it names
+    /// an entity of another set or gives no key (such a tombstone is ignored).
+    static func keyBytes(of deleted: ODataDeletedEntity, set: String, info: SetInfo, tx: ServiceTransaction) throws(ODataError) -> [UInt8]? {
+        if let id = deleted.id {
+            guard let (named, predicate) = try? KeyPredicate.parseEntityReference(id), named == set, let predicate else { return nil }
+            return try? tx.keyBytes(set, predicate: predicate)
+        }
+        var key: [ODataValue] = []
+        for name in info.keyNames {
+            guard let value = deleted.properties.first(where: { $0.name == name })?.value else { return nil }
+            key.append(value)
+        }
+        return try? tx.keyBytes(set, key)
+    }
+}

@@ -1,0 +1,99 @@
+import OfflineODataModel
+import OfflineODataEngine
+import OfflineODataStore
+
+/// How an `OfflineODataProvider` opens its store and talks to the back end: SAP's
+/// `OfflineODataParameters` in Swift (the mapping of every member is in docs/Sync.md §1.2).
+public struct OfflineODataParameters: Sendable {
+    /// The store's name; its files live in `<storePath>/<storeName>.oostore`.
+    public var storeName: String
+    /// The directory that holds the store folder.
+    public var storePath: String
+    public var encryption: StoreEncryption
+    /// Defining queries given at open (kept in the store; more can be added later).
+    public var definingQueries: [DefiningQuery]
+    /// Headers sent with every request to the back end (changeable after open with
+    /// `OfflineODataProvider.setCustomHeader`).
+    public var customHeaders: [String: String]
+    /// Seconds an exchange may take.
+    public var timeout: Double
+    /// The page size asked of the back end (`Prefer: odata.maxpagesize`), sent on the first
+    /// request and again on every next link.
+    public var pageSize: Int
+    /// Every `reconcileEvery`-th download of a defining query reads it in full even when a delta
+    /// link is kept (a back end can lose changes silently: a restart that resets its tokens, an
+    /// entity that leaves a filter). 1: every download is a full one.
+    public var reconcileEvery: Int
+    /// Which defining queries use the back end's delta links.
+    public var deltaTrust: DeltaTrust
+    /// A page larger than this is `pageTooLarge` (it cannot be a page of `pageSize` entities).
+    public var maxPageBytes: Int
+    /// Pages of one defining query at most (a back end whose next links loop).
+    public var maxPages: Int
+    /// Page size of the local service's GET results (nil: one page).
+    public var localPageSize: Int?
+    /// Durability of local commits (`.full`: each commit returns after fdatasync).
+    public var durability: EngineOptions.Durability
+    /// Argon2id cost for `.passphrase`.
+    public var keyDerivation: EngineOptions.KeyDerivation
+    /// Secondary indexes declared on open.
+    public var indexes: [IndexDefinition]
+
+    public init(storeName: String = "localstore", storePath: String, encryption: StoreEncryption,
+                definingQueries: [DefiningQuery] = [], customHeaders: [String: String] = [:], timeout: Double = 60,
+                pageSize: Int = 1000, reconcileEvery: Int = 10, deltaTrust: DeltaTrust = .unfilteredSingleSet,
+                maxPageBytes: Int = 256 << 20, maxPages: Int = 1_000_000, localPageSize: Int? = nil,
+                durability: EngineOptions.Durability = .full, keyDerivation: EngineOptions.KeyDerivation = .interactive,
+                indexes: [IndexDefinition] = []) {
+        self.storeName = storeName
+        self.storePath = storePath
+        self.encryption = encryption
+        self.definingQueries = definingQueries
+        self.customHeaders = customHeaders
+        self.timeout = timeout
+        self.pageSize = pageSize
+        self.reconcileEvery = reconcileEvery
+        self.deltaTrust = deltaTrust
+        self.maxPageBytes = maxPageBytes
+        self.maxPages = maxPages
+        self.localPageSize = localPageSize
+        self.durability = durability
+        self.keyDerivation = keyDerivation
+        self.indexes = indexes
+    }
+
+    /// Which defining queries follow delta links.
+    public enum DeltaTrust: String, Sendable, Hashable {
+        /// Only queries of one entity set without `$filter` or `$expand`: both reference back ends
+        /// lose entities that leave a filter and changes to expanded children (docs/Sync.md §3.3).
+        case unfilteredSingleSet
+        /// Every query (a back end known to track filtered and expanded deltas).
+        case always
+        /// None: every download reads every query in full.
+        case never
+    }
+
+    var storeParameters: OfflineStoreParameters {
+        OfflineStoreParameters(storeName: storeName, storePath: storePath, encryption: encryption, pageSize: localPageSize,
+                               definingQueries: [], durability: durability, indexes: indexes, keyDerivation: keyDerivation)
+    }
+
+    func validate() throws(ODataError) {
+        func bad(_ name: String, _ reason: String) -> ODataError {
+            SyncErrorCode.invalidParameter.error("parameter '\(name)' \(reason)", at: name)
+        }
+        guard pageSize >= 1 else { throw bad("pageSize", "is \(pageSize) (at least 1)") }
+        guard reconcileEvery >= 1 else { throw bad("reconcileEvery", "is \(reconcileEvery) (at least 1)") }
+        guard timeout > 0, timeout.isFinite else { throw bad("timeout", "is \(timeout) (a positive number of seconds)") }
+        guard maxPageBytes >= 1024 else { throw bad("maxPageBytes", "is \(maxPageBytes) (at least 1024)") }
+        guard maxPages >= 1 else { throw bad("maxPages", "is \(maxPages) (at least 1)") }
+        for (name, value) in customHeaders {
+            guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }) else {
+                throw bad("customHeaders", "has an invalid header name '\(name)'")
+            }
+            guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A }) else {
+                throw bad("customHeaders", "has a line break in the value of '\(name)'")
+            }
+        }
+    }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import OfflineODataModel
+import OfflineODataQuery
+import OfflineODataStore
+
+/// The download recipe (docs/Sync.md §3):
+/// 1. for each defining query, choose delta (a trusted delta link, not yet due for a reconcile)
+///    or full;
+/// 2. receive its pages under no lock, following next links with `Prefer: odata.maxpagesize`
+///    on every request, keeping the delta link of the first page that carries one; a delta link
+///    answered 400 or 410 falls back to a full read;
+/// 3. apply every query's pages in one exclusive session, each with its new sync state.
+extension OfflineODataProvider {
+    func runDownload(_ store: OfflineStore, names: [String]?, forceFull: Bool) async throws(ODataError) -> [DownloadSummary] {
+        progressHub.publish(SyncProgress(step: .processingDefiningQueries))
+        var queries = try store.definingQueries()
+        if let names { queries = queries.filter { names.contains($0.name) } }
+        var downloads: [SyncDownload] = []
+        var applied = false
+        defer { if !applied { for download in downloads { download.pages.discard() } } }
+        for query in queries {
+            try checkCancelled()
+            downloads.append(try await receive(query, store: store, forceFull: forceFull))
+        }
+        try checkCancelled()
+        progressHub.publish(SyncProgress(step: .applyingDownload))
+        let hub = progressHub
+        do {
+            applied = true
+            return try await store.applySyncDownloads(downloads) { progress in
+                hub.publish(SyncProgress(step: .applyingDownload, definingQuery: progress.definingQuery,
+                                         pagesReceived: progress.pagesReceived, entitiesApplied: progress.entitiesApplied))
+            }
+        } catch {
+            throw Self.payloadError(error)
+        }
+    }
+
+    /// One defining query's pages, received into the store's receiver.
+    func receive(_ query: DefiningQuery, store: OfflineStore, forceFull: Bool) async throws(ODataError) -> SyncDownload {
+        let prior = try store.syncState(of: query.name)
+        let trusted = deltaTrusted(query.url)
+        if !forceFull, trusted, let prior, prior.url == query.url, let link = prior.deltaLink,
+           prior.downloadsSinceReconcile + 1 < parameters.reconcileEvery {
+            let receiver = try store.makeReceiver(for: query.name)
+            do throws(ODataError) {
+                if let outcome = try await receivePages(from: try resolve(link), query: query.name, into: receiver,
+                                                        trackChanges: false, deltaRequest: true) {
+                    let state = SyncQueryState(deltaLink: outcome.deltaLink, downloadsSinceReconcile: prior.downloadsSinceReconcile + 1,
+                                               url: query.url)
+                    return SyncDownload(definingQuery: query.name, mode: .delta, pages: receiver, state: state)
+                }
+            } catch {
+                receiver.discard()
+                throw error
+            }
+            // The back end no longer knows the link (400, 410): read the query in full.
+            receiver.discard()
+        }
+        let receiver = try store.makeReceiver(for: query.name)
+        do throws(ODataError) {
+            let outcome = try await receivePages(from: try resolve(query.url), query: query.name, into: receiver,
+                                                 trackChanges: trusted, deltaRequest: false)
+            let state = SyncQueryState(deltaLink: trusted ? outcome?.deltaLink : nil, downloadsSinceReconcile: 0, url: query.url)
+            return SyncDownload(definingQuery: query.name, mode: .full, pages: receiver, state: state)
+        } catch {
+            receiver.discard()
+            throw error
+        }
+    }
+
+    struct Received {
+        var deltaLink: String?
+        var pages: Int
+    }
+
+    /// Follows `url` and its next links into `receiver`. Nil when a delta request is answered
+    /// 400 or 410 (the link expired).
+    func receivePages(from url: String, query: String, into receiver: DownloadReceiver, trackChanges: Bool,
+                      deltaRequest: Bool) async throws(ODataError) -> Received? {
+        var next: String? = url
+        var received = Received(deltaLink: nil, pages: 0)
+        var seen = Set<String>()
+        while let link = next {
+            try checkCancelled()
+            guard received.pages < parameters.maxPages, seen.insert(link).inserted else {
+                throw SyncErrorCode.tooManyPages.error("defining query '\(query)': the next links do not end (\(received.pages) pages, "
+                                                       + "the last one linking to \(link))", at: link)
+            }
+            var prefer = "odata.maxpagesize=\(parameters.pageSize)"
+            if trackChanges { prefer += ", odata.track-changes" }
+            let request = HTTPRequest(method: "GET", url: link, headers: requestHeaders([
+                ("Accept", "application/json"), ("OData-MaxVersion", "4.01"), ("Prefer", prefer),
+            ]), timeout: parameters.timeout)
+            let response = try await exchange(request)
+            if deltaRequest, received.pages == 0, response.status == 400 || response.status == 410 { return nil }
+            let body = try await collect(response, request)
+            try check(response, body, request, what: "defining query '\(query)'")
+            let what = "page \(received.pages + 1) of defining query '\(query)'"
+            let scan = try PageScan.scan(body, what: what)
+            try receiver.append(body)
+            received.pages += 1
+            if received.deltaLink == nil, let delta = scan.deltaLink { received.deltaLink = try resolve(delta) }
+            next = try scan.nextLink.map { (link: String) throws(ODataError) -> String in try resolve(link) }
+            progressHub.publish(SyncProgress(step: .receivingDataFromServer, definingQuery: query, pagesReceived: receiver.pageCount,
+                                             bytesReceived: receiver.byteCount))
+        }
+        return received
+    }
+
+    // MARK: metadata
+
+    func fetchMetadata() async throws(ODataError) -> [UInt8] {
+        let request = HTTPRequest(method: "GET", url: serviceRoot + "$metadata",
+                                  headers: requestHeaders([("Accept", "application/xml")]), timeout: parameters.timeout)
+        let response = try await exchange(request)
+        let body = try await collect(response, request)
+        try check(response, body, request, what: "$metadata")
+        do {
+            _ = try ServiceModel.parse(metadata: body)
+        } catch let error as ODataError {
+            throw SyncErrorCode.invalidMetadata.error("$metadata of \(serviceRoot): \(error.name) (\(error.code)): \(error.message)",
+                                                      at: error.location ?? "$metadata")
+        } catch {
+            throw SyncErrorCode.invalidMetadata.error("$metadata of \(serviceRoot): \(error)", at: "$metadata")
+        }
+        return body
+    }
+
+    // MARK: one exchange
+
+    func requestHeaders(_ own: [(String, String)]) -> [(name: String, value: String)] {
+        var headers = own.map { (name: $0.0, value: $0.1) }
+        let custom = customHeaders
+        for name in custom.keys.sorted() {
+            guard let value = custom[name] else { continue }
+            headers.removeAll { $0.name.lowercased() == name.lowercased() }
+            headers.append((name: name, value: value))
+        }
+        return headers
+    }
+
+    func exchange(_ request: HTTPRequest) async throws(ODataError) -> HTTPResponse {
+        do {
+            return try await transport.exchange(request)
+        } catch let error as TransportError {
+            throw error.syncError(request)
+        } catch is CancellationError {
+            throw SyncErrorCode.cancelled.error("the download was cancelled; nothing of it was applied")
+        } catch let error as ODataError {
+            throw error
+        } catch {
+            throw SyncErrorCode.communicationFailed.error("\(request.method) \(request.url): \(error)", at: request.url)
+        }
+    }
+
+    func collect(_ response: HTTPResponse, _ request: HTTPRequest) async throws(ODataError) -> [UInt8] {
+        do {
+            return try await response.body.collect(upTo: parameters.maxPageBytes)
+        } catch let error as HTTPBody.BodyTooLarge {
+            throw SyncErrorCode.pageTooLarge.error("\(request.method) \(request.url): the answer passes \(error.limit) bytes", at: request.url)
+        } catch let error as TransportError {
+            throw error.syncError(request)
+        } catch is CancellationError {
+            throw SyncErrorCode.cancelled.error("the download was cancelled; nothing of it was applied")
+        } catch {
+            throw SyncErrorCode.connectionReset.error("\(request.method) \(request.url): the answer broke off: \(error)", at: request.url)
+        }
+    }
+
+    /// A non-2xx answer as a typed error: 5xx `serverError` (with `Retry-After`), 4xx
+    /// `requestRejected`, each with the back end's OData error message when it sent one.
+    func check(_ response: HTTPResponse, _ body: [UInt8], _ request: HTTPRequest, what: String) throws(ODataError) {
+        guard !(200..<300).contains(response.status) else { return }
+        var message = "\(what): \(request.method) \(request.url) answered \(response.status)"
+        if let retry = response.header("Retry-After") { message += " (Retry-After: \(retry))" }
+        if let detail = Self.errorText(body) { message += ": \(detail)" }
+        let code: SyncErrorCode = response.status >= 500 ? .serverError : .requestRejected
+        throw code.error(message, at: request.url)
+    }
+
+    /// The message of an OData error body (`error.message`, V2 `error.message.value`), or the
+    /// first bytes of another body.
+    static func errorText(_ body: [UInt8]) -> String? {
+        guard !body.isEmpty else { return nil }
+        if let json = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+           let error = json["error"] as? [String: Any] {
+            let code = error["code"].map { "\($0)" }
+            var text: String?
+            if let message = error["message"] as? String { text = message }
+            if let message = error["message"] as? [String: Any], let value = message["value"] as? String { text = value }
+            return [code, text].compactMap { $0 }.joined(separator: " ")
+        }
+        let prefix = String(decoding: body.prefix(200), as: UTF8.self)
+        return prefix + (body.count > 200 ? "…" : "")
+    }
+
+    /// Errors of applying received pages that mean the back end sent what is not OData of its
+    /// own model: `invalidPayload` (serverSideError), keeping the store's message.
+    static func payloadError(_ error: ODataError) -> ODataError {
+        if error.code == 3263 || (1200..<1300).contains(error.code) || (1300..<1500).contains(error.code) {
+            return SyncErrorCode.invalidPayload.error("the back end sent data the store cannot take: \(error.name) (\(error.code)): \(error.message)",
+                                                      at: error.location)
+        }
+        return error
+    }
+
+    // MARK: links
+
+    /// An absolute URL for a link the back end gave (absolute, host-relative or relative to the
+    /// service root) or a defining query.
+    func resolve(_ link: String) throws(ODataError) -> String {
+        if link.hasPrefix("http://") || link.hasPrefix("https://") { return link }
+        if link.hasPrefix("/") {
+            guard let url = URL(string: serviceRoot), let scheme = url.scheme, let host = url.host else {
+                throw SyncErrorCode.invalidURL.error("cannot resolve '\(link)' against \(serviceRoot)", at: link)
+            }
+            return "\(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")\(link)"
+        }
+        return serviceRoot + link
+    }
+
+    /// Whether the back end's delta links are followed for this defining query.
+    func deltaTrusted(_ url: String) -> Bool {
+        switch parameters.deltaTrust {
+        case .never: return false
+        case .always: return true
+        case .unfilteredSingleSet:
+            let parts = url.split(separator: "?", maxSplits: 1)
+            let path = parts.first.map(String.init) ?? url
+            if path.contains("/") || path.contains("(") { return false }
+            guard parts.count > 1 else { return true }
+            let options = parts[1].split(separator: "&").map { $0.split(separator: "=").first.map { String($0).lowercased() } ?? "" }
+            return !options.contains { $0 == "$filter" || $0 == "$expand" || $0 == "%24filter" || $0 == "%24expand" || $0 == "$search" }
+        }
+    }
+
+    func checkCancelled() throws(ODataError) {
+        if Task.isCancelled { throw SyncErrorCode.cancelled.error("the download was cancelled; nothing of it was applied") }
+    }
+}

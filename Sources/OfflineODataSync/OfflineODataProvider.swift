@@ -1,0 +1,294 @@
+import Foundation
+import OfflineODataModel
+import OfflineODataStore
+import Synchronization
+
+/// The facade an app holds: an offline store bound to one OData service, with SAP's
+/// `OfflineODataProvider` shape in Swift concurrency (docs/Sync.md §1).
+///
+///     let provider = try OfflineODataProvider(serviceRoot: "https://host/service/", parameters: parameters)
+///     try await provider.open()                       // first time: $metadata + initial download
+///     let orders = try provider.store.execute(.get, "SalesOrders?$top=20")   // local, offline
+///     try await provider.download()                   // later: deltas, or full reconciles
+///     try provider.close()
+///
+/// Local reads and writes go through `store` (the local OData service). Every download,
+/// delta or full, is applied atomically across its defining queries; a failed, cancelled or
+/// interrupted download changes nothing.
+public final class OfflineODataProvider: Sendable {
+    /// The service root, ending in `/`.
+    public let serviceRoot: String
+    let transport: any Transport
+    let parameters: OfflineODataParameters
+    let core = Mutex<Core>(Core())
+    let progressHub = ProgressHub()
+
+    struct Core {
+        var store: OfflineStore?
+        var customHeaders: [String: String] = [:]
+        var syncing = false
+        var running: Task<[DownloadSummary], any Error>?
+    }
+
+    public init(serviceRoot: String, parameters: OfflineODataParameters, transport: (any Transport)? = nil) throws(ODataError) {
+        try parameters.validate()
+        guard let url = URL(string: serviceRoot), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              url.host != nil else {
+            throw SyncErrorCode.invalidURL.error("the service root '\(serviceRoot)' is not an absolute http(s) URL", at: "serviceRoot")
+        }
+        var root = serviceRoot
+        if let query = root.firstIndex(of: "?") { root = String(root[..<query]) }
+        if !root.hasSuffix("/") { root += "/" }
+        self.serviceRoot = root
+        self.parameters = parameters
+        self.transport = transport ?? URLSessionTransport(timeout: parameters.timeout)
+        core.withLock { $0.customHeaders = parameters.customHeaders }
+    }
+
+    // MARK: lifecycle
+
+    /// Opens the store. The first time (no store yet) it fetches `$metadata`, creates the store
+    /// and downloads every defining query; a failure, a cancel or a crash during that first
+    /// download leaves no store behind (the next `open` starts over). Every later `open` works
+    /// offline.
+    public func open() async throws(ODataError) {
+        try core.withLock { (core: inout Core) throws(ODataError) in
+            if core.store != nil { throw SyncErrorCode.busy.error("the provider is already open") }
+            if core.syncing { throw SyncErrorCode.busy.error("the provider is opening") }
+            core.syncing = true
+        }
+        defer { core.withLock { $0.syncing = false } }
+        let storeParameters = parameters.storeParameters
+        if OfflineStore.exists(storeParameters) {
+            let store = try await OfflineStore.openExisting(parameters: storeParameters)
+            if try store.isInitialDownloadComplete() {
+                do throws(ODataError) {
+                    try registerMissingQueries(store)
+                } catch {
+                    try? store.close()
+                    throw error
+                }
+                core.withLock { $0.store = store }
+                return
+            }
+            // A first download that did not complete: start over.
+            try store.close()
+            try OfflineStore.clear(storePath: storeParameters.storePath, storeName: storeParameters.storeName)
+        }
+        progressHub.publish(SyncProgress(step: .fetchingMetadata))
+        let metadata = try await fetchMetadata()
+        var created = storeParameters
+        created.definingQueries = parameters.definingQueries
+        let store = try await OfflineStore.open(metadata: metadata, parameters: created)
+        do throws(ODataError) {
+            _ = try await runDownload(store, names: nil, forceFull: true)
+            try store.markInitialDownloadComplete()
+        } catch {
+            try? store.close()
+            try? OfflineStore.clear(storePath: storeParameters.storePath, storeName: storeParameters.storeName)
+            throw error
+        }
+        core.withLock { $0.store = store }
+        progressHub.publish(SyncProgress(step: .done))
+    }
+
+    /// Closes the store (a running download is cancelled first).
+    public func close() throws(ODataError) {
+        let (store, running) = core.withLock { core -> (OfflineStore?, Task<[DownloadSummary], any Error>?) in
+            defer { core.store = nil }
+            return (core.store, core.running)
+        }
+        running?.cancel()
+        guard let store else { throw SyncErrorCode.notOpen.error("close: the provider is not open") }
+        try store.close()
+    }
+
+    /// Removes the store's files (the provider must be closed).
+    public func clear() throws(ODataError) {
+        if core.withLock({ $0.store != nil }) { throw SyncErrorCode.busy.error("clear: close the provider first") }
+        try OfflineStore.clear(storePath: parameters.storePath, storeName: parameters.storeName)
+    }
+
+    /// The open store: local OData requests (`execute`), queries, the RequestQueue and
+    /// ErrorArchive. Throws `providerNotOpen` before `open` and after `close`.
+    public var store: OfflineStore {
+        get throws(ODataError) {
+            guard let store = core.withLock({ $0.store }) else { throw SyncErrorCode.notOpen.error("the provider is not open") }
+            return store
+        }
+    }
+
+    /// Changes one custom header sent with every later request (nil removes it).
+    public func setCustomHeader(_ name: String, _ value: String?) throws(ODataError) {
+        var probe = parameters
+        probe.customHeaders = [name: value ?? ""]
+        try probe.validate()
+        core.withLock { $0.customHeaders[name] = value }
+    }
+
+    public var customHeaders: [String: String] { core.withLock { $0.customHeaders } }
+
+    // MARK: defining queries
+
+    public var definingQueries: [DefiningQuery] {
+        get throws(ODataError) { try store.definingQueries() }
+    }
+
+    /// Adds a defining query; the next download fetches it.
+    public func add(definingQuery query: DefiningQuery) throws(ODataError) {
+        try store.addDefiningQuery(query)
+    }
+
+    /// Removes a defining query and the entities only it covered (refused while one of them has
+    /// pending changes).
+    public func remove(definingQuery name: String) throws(ODataError) {
+        try store.removeDefiningQuery(named: name)
+    }
+
+    /// Changes a defining query's URL at runtime (SAP's users must recreate the store for
+    /// this): the next download moves exactly the difference, keeping pending changes.
+    public func update(definingQuery query: DefiningQuery) throws(ODataError) {
+        try store.replaceDefiningQuery(query)
+    }
+
+    /// True while a defining query has not been downloaded yet (added since the last download).
+    public var hasPendingDownload: Bool {
+        get throws(ODataError) {
+            let store = try self.store
+            for query in try store.definingQueries() where try store.syncState(of: query.name) == nil { return true }
+            return false
+        }
+    }
+
+    // MARK: download
+
+    /// Downloads every defining query (or those named in `subset`): a delta where the back end's
+    /// delta link can be trusted, else the whole query, whose result replaces what it returned
+    /// before (docs/Sync.md §3). Also checks `$metadata`: an additive change upgrades the store,
+    /// another is `incompatibleServiceMetadata` and changes nothing. Readers see the store as it
+    /// was until the whole download is applied. Cancel with `cancelDownload()` or by cancelling
+    /// the calling task: nothing of a cancelled download is applied.
+    @discardableResult
+    public func download(subset: [String]? = nil) async throws(ODataError) -> [DownloadSummary] {
+        let store = try self.store
+        try core.withLock { (core: inout Core) throws(ODataError) in
+            if core.syncing { throw SyncErrorCode.busy.error("a download is already running") }
+            core.syncing = true
+        }
+        defer { core.withLock { $0.syncing = false; $0.running = nil } }
+        let task = Task { () async throws -> [DownloadSummary] in
+            try await self.downloadNow(store, subset: subset)
+        }
+        core.withLock { $0.running = task }
+        do {
+            return try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+        } catch let error as ODataError {
+            throw error
+        } catch {
+            throw SyncErrorCode.cancelled.error("the download ended: \(error)")
+        }
+    }
+
+    /// Cancels a running download (nothing of it is applied).
+    public func cancelDownload() {
+        let task = core.withLock { $0.running }
+        task?.cancel()
+    }
+
+    /// Progress of opens and downloads, for as long as the caller iterates.
+    public func progress() -> AsyncStream<SyncProgress> { progressHub.subscribe() }
+
+    func downloadNow(_ opened: OfflineStore, subset: [String]?) async throws(ODataError) -> [DownloadSummary] {
+        var store = opened
+        if let subset {
+            let known = Set(try store.definingQueries().map(\.name))
+            for name in subset where !known.contains(name) {
+                throw SyncErrorCode.unknownDefiningQuery.error("download(subset:) names '\(name)', which is not a defining query", at: name)
+            }
+        }
+        progressHub.publish(SyncProgress(step: .fetchingMetadata))
+        let metadata = try await fetchMetadata()
+        var upgraded = false
+        if metadata != (try store.metadataBytes()) {
+            store = try await upgrade(store, to: metadata)
+            upgraded = true
+        }
+        let summaries = try await runDownload(store, names: subset, forceFull: upgraded)
+        progressHub.publish(SyncProgress(step: .done))
+        return summaries
+    }
+
+    /// Reopens the store with the back end's new `$metadata`: additive changes are taken in
+    /// place (data, indexes and the queue kept); anything else reopens the old store unchanged
+    /// and throws `incompatibleServiceMetadata`.
+    func upgrade(_ store: OfflineStore, to metadata: [UInt8]) async throws(ODataError) -> OfflineStore {
+        let storeParameters = parameters.storeParameters
+        try store.close()
+        core.withLock { $0.store = nil }
+        do {
+            let upgraded = try await OfflineStore.open(metadata: metadata, parameters: storeParameters)
+            core.withLock { $0.store = upgraded }
+            return upgraded
+        } catch {
+            let old = try await OfflineStore.openExisting(parameters: storeParameters)
+            core.withLock { $0.store = old }
+            throw SyncErrorCode.incompatibleMetadata.error("the back end's new $metadata cannot upgrade the store: \(error.message)",
+                                                          at: "$metadata")
+        }
+    }
+
+    func registerMissingQueries(_ store: OfflineStore) throws(ODataError) {
+        let known = Set(try store.definingQueries().map(\.name))
+        for query in parameters.definingQueries where !known.contains(query.name) { try store.addDefiningQuery(query) }
+    }
+}
+
+/// Where an open or a download is (SAP's operation steps, docs/Sync.md §1.3).
+public struct SyncProgress: Sendable, Hashable {
+    public enum Step: String, Sendable, Hashable {
+        case fetchingMetadata
+        case processingDefiningQueries
+        case receivingDataFromServer
+        case applyingDownload
+        case done
+    }
+
+    public var step: Step
+    public var definingQuery: String?
+    public var pagesReceived: Int
+    public var bytesReceived: Int
+    public var entitiesApplied: Int
+
+    public init(step: Step, definingQuery: String? = nil, pagesReceived: Int = 0, bytesReceived: Int = 0, entitiesApplied: Int = 0) {
+        self.step = step
+        self.definingQuery = definingQuery
+        self.pagesReceived = pagesReceived
+        self.bytesReceived = bytesReceived
+        self.entitiesApplied = entitiesApplied
+    }
+}
+
+/// Fans progress out to every subscriber.
+final class ProgressHub: Sendable {
+    private let subscribers = Mutex<[Int: AsyncStream<SyncProgress>.Continuation]>([:])
+    private let next = Mutex(0)
+
+    func subscribe() -> AsyncStream<SyncProgress> {
+        let id = next.withLock { n -> Int in
+            n += 1
+            return n
+        }
+        let (stream, continuation) = AsyncStream<SyncProgress>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        continuation.onTermination = { [weak self] _ in _ = self?.subscribers.withLock { $0.removeValue(forKey: id) } }
+        subscribers.withLock { $0[id] = continuation }
+        return stream
+    }
+
+    func publish(_ progress: SyncProgress) {
+        for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield(progress) }
+    }
+}

@@ -1,0 +1,211 @@
+import OfflineODataModel
+
+/// The control links of one downloaded page, read without decoding its entities (the store
+/// decodes them once, when it applies the page): `@odata.nextLink` / `@odata.deltaLink` (and the
+/// 4.01 short forms) at the top level, V2's `__next` / `__delta` inside `d`. The scan also
+/// checks the page's shape: a JSON object with a `value` array (V4) or `d` holding `results` or
+/// an array (V2), complete to its last byte. Anything else is `invalidPayload` with the offset.
+struct PageScan {
+    var nextLink: String?
+    var deltaLink: String?
+    var hasCollection = false
+
+    static func scan(_ bytes: [UInt8], what: String) throws(ODataError) -> PageScan {
+        var scanner = Scanner(bytes: bytes, what: what)
+        var result = PageScan()
+        try scanner.skipSpace()
+        try scanner.object { (key, scanner) throws(ODataError) in
+            switch key {
+            case "@odata.nextLink", "@nextLink", "odata.nextLink": result.nextLink = try scanner.string()
+            case "@odata.deltaLink", "@deltaLink", "odata.deltaLink": result.deltaLink = try scanner.string()
+            case "value":
+                guard scanner.peek == UInt8(ascii: "[") else { throw scanner.fail("'value' is not an array") }
+                result.hasCollection = true
+                try scanner.skipValue()
+            case "d":
+                if scanner.peek == UInt8(ascii: "[") {
+                    result.hasCollection = true
+                    try scanner.skipValue()
+                } else {
+                    try scanner.object { (inner, scanner) throws(ODataError) in
+                        switch inner {
+                        case "__next": result.nextLink = try scanner.string()
+                        case "__delta": result.deltaLink = try scanner.string()
+                        case "results":
+                            guard scanner.peek == UInt8(ascii: "[") else { throw scanner.fail("'d.results' is not an array") }
+                            result.hasCollection = true
+                            try scanner.skipValue()
+                        default: try scanner.skipValue()
+                        }
+                    }
+                }
+            default: try scanner.skipValue()
+            }
+        }
+        try scanner.skipSpace()
+        guard scanner.atEnd else { throw scanner.fail("text after the end of the JSON object") }
+        guard result.hasCollection else { throw scanner.fail("no 'value' array (V4) or 'd.results' (V2): not an OData collection") }
+        return result
+    }
+
+    struct Scanner {
+        let bytes: [UInt8]
+        let what: String
+        var pos = 0
+
+        init(bytes: [UInt8], what: String) {
+            self.bytes = bytes
+            self.what = what
+        }
+
+        var atEnd: Bool { pos >= bytes.count }
+        var peek: UInt8? { pos < bytes.count ? bytes[pos] : nil }
+
+        func fail(_ message: String) -> ODataError {
+            let shown = bytes.isEmpty ? "an empty body" : "byte \(pos) of \(bytes.count)"
+            return SyncErrorCode.invalidPayload.error("\(what): \(message) (\(shown))", at: "offset \(pos)")
+        }
+
+        mutating func skipSpace() throws(ODataError) {
+            while let c = peek, c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { pos += 1 }
+        }
+
+        mutating func expect(_ c: UInt8, _ what: String) throws(ODataError) {
+            try skipSpace()
+            guard peek == c else { throw atEnd ? fail("the body ends before \(what) (truncated)") : fail("expected \(what)") }
+            pos += 1
+        }
+
+        /// Members of the object at the cursor; `body` reads or skips each value.
+        mutating func object(_ body: (String, inout Scanner) throws(ODataError) -> Void) throws(ODataError) {
+            try expect(UInt8(ascii: "{"), "'{'")
+            try skipSpace()
+            if peek == UInt8(ascii: "}") {
+                pos += 1
+                return
+            }
+            while true {
+                try skipSpace()
+                let key = try string()
+                try expect(UInt8(ascii: ":"), "':'")
+                try skipSpace()
+                try body(key, &self)
+                try skipSpace()
+                guard let c = peek else { throw fail("the body ends inside an object (truncated)") }
+                pos += 1
+                if c == UInt8(ascii: "}") { return }
+                guard c == UInt8(ascii: ",") else {
+                    pos -= 1
+                    throw fail("expected ',' or '}'")
+                }
+            }
+        }
+
+        /// A JSON string at the cursor, unescaped.
+        mutating func string() throws(ODataError) -> String {
+            try skipSpace()
+            guard peek == UInt8(ascii: "\"") else { throw atEnd ? fail("the body ends before a string (truncated)") : fail("expected a string") }
+            pos += 1
+            var out: [UInt8] = []
+            while true {
+                guard let c = peek else { throw fail("the body ends inside a string (truncated)") }
+                pos += 1
+                switch c {
+                case UInt8(ascii: "\""):
+                    guard let text = String(validating: out, as: UTF8.self) else { throw fail("a string that is not UTF-8") }
+                    return text
+                case UInt8(ascii: "\\"):
+                    guard let e = peek else { throw fail("the body ends inside a string (truncated)") }
+                    pos += 1
+                    switch e {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
+                    case UInt8(ascii: "b"): out.append(0x08)
+                    case UInt8(ascii: "f"): out.append(0x0C)
+                    case UInt8(ascii: "n"): out.append(0x0A)
+                    case UInt8(ascii: "r"): out.append(0x0D)
+                    case UInt8(ascii: "t"): out.append(0x09)
+                    case UInt8(ascii: "u"):
+                        var scalar = try hex4()
+                        if (0xD800..<0xDC00).contains(scalar) {
+                            guard peek == UInt8(ascii: "\\"), pos + 1 < bytes.count, bytes[pos + 1] == UInt8(ascii: "u") else {
+                                throw fail("a lone surrogate escape")
+                            }
+                            pos += 2
+                            let low = try hex4()
+                            guard (0xDC00..<0xE000).contains(low) else { throw fail("a lone surrogate escape") }
+                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        }
+                        guard let s = Unicode.Scalar(scalar) else { throw fail("an escape of a lone surrogate") }
+                        out += Array(String(Character(s)).utf8)
+                    default: throw fail("an invalid escape '\\\(Character(Unicode.Scalar(e)))'")
+                    }
+                default:
+                    guard c >= 0x20 else { throw fail("a control character inside a string") }
+                    out.append(c)
+                }
+            }
+        }
+
+        mutating func hex4() throws(ODataError) -> UInt32 {
+            guard pos + 4 <= bytes.count else { throw fail("the body ends inside an escape (truncated)") }
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                guard let v = URLPercentEncoding.hexValue(bytes[pos]) else { throw fail("an invalid \\u escape") }
+                value = value * 16 + UInt32(v)
+                pos += 1
+            }
+            return value
+        }
+
+        /// Skips one JSON value at the cursor: strings with their escapes, nested objects and
+        /// arrays by depth, literals and numbers to the next delimiter. Checks nesting, not
+        /// every token (the store's reader checks the entities).
+        mutating func skipValue() throws(ODataError) {
+            try skipSpace()
+            guard let first = peek else { throw fail("the body ends before a value (truncated)") }
+            switch first {
+            case UInt8(ascii: "\""):
+                _ = try skipString()
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                var stack: [UInt8] = []
+                repeat {
+                    guard let c = peek else { throw fail("the body ends inside \(stack.last == UInt8(ascii: "{") ? "an object" : "an array") (truncated)") }
+                    switch c {
+                    case UInt8(ascii: "\""):
+                        try skipString()
+                        continue
+                    case UInt8(ascii: "{"): stack.append(UInt8(ascii: "}"))
+                    case UInt8(ascii: "["): stack.append(UInt8(ascii: "]"))
+                    case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                        guard stack.last == c else { throw fail("a '\(Character(Unicode.Scalar(c)))' that closes nothing open") }
+                        stack.removeLast()
+                    default: break
+                    }
+                    pos += 1
+                } while !stack.isEmpty
+            default:
+                let start = pos
+                while let c = peek, c != UInt8(ascii: ","), c != UInt8(ascii: "}"), c != UInt8(ascii: "]"),
+                      c != 0x20, c != 0x0A, c != 0x0D, c != 0x09 {
+                    pos += 1
+                }
+                guard pos > start else { throw fail("expected a value") }
+                if atEnd { throw fail("the body ends after a value (truncated)") }
+            }
+        }
+
+        /// Skips a string (cursor on its opening quote).
+        mutating func skipString() throws(ODataError) {
+            pos += 1
+            while let c = peek {
+                pos += 1
+                if c == UInt8(ascii: "\"") { return }
+                if c == UInt8(ascii: "\\") {
+                    guard !atEnd else { break }
+                    pos += 1
+                }
+            }
+            throw fail("the body ends inside a string (truncated)")
+        }
+    }
+}

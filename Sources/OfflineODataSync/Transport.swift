@@ -1,0 +1,121 @@
+/// One HTTP request, as sync sends it to the back end.
+public struct HTTPRequest: Sendable, Hashable {
+    public var method: String
+    /// Absolute URL.
+    public var url: String
+    /// Header fields in the order they are sent; names as given (HTTP names are case-insensitive).
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]?
+    /// Seconds before the exchange fails with `timeout` (nil: the transport's default).
+    public var timeout: Double?
+
+    public init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
+                timeout: Double? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+
+    /// The first value of header `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.first { $0.name.lowercased() == lower }?.value
+    }
+
+    public static func == (a: HTTPRequest, b: HTTPRequest) -> Bool {
+        a.method == b.method && a.url == b.url && a.body == b.body && a.timeout == b.timeout
+            && a.headers.map(\.name) == b.headers.map(\.name) && a.headers.map(\.value) == b.headers.map(\.value)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(method)
+        hasher.combine(url)
+        hasher.combine(body)
+    }
+}
+
+/// The answer to one `HTTPRequest`: status, headers and the body as it arrives, in chunks.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    /// Header fields; look them up with `header(_:)` (case-insensitive).
+    public var headers: [(name: String, value: String)]
+    public var body: HTTPBody
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: HTTPBody) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8]) {
+        self.init(status: status, headers: headers, body: HTTPBody(body))
+    }
+
+    public func header(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.first { $0.name.lowercased() == lower }?.value
+    }
+}
+
+/// A response body: an asynchronous sequence of byte chunks (a transport may stream them, or
+/// hand the whole body as one chunk). A failure while reading (connection reset mid-body) is
+/// thrown by the iteration.
+public struct HTTPBody: AsyncSequence, Sendable {
+    public typealias Element = [UInt8]
+    public typealias Failure = any Error
+    private let stream: AsyncThrowingStream<[UInt8], any Error>
+
+    public init(_ stream: AsyncThrowingStream<[UInt8], any Error>) { self.stream = stream }
+
+    /// A body of one chunk.
+    public init(_ bytes: [UInt8]) {
+        stream = AsyncThrowingStream { continuation in
+            if !bytes.isEmpty { continuation.yield(bytes) }
+            continuation.finish()
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncThrowingStream<[UInt8], any Error>.AsyncIterator { stream.makeAsyncIterator() }
+
+    /// The whole body, failing with `tooLarge` past `limit` bytes (a page is bounded by the page
+    /// size asked for; a body past the limit is not an OData page of that size).
+    public func collect(upTo limit: Int) async throws -> [UInt8] {
+        var out: [UInt8] = []
+        for try await chunk in self {
+            guard out.count + chunk.count <= limit else { throw BodyTooLarge(limit: limit) }
+            out += chunk
+        }
+        return out
+    }
+
+    public struct BodyTooLarge: Error, Sendable { public let limit: Int }
+}
+
+/// The one seam between sync and the network: one HTTP exchange. The default is
+/// `URLSessionTransport`; an app brings its own for its authentication, certificates or
+/// corporate session, and tests put a fault-injecting transport or a server double here.
+///
+/// A transport throws for exchanges that got no HTTP answer (refused, reset, timeout, TLS);
+/// sync reports them as `communicationError`. Every HTTP answer, whatever its status, is
+/// returned, not thrown.
+public protocol Transport: Sendable {
+    func exchange(_ request: HTTPRequest) async throws -> HTTPResponse
+}
+
+/// What a transport reports when an exchange got no HTTP answer.
+public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable {
+        case refused, reset, timeout, tls, invalidURL, cancelled, other
+    }
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { "\(kind.rawValue): \(message)" }
+}
