@@ -34,10 +34,12 @@ final class OdatapyServer: @unchecked Sendable {
     let port: Int
     var serviceRoot: String { "http://127.0.0.1:\(port)/" }
 
-    init(pageSize: Int? = nil, extraProperties: [String] = []) throws {
+    /// `port`: reuse a stopped server's port (a restart: delta links the client kept point at it).
+    init(port: Int = 0, pageSize: Int? = nil, extraProperties: [String] = [], model: String? = nil) throws {
         guard let python = Self.python else { throw ServerError("no Python with odatapy") }
         process.executableURL = URL(fileURLWithPath: python)
-        var arguments = [Self.script]
+        var arguments = [Self.script, "--port", String(port)]
+        if let model { arguments += ["--model", Self.packageRoot + "/Tests/Backends/odatapy/" + model] }
         if let pageSize { arguments += ["--page-size", String(pageSize)] }
         for extra in extraProperties { arguments += ["--extra-property", extra] }
         process.arguments = arguments
