@@ -81,6 +81,7 @@ public final class OfflineODataProvider: Sendable {
         created.definingQueries = parameters.definingQueries
         let store = try await OfflineStore.open(metadata: metadata, parameters: created)
         do throws(ODataError) {
+            try store.setSyncSetting(Self.serviceRootSetting, serviceRoot)
             _ = try await runDownload(store, names: nil, forceFull: true)
             try store.markInitialDownloadComplete()
         } catch {
@@ -239,6 +240,18 @@ public final class OfflineODataProvider: Sendable {
             throw SyncErrorCode.incompatibleMetadata.error("the back end's new $metadata cannot upgrade the store: \(error.message)",
                                                           at: "$metadata")
         }
+    }
+
+    static let serviceRootSetting = "serviceRoot"
+
+    /// The service root a store was created for (nil: no store, or one not made by a provider).
+    /// Opens the store offline for a moment.
+    public static func storedServiceRoot(parameters: OfflineODataParameters) async throws(ODataError) -> String? {
+        let storeParameters = parameters.storeParameters
+        guard OfflineStore.exists(storeParameters) else { return nil }
+        let store = try await OfflineStore.openExisting(parameters: storeParameters)
+        defer { try? store.close() }
+        return try store.syncSetting(serviceRootSetting)
     }
 
     func registerMissingQueries(_ store: OfflineStore) throws(ODataError) {

@@ -6,7 +6,8 @@ import OfflineODataModel
 /// A user-facing failure of a CLI command: one line on stderr, a non-zero exit code.
 ///
 /// Exit codes: 1 bad input (usage, URL, JSON, files), 2 storage engine errors (wrong
-/// passphrase, damaged or missing store), 3 `check` found damage, 4 an OData request failed.
+/// passphrase, damaged or missing store), 3 `check` found damage, 4 an OData request failed,
+/// 5 the back end could not be reached or answered with an error (`open`, `download`).
 struct CLIFailure: Error, CustomStringConvertible {
     var message: String
     var exitCode: Int32 = 1
@@ -23,6 +24,10 @@ func failAndExit(_ error: any Error) -> Never {
         text = e.message
     case let e as EngineError:
         code = 2
+        text = "\(e)"
+    case let e as ODataError where e.category == .communicationError || e.category == .serverSideError:
+        // The back end could not be reached, or answered with an error (sync).
+        code = 5
         text = "\(e)"
     case let e as ODataError:
         // Storage failures (wrong key, damaged or locked store) reach the facade as ODataErrors.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OfflineODataModel
 import OfflineODataStore
+import OfflineODataSync
 
 /// An interactive OData console on a store (like SAP's ILOData).
 struct ShellCommand: AsyncParsableCommand {
@@ -24,13 +25,13 @@ struct ShellCommand: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            let offline = try await store.openOfflineStore(metadata: metadata, pageSize: pageSize)
+            var offline = try await store.openOfflineStore(metadata: metadata, pageSize: pageSize)
             defer { try? offline.close() }
             var failures = 0
             if !commands.isEmpty {
                 for line in commands {
                     print("> \(line)")
-                    switch perform(line, on: offline) {
+                    switch await perform(line, on: &offline) {
                     case .failed: failures += 1
                     case .quit: break
                     case .ok: continue
@@ -45,7 +46,7 @@ struct ShellCommand: AsyncParsableCommand {
                         fflush(nil)
                     }
                     guard let line = readLine() else { break }
-                    let outcome = perform(line, on: offline)
+                    let outcome = await perform(line, on: &offline)
                     if outcome == .quit { break }
                     if outcome == .failed { failures += 1 }
                 }
@@ -61,9 +62,35 @@ struct ShellCommand: AsyncParsableCommand {
 
     /// Runs one line and prints what happened. Errors are printed on one line (stderr) and the
     /// console goes on.
-    func perform(_ line: String, on offline: OfflineStore) -> Outcome {
+    func perform(_ line: String, on offline: inout OfflineStore) async -> Outcome {
         do {
             switch try ShellLine.parse(line) {
+            case .download(let names):
+                // The provider owns its store while it downloads: the shell's handle is closed
+                // and opened again after.
+                try offline.close()
+                var failure: (any Error)?
+                do {
+                    let parameters = try syncParameters(store, queries: [], pageSize: 1000, headers: [])
+                    let root = try await resolveServiceRoot(nil, parameters)
+                    let provider = try OfflineODataProvider(serviceRoot: root, parameters: parameters)
+                    try await provider.open()
+                    do {
+                        let start = Date()
+                        let summaries = try await provider.download(subset: names.isEmpty ? nil : names)
+                        print("downloaded (\(milliseconds(since: start))): " + summaries.map {
+                            "\($0.definingQuery) \($0.entitiesApplied) applied, \($0.entitiesRemoved) removed"
+                        }.joined(separator: "; "))
+                    } catch {
+                        failure = error
+                    }
+                    try provider.close()
+                } catch {
+                    failure = failure ?? error
+                }
+                offline = try await store.openOfflineStore(metadata: metadata, pageSize: pageSize)
+                if let failure { throw failure }
+                return .ok
             case .empty: return .ok
             case .quit: return .quit
             case .help:

@@ -13,6 +13,8 @@ import OfflineODataStore
 enum ShellLine: Equatable {
     case request(method: ODataMethod, url: String, headers: [String: String], body: String?)
     case explain(String)
+    /// Download from the store's back end (the named defining queries, or all).
+    case download([String])
     case help
     case quit
     case empty
@@ -23,6 +25,7 @@ enum ShellLine: Equatable {
         PATCH <url> [If-Match:<etag>] <json>   update the given properties (PUT replaces)
         DELETE <url> [If-Match:<etag>]     delete
         explain <url>                      the query plan of a GET
+        download [NAME …]                  download the defining queries from the store's back end
         help                               this text
         quit                               leave (also exit, Ctrl-D)
         URLs are relative to the service root; a leading / is optional. System sets:
@@ -37,6 +40,7 @@ enum ShellLine: Equatable {
         switch word.lowercased() {
         case "help", "?": return .help
         case "quit", "exit", "q": return .quit
+        case "download": return .download(rest.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init))
         case "explain":
             guard !rest.isEmpty else { throw CLIFailure(message: "explain needs a URL, e.g. explain /SalesOrders?$top=3") }
             return .explain(normalize(String(rest)))

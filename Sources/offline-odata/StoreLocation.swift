@@ -81,13 +81,15 @@ extension StoreOptions {
             throw CLIFailure(message: "no OfflineStore at \(location.storePath) (expected \(location.storeName).oostore there; create one with `offline-odata import`)")
         }
         let metadataFile = metadataPath ?? location.metadataFile
-        guard FileManager.default.fileExists(atPath: metadataFile) else {
-            throw CLIFailure(message: "no service metadata at \(metadataFile) (pass --metadata <file>)")
-        }
-        let metadata = try readFileBytes(metadataFile)
         var parameters = OfflineStoreParameters(storeName: location.storeName, storePath: location.storePath,
                                                 encryption: try storeEncryption())
         parameters.pageSize = pageSize
+        guard FileManager.default.fileExists(atPath: metadataFile) else {
+            // A store made by `open` (sync) keeps its metadata inside.
+            if metadataPath == nil { return try await OfflineStore.openExisting(parameters: parameters) }
+            throw CLIFailure(message: "no service metadata at \(metadataFile) (pass --metadata <file>)")
+        }
+        let metadata = try readFileBytes(metadataFile)
         return try await OfflineStore.open(metadata: metadata, parameters: parameters)
     }
 }

@@ -336,3 +336,24 @@ extension OfflineStore {
         return try storage.reader().systemValue(tree: OfflineStoreFormat.storeTree, key: Self.initialDownloadKey) != nil
     }
 }
+
+extension OfflineStore {
+    static func syncSettingKey(_ name: String) -> [UInt8] { Array("setting".utf8) + [0] + Array(name.utf8) }
+
+    /// A sync setting kept in the store (the service root, so tools can download without being
+    /// told it again).
+    package func syncSetting(_ name: String) throws(ODataError) -> String? {
+        try ensureOpen()
+        guard let value = try storage.reader().systemValue(tree: OfflineStoreFormat.storeTree, key: Self.syncSettingKey(name)) else {
+            return nil
+        }
+        return String(decoding: value, as: UTF8.self)
+    }
+
+    package func setSyncSetting(_ name: String, _ value: String) throws(ODataError) {
+        try ensureOpen()
+        try storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+            try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: Self.syncSettingKey(name), value: Array(value.utf8))
+        }
+    }
+}
