@@ -26,6 +26,12 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "With --engine: how many records to write.")
     var records = 100_000
 
+    @Option(help: "A live OData service (our test model, as scripts/demo.sh starts it) for the sync part of the tour.")
+    var service: String?
+
+    @Option(help: "Why there is no live service (printed as the one line that says the sync part is skipped).")
+    var noServiceReason: String?
+
     func validate() throws {
         guard orders >= 1, orders <= 4_000_000 else { throw ValidationError("--orders must be in 1...4000000") }
         guard pageSize >= 1 else { throw ValidationError("--page-size must be at least 1") }
@@ -40,6 +46,12 @@ struct DemoCommand: AsyncParsableCommand {
             return
         }
         do {
+            if let service {
+                try await SyncTour(serviceRoot: service.hasSuffix("/") ? service : service + "/", path: path.map { $0 + "/sync" }).run()
+            } else {
+                print("== Sync with a live back end skipped: \(noServiceReason ?? "no --service given"); the local tour follows.")
+                print()
+            }
             try await StoreTour(orders: orders, pageSize: pageSize, path: path, seed: seed).run()
         } catch {
             failAndExit(error)
