@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OfflineODataEngine
 import OfflineODataModel
+import OfflineODataStore
 
 /// A user-facing failure of a CLI command: one line on stderr, a non-zero exit code.
 ///
@@ -31,7 +32,7 @@ func failAndExit(_ error: any Error) -> Never {
         text = "\(e)"
     case let e as ODataError:
         // Storage failures (wrong key, damaged or locked store) reach the facade as ODataErrors.
-        code = CLIFailure.storageErrorNames.contains(e.name) || e.message.contains("wrongPassphrase") ? 2 : 1
+        code = StoreErrorCode.storageFailures.contains(e.code) ? 2 : 1
         text = "\(e)"
     default:
         code = 1
@@ -40,15 +41,6 @@ func failAndExit(_ error: any Error) -> Never {
     let oneLine = text.split(whereSeparator: \.isNewline).joined(separator: " ")
     FileHandle.standardError.write(Data(("error: \(oneLine)\n").utf8))
     Foundation.exit(code)
-}
-
-private let storageErrorNamesList: Set<String> = [
-    "wrongEncryptionKey", "wrongPassphrase", "storeFileError", "storeRecordCorrupted", "storeLockedByOtherProcess",
-    "storeAlreadyOpen", "keyStoreFailed", "storageEngine",
-]
-
-extension CLIFailure {
-    static var storageErrorNames: Set<String> { storageErrorNamesList }
 }
 
 /// Reads a whole file as bytes, with a one-line error naming it.

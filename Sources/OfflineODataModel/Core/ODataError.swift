@@ -26,16 +26,33 @@ public struct ODataError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// Where: "line 3, column 17", "$.value[4].Price", "offset 1234", or nil.
     public var location: String?
+    /// The error this one reports, kept whole (an `EngineError` under a storage failure, a
+    /// transport error under a communication failure), so a caller can inspect it instead of
+    /// parsing the message. Not part of equality.
+    public var underlying: (any Error & Sendable)?
 
     public init(
         _ category: ODataErrorCategory, name: String, code: Int, message: String,
-        location: String? = nil
+        location: String? = nil, underlying: (any Error & Sendable)? = nil
     ) {
         self.category = category
         self.name = name
         self.code = code
         self.message = message
         self.location = location
+        self.underlying = underlying
+    }
+
+    public static func == (a: ODataError, b: ODataError) -> Bool {
+        a.category == b.category && a.name == b.name && a.code == b.code && a.message == b.message && a.location == b.location
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(category)
+        hasher.combine(name)
+        hasher.combine(code)
+        hasher.combine(message)
+        hasher.combine(location)
     }
 
     public var description: String {

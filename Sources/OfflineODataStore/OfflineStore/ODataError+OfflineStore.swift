@@ -5,8 +5,7 @@ import OfflineODataModel
 /// docs/Errors.md "Offline store"). Every message names the store, defining query or parameter.
 extension ODataError {
     static func offlineStoreAlreadyOpen(_ path: String) -> ODataError {
-        ODataError(.preconditionFailed, name: "storeAlreadyOpen", code: 3250,
-                   message: "the store at '\(path)' is already open in this process", location: path)
+        StoreErrorCode.storeAlreadyOpen.error("the store at '\(path)' is already open in this process", at: path)
     }
 
     static func offlineStoreIsOpen(_ path: String) -> ODataError {
@@ -25,18 +24,15 @@ extension ODataError {
     }
 
     static func offlineWrongKey(_ path: String, _ detail: String) -> ODataError {
-        ODataError(.invalidInput, name: "wrongEncryptionKey", code: 3254,
-                   message: "the passphrase or key does not open the store at '\(path)': \(detail)", location: path)
+        StoreErrorCode.wrongEncryptionKey.error("the passphrase or key does not open the store at '\(path)': \(detail)", at: path)
     }
 
     static func offlineFileError(_ path: String, _ detail: String) -> ODataError {
-        ODataError(.clientInternalError, name: "storeFileError", code: 3255,
-                   message: "file operation on '\(path)' failed: \(detail)", location: path)
+        StoreErrorCode.storeFileError.error("file operation on '\(path)' failed: \(detail)", at: path)
     }
 
     static func offlineKeyStoreFailed(_ store: String, _ detail: String) -> ODataError {
-        ODataError(.clientInternalError, name: "keyStoreFailed", code: 3256,
-                   message: "the key store failed for store '\(store)': \(detail)", location: store)
+        StoreErrorCode.keyStoreFailed.error("the key store failed for store '\(store)': \(detail)", at: store)
     }
 
     static func offlineInvalidMetadata(_ detail: String) -> ODataError {
@@ -45,8 +41,7 @@ extension ODataError {
     }
 
     static func offlineIncompatibleMetadata(_ detail: String) -> ODataError {
-        ODataError(.preconditionFailed, name: "incompatibleStoreMetadata", code: 3258,
-                   message: "the metadata is not compatible with the store's data: \(detail)", location: "$metadata")
+        StoreErrorCode.incompatibleStoreMetadata.error("the metadata is not compatible with the store's data: \(detail)", at: "$metadata")
     }
 
     static func offlineInvalidDefiningQuery(_ name: String, _ reason: String) -> ODataError {
@@ -70,30 +65,32 @@ extension ODataError {
     }
 
     static func offlineInvalidDownload(_ query: String, page: Int, _ detail: String) -> ODataError {
-        ODataError(.invalidInput, name: "invalidDownload", code: 3263,
-                   message: "download of defining query '\(query)', page \(page): \(detail)", location: "\(query)#page\(page)")
+        StoreErrorCode.invalidDownload.error("download of defining query '\(query)', page \(page): \(detail)", at: "\(query)#page\(page)")
     }
 
     static func offlineCancelled(_ what: String) -> ODataError {
-        ODataError(.clientInternalError, name: "operationCancelled", code: 3264,
-                   message: "\(what) was cancelled; nothing was changed", location: nil)
+        StoreErrorCode.cancelled.error("\(what) was cancelled; nothing was changed")
     }
 
     static func offlineCorrupted(_ what: String, _ detail: String) -> ODataError {
-        ODataError(.clientInternalError, name: "storeRecordCorrupted", code: 3265,
-                   message: "\(what) does not decode: \(detail)", location: what)
+        StoreErrorCode.recordCorrupted.error("\(what) does not decode: \(detail)", at: what)
     }
 
     static func offlineStoreLocked(_ path: String) -> ODataError {
-        ODataError(.preconditionFailed, name: "storeLockedByOtherProcess", code: 3266,
-                   message: "the store at '\(path)' is open in another process", location: path)
+        StoreErrorCode.lockedByOtherProcess.error("the store at '\(path)' is open in another process", at: path)
     }
 
     /// An engine failure at open, with the cases a caller handles apart typed.
     static func offlineOpen(_ error: EngineError, path: String) -> ODataError {
         switch error.kind {
-        case .wrongPassphrase: return .offlineWrongKey(path, error.message)
-        case .storeLocked: return .offlineStoreLocked(path)
+        case .wrongPassphrase:
+            var wrong = ODataError.offlineWrongKey(path, error.message)
+            wrong.underlying = error
+            return wrong
+        case .storeLocked:
+            var locked = ODataError.offlineStoreLocked(path)
+            locked.underlying = error
+            return locked
         default: return .storageEngine(error, "opening the store at '\(path)'")
         }
     }

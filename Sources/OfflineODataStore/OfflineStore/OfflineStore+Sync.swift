@@ -314,8 +314,7 @@ extension OfflineStore {
 extension ODataError {
     /// 3267: an existing store was expected (offline open) and the folder holds none.
     static func offlineNoStoredMetadata(_ path: String) -> ODataError {
-        ODataError(.notFound, name: "storeNotFound", code: 3267,
-                   message: "no store with its service metadata at '\(path)': open it online first", location: path)
+        StoreErrorCode.storeNotFound.error("no store with its service metadata at '\(path)': open it online first", at: path)
     }
 }
 

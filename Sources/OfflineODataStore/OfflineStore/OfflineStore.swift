@@ -145,7 +145,7 @@ public final class OfflineStore: Sendable {
         let storage: EntityStorage
         do {
             storage = try EntityStorage(engine: engine, model: model)
-        } catch where error.name == "incompatibleMetadata" {
+        } catch where error.code == StoreErrorCode.incompatibleMetadata.code {
             throw .offlineIncompatibleMetadata(error.message)
         }
         if stored != metadata {

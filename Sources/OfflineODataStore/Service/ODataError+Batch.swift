@@ -22,7 +22,6 @@ extension ODataError {
     /// 424 in the batch response: `id` was not executed because `dependency` (a request or
     /// atomicity group it depends on through `dependsOn` or a `$<id>` reference) failed.
     static func serviceDependencyFailed(_ id: String, on dependency: String) -> ODataError {
-        ODataError(.preconditionFailed, name: "dependencyFailed", code: 3116,
-                   message: "batch request '\(id)' was not executed: '\(dependency)', which it depends on, failed", location: id)
+        StoreErrorCode.dependencyFailed.error("batch request '\(id)' was not executed: '\(dependency)', which it depends on, failed", at: id)
     }
 }

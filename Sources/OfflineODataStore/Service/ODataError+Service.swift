@@ -18,8 +18,7 @@ extension ODataError {
     }
 
     static func serviceDuplicateKey(_ set: String, _ key: String) -> ODataError {
-        ODataError(.invalidInput, name: "duplicateKey", code: 3103,
-                   message: "an entity \(set)\(key) already exists", location: set + key)
+        StoreErrorCode.duplicateKey.error("an entity \(set)\(key) already exists", at: set + key)
     }
 
     static func serviceMissingKey(_ set: String, _ property: String) -> ODataError {
@@ -84,8 +83,7 @@ extension ODataError {
     }
 
     static func serviceDependencyFailed(_ id: String) -> ODataError {
-        ODataError(.preconditionFailed, name: "dependencyFailed", code: 3116,
-                   message: "batch request '\(id)' was not applied: another request of its atomicity group failed", location: id)
+        StoreErrorCode.dependencyFailed.error("batch request '\(id)' was not applied: another request of its atomicity group failed", at: id)
     }
 
     // MARK: queue, ErrorArchive, EventLog (3200–3299)

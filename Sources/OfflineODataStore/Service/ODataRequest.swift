@@ -139,8 +139,8 @@ public struct ODataResponse: Sendable, Hashable {
     /// The HTTP status for an error: 404 not found, 412 precondition failed, 409 duplicate
     /// key, 424 failed batch dependency, 501 not supported, 400 other bad input, 500 otherwise.
     public static func status(for error: ODataError) -> Int {
-        if error.name == "duplicateKey" { return 409 }
-        if error.name == "dependencyFailed" { return 424 }
+        if error.code == StoreErrorCode.duplicateKey.code { return 409 }
+        if error.code == StoreErrorCode.dependencyFailed.code { return 424 }
         switch error.category {
         case .invalidInput: return 400
         case .notFound: return 404

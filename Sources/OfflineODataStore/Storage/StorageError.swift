@@ -16,9 +16,9 @@ extension ODataError {
         case .serverSideError: .serverSideError
         case .clientInternalError: .clientInternalError
         }
-        return ODataError(category, name: "storageEngineError", code: 3000,
+        return ODataError(category, name: StoreErrorCode.storageEngine.name, code: StoreErrorCode.storageEngine.code,
                           message: "\(context): \(error.name) (\(error.code)): \(error.message)",
-                          location: error.file)
+                          location: error.file, underlying: error)
     }
 
     static func storeUnknownEntitySet(_ set: String) -> ODataError {
@@ -49,9 +49,7 @@ extension ODataError {
     }
 
     static func storeIncompatibleMetadata(_ set: String, _ reason: String) -> ODataError {
-        ODataError(.preconditionFailed, name: "incompatibleMetadata", code: 3006,
-                   message: "metadata of set '\(set)' is not compatible with the stored data: \(reason)",
-                   location: set)
+        StoreErrorCode.incompatibleMetadata.error("metadata of set '\(set)' is not compatible with the stored data: \(reason)", at: set)
     }
 
     static func storeUnknownIndex(_ name: String) -> ODataError {
