@@ -79,7 +79,7 @@ enum OursWorker {
         metric("update_total_s", now() - updateStart)
         metric("update_median_s", TypedStoreWorker.percentile(latencies, 0.5))
         metric("update_p99_s", TypedStoreWorker.percentile(latencies, 0.99))
-        metric("queue_rows", Double(try store.service.requestQueue().count))
+        metric("queue_rows", Double(try store.requestQueue().count))
         // 3. Reopen to first query, `TypedStoreWorker.reopens` times (a different key each
         // time); the median is reported.
         try store.close()

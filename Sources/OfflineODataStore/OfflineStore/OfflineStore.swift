@@ -15,9 +15,9 @@ public final class OfflineStore: Sendable {
     /// The application's model with the offline system sets (`RequestQueue`, `ErrorArchive`, `EventLog`).
     public let model: ServiceModel
     /// The local service: typed writes, undo, `markFailed`, the queue.
-    public let service: LocalService
+    package let service: LocalService
     /// The entity storage underneath (indexes, raw reads).
-    public let storage: EntityStorage
+    package let storage: EntityStorage
     /// `<storePath>/<storeName>.oostore`, with `storePath` resolved to an absolute path.
     public let folder: String
     /// The page size of GET results.
@@ -263,5 +263,42 @@ public final class OfflineStore: Sendable {
         }
         return StoreStatistics(entityCounts: counts, queuedRequests: try reader.count(OfflineSystemSets.requestQueue),
                                failedRequests: try reader.count(OfflineSystemSets.errorArchive))
+    }
+}
+
+// The local service's reads and undo, for apps (the service itself is `package`: an app writes
+// through `execute`, which queues every change with it).
+extension OfflineStore {
+    /// The RequestQueue in RequestID order.
+    public func requestQueue() throws(ODataError) -> [QueuedRequest] {
+        try ensureOpen()
+        return try service.requestQueue()
+    }
+
+    /// The ErrorArchive in RequestID order.
+    public func errorArchive() throws(ODataError) -> [ErrorArchiveEntry] {
+        try ensureOpen()
+        return try service.errorArchive()
+    }
+
+    /// The EventLog in ID order.
+    public func eventLog() throws(ODataError) -> [EventLogEntry] {
+        try ensureOpen()
+        return try service.eventLog()
+    }
+
+    /// Reverts an entity to its back-end version (SAP's `undoPendingChanges`); false when it had
+    /// no local changes.
+    @discardableResult
+    public func undoPendingChanges(set: String, key: [ODataValue]) throws(ODataError) -> Bool {
+        try ensureOpen()
+        return try service.undoPendingChanges(set: set, key: key)
+    }
+
+    /// Deletes an ErrorArchive entry (docs/LocalService.md §2.7); the RequestIDs removed.
+    @discardableResult
+    public func deleteErrorArchiveEntry(requestID: Int64) throws(ODataError) -> [Int64] {
+        try ensureOpen()
+        return try service.deleteErrorArchiveEntry(requestID: requestID)
     }
 }
