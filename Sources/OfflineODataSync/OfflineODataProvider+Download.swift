@@ -20,7 +20,7 @@ extension OfflineODataProvider {
         defer { if !applied { for download in downloads { download.pages.discard() } } }
         for query in queries {
             try checkCancelled()
-            downloads.append(try await receive(query, store: store, forceFull: forceFull))
+            downloads.append(try await receive(query, store: store, forceFull: forceFull, durable: queries.count > 1))
         }
         try checkCancelled()
         progressHub.publish(SyncProgress(step: .applyingDownload))
@@ -37,12 +37,12 @@ extension OfflineODataProvider {
     }
 
     /// One defining query's pages, received into the store's receiver.
-    func receive(_ query: DefiningQuery, store: OfflineStore, forceFull: Bool) async throws(ODataError) -> SyncDownload {
+    func receive(_ query: DefiningQuery, store: OfflineStore, forceFull: Bool, durable: Bool) async throws(ODataError) -> SyncDownload {
         let prior = try store.syncState(of: query.name)
         let trusted = deltaTrusted(query.url)
         if !forceFull, trusted, let prior, prior.url == query.url, let link = prior.deltaLink,
            prior.downloadsSinceReconcile + 1 < parameters.reconcileEvery {
-            let receiver = try store.makeReceiver(for: query.name)
+            let receiver = try store.makeReceiver(for: query.name, durable: durable)
             do throws(ODataError) {
                 if let outcome = try await receivePages(from: try resolve(link), query: query.name, into: receiver,
                                                         trackChanges: false, deltaRequest: true) {
@@ -57,7 +57,7 @@ extension OfflineODataProvider {
             // The back end no longer knows the link (400, 410): read the query in full.
             receiver.discard()
         }
-        let receiver = try store.makeReceiver(for: query.name)
+        let receiver = try store.makeReceiver(for: query.name, durable: durable)
         do throws(ODataError) {
             let outcome = try await receivePages(from: try resolve(query.url), query: query.name, into: receiver,
                                                  trackChanges: trusted, deltaRequest: false)

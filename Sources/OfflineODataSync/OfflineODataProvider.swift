@@ -60,7 +60,17 @@ public final class OfflineODataProvider: Sendable {
         defer { core.withLock { $0.syncing = false } }
         let storeParameters = parameters.storeParameters
         if OfflineStore.exists(storeParameters) {
-            let store = try await OfflineStore.openExisting(parameters: storeParameters)
+            let existing: OfflineStore?
+            do {
+                existing = try await OfflineStore.openExisting(parameters: storeParameters)
+            } catch where error.code == StoreErrorCode.storeNotFound.code {
+                // Killed while the store was being created, before its metadata was in.
+                existing = nil
+            }
+            guard let store = existing else {
+                try OfflineStore.clear(storePath: storeParameters.storePath, storeName: storeParameters.storeName)
+                return try await createAndDownload(storeParameters)
+            }
             if try store.isInitialDownloadComplete() {
                 do throws(ODataError) {
                     try registerMissingQueries(store)
@@ -75,6 +85,12 @@ public final class OfflineODataProvider: Sendable {
             try store.close()
             try OfflineStore.clear(storePath: storeParameters.storePath, storeName: storeParameters.storeName)
         }
+        try await createAndDownload(storeParameters)
+    }
+
+    /// The first open: `$metadata`, a new store, every defining query downloaded; on any
+    /// failure the store is cleared again.
+    private func createAndDownload(_ storeParameters: OfflineStoreParameters) async throws(ODataError) {
         progressHub.publish(SyncProgress(step: .fetchingMetadata))
         let metadata = try await fetchMetadata()
         var created = storeParameters

@@ -14,6 +14,8 @@ struct DeltaApply {
     let limit: Int
     var counts: DownloadMarker
     var pages = 0
+    /// System writes (store tree) that join the last commit (`DownloadApply.finalWrites`).
+    var finalWrites: [(key: [UInt8], value: [UInt8]?)] = []
 
     init(name: String, set: String, service: LocalService, writer: ExclusiveWriter, limit: Int, state: SyncQueryState) {
         base = DownloadApply(name: name, set: set, service: service, writer: writer, limit: limit, readers: nil, progress: nil)
@@ -54,7 +56,7 @@ struct DeltaApply {
     private mutating func commit(_ group: [ODataEntityCollection], final: Bool) throws(ODataError) {
         var next = counts
         var base = self.base
-        let name = self.name, set = self.set, state = self.state, pageCount = pages
+        let name = self.name, set = self.set, state = self.state, pageCount = pages, finalWrites = self.finalWrites
         try base.service.perform(in: base.writer) { (tx: inout ServiceTransaction) throws(ODataError) in
             if next.generation == 0 {
                 // Delta members join the current generation: the next full download keeps them
@@ -98,6 +100,13 @@ struct DeltaApply {
                 }
             }
             if final {
+                for (key, value) in finalWrites {
+                    if let value {
+                        try tx.batch.putSystem(tree: OfflineStoreFormat.storeTree, key: key, value: value)
+                    } else {
+                        try tx.batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: key)
+                    }
+                }
                 try tx.batch.putSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.syncStateKey(name), value: state.encode())
                 _ = try tx.logEvent(type: "Download", details: "definingQuery=\(name) pages=\(pageCount) applied=\(next.applied) "
                                     + "removed=\(next.removed) pendingKept=\(next.kept) mode=delta")

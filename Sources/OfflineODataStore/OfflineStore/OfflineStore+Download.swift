@@ -99,6 +99,9 @@ struct DownloadApply {
     var syncState: SyncQueryState?
     /// Words added to the EventLog entry (`mode=full` from sync).
     var eventDetails = ""
+    /// System writes (store tree) that join the download's last commit (a sync download's
+    /// progress marker).
+    var finalWrites: [(key: [UInt8], value: [UInt8]?)] = []
 
     var name: String { marker.name }
     var set: String { marker.set }
@@ -576,6 +579,13 @@ struct DownloadApply {
         var details = "definingQuery=\(name) pages=\(pages) applied=\(counts.applied) removed=\(counts.removed) pendingKept=\(counts.kept)"
         if counts.rejected > 0 { details += " rejected=\(counts.rejected)" }
         details += eventDetails
+        for (key, value) in finalWrites {
+            if let value {
+                try tx.batch.putSystem(tree: OfflineStoreFormat.storeTree, key: key, value: value)
+            } else {
+                try tx.batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: key)
+            }
+        }
         if let syncState {
             try tx.batch.putSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.syncStateKey(name), value: syncState.encode())
         }

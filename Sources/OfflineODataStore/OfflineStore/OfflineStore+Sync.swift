@@ -89,10 +89,19 @@ package final class DownloadReceiver: @unchecked Sendable {
     /// Receive spools are named `sync-<n>`; `open` removes any a crash left behind.
     static let spoolPrefix = "sync-"
 
-    init(definingQuery: String, engine: StorageEngine, memoryLimit: Int) {
+    /// The spool's name (`sync-<n>`).
+    var spoolFileName: String { spoolName }
+    /// Pages in the spool (all of them when the receiver is durable).
+    var spooledCount: Int { spooled }
+    /// Whether every page goes to the spool (a download of several queries: a crash between
+    /// their commits is finished from the spools by the next open).
+    let durable: Bool
+
+    init(definingQuery: String, engine: StorageEngine, memoryLimit: Int, durable: Bool = false) {
+        self.durable = durable
         self.definingQuery = definingQuery
         self.engine = engine
-        self.memoryLimit = max(0, memoryLimit)
+        self.memoryLimit = durable ? 0 : max(0, memoryLimit)
         let n = Self.counter.withLock { value -> UInt64 in
             value &+= 1
             return value
@@ -121,11 +130,20 @@ package final class DownloadReceiver: @unchecked Sendable {
         spooled += 1
     }
 
+    /// Syncs the spool (a durable receiver's pages then survive a crash).
+    func seal() throws(ODataError) {
+        guard let spool, !sealed else { return }
+        try mapEngine("syncing a receive spool") { () throws(EngineError) in try spool.finish() }
+        sealed = true
+    }
+
+    private var sealed = false
+
     /// The pages in arrival order (the spool is synced first).
     func source() throws(ODataError) -> ReceivedPageSource {
         var reader: SpoolReader?
-        if let spool {
-            try mapEngine("syncing a receive spool") { () throws(EngineError) in try spool.finish() }
+        if spool != nil {
+            try seal()
             let engine = self.engine, name = spoolName
             reader = try mapEngine("opening a receive spool") { () throws(EngineError) in try engine.openSpool(name) }
             guard reader != nil else { throw .offlineCorrupted("receive spool of '\(definingQuery)'", "it is missing") }
@@ -182,6 +200,77 @@ struct ReceivedPageSource: DownloadPageSource {
     }
 }
 
+/// One query of a sync download as the marker records it.
+struct SyncApplyItem {
+    var name: String
+    var mode: SyncDownloadMode
+    var spool: String?
+    var spooled: Int
+    var state: SyncQueryState
+}
+
+/// The progress of a sync download of several defining queries (store tree, key
+/// `syncDownload`): version 1, the next item (u32 BE), the item count (u32 BE), then per item:
+/// name, mode (0 full, 1 delta), spool name (empty: none), spooled pages (u32 BE), sync state;
+/// each string and the state as u32 BE length and bytes.
+struct SyncDownloadMarker {
+    static let key = Array("syncDownload".utf8)
+    static let version: UInt8 = 1
+    var next: Int
+    var items: [SyncApplyItem]
+
+    func encode() -> [UInt8] {
+        var out: [UInt8] = [Self.version]
+        out += OfflineStoreFormat.be32(UInt32(next))
+        out += OfflineStoreFormat.be32(UInt32(items.count))
+        func bytes(_ b: [UInt8]) {
+            out += OfflineStoreFormat.be32(UInt32(b.count))
+            out += b
+        }
+        for item in items {
+            bytes(Array(item.name.utf8))
+            out.append(item.mode == .full ? 0 : 1)
+            bytes(Array((item.spool ?? "").utf8))
+            out += OfflineStoreFormat.be32(UInt32(item.spooled))
+            bytes(item.state.encode())
+        }
+        return out
+    }
+
+    static func decode(_ value: [UInt8]) throws(ODataError) -> SyncDownloadMarker {
+        var pos = 0
+        func fail(_ why: String) -> ODataError { .offlineCorrupted("sync download marker", why) }
+        func u32() throws(ODataError) -> Int {
+            guard pos + 4 <= value.count else { throw fail("truncated at byte \(pos)") }
+            defer { pos += 4 }
+            return Int(OfflineStoreFormat.readBE(value[pos..<(pos + 4)]))
+        }
+        func bytes() throws(ODataError) -> [UInt8] {
+            let n = try u32()
+            guard pos + n <= value.count else { throw fail("truncated at byte \(pos)") }
+            defer { pos += n }
+            return Array(value[pos..<(pos + n)])
+        }
+        guard value.first == version else { throw fail("version \(value.first.map(String.init) ?? "none")") }
+        pos = 1
+        let next = try u32()
+        let count = try u32()
+        guard count <= 100_000, next <= count else { throw fail("next \(next) of \(count)") }
+        var items: [SyncApplyItem] = []
+        for _ in 0..<count {
+            let name = String(decoding: try bytes(), as: UTF8.self)
+            guard pos < value.count else { throw fail("truncated at byte \(pos)") }
+            let mode: SyncDownloadMode = value[pos] == 0 ? .full : .delta
+            pos += 1
+            let spool = String(decoding: try bytes(), as: UTF8.self)
+            let spooled = try u32()
+            let state = try SyncQueryState.decode(try bytes(), name: name)
+            items.append(SyncApplyItem(name: name, mode: mode, spool: spool.isEmpty ? nil : spool, spooled: spooled, state: state))
+        }
+        return SyncDownloadMarker(next: next, items: items)
+    }
+}
+
 /// One defining query's received download, ready to apply.
 package struct SyncDownload: Sendable {
     package var definingQuery: String
@@ -200,52 +289,160 @@ package struct SyncDownload: Sendable {
 
 extension OfflineStore {
     /// A receiver for one defining query's pages (no lock is taken).
-    package func makeReceiver(for definingQuery: String) throws(ODataError) -> DownloadReceiver {
+    /// `durable`: every page goes to the spool (a download of several defining queries, which
+    /// the next open finishes from the spools after a crash between their commits).
+    package func makeReceiver(for definingQuery: String, durable: Bool = false) throws(ODataError) -> DownloadReceiver {
         try ensureOpen()
-        return DownloadReceiver(definingQuery: definingQuery, engine: engine, memoryLimit: downloadBatchBytes)
+        return DownloadReceiver(definingQuery: definingQuery, engine: engine, memoryLimit: downloadBatchBytes, durable: durable)
     }
 
     /// Applies received downloads, in order, in one exclusive session with readers pinned to the
     /// state before it: readers see every query's old data or every query's new data, never a
-    /// mix. Each query's data and its sync state commit together (a crash between two queries
-    /// leaves the first applied with its new state, the second as before with its old state;
-    /// both are consistent). The receivers' spools are removed.
+    /// mix. Each query's data and its sync state commit together. A download of several queries
+    /// first commits a marker naming their spools (the receivers must be durable); each query's
+    /// last commit advances it, the last one removes it, and after a crash between two queries
+    /// the next open applies the rest from the spools. The receivers' spools are removed.
     package func applySyncDownloads(_ downloads: [SyncDownload],
                                     progress: (@Sendable (DownloadProgress) -> Void)? = nil) async throws(ODataError) -> [DownloadSummary] {
         try ensureOpen()
         defer { for download in downloads { download.pages.discard() } }
-        var plans: [(SyncDownload, String)] = []
+        var items: [SyncApplyItem] = []
         for download in downloads {
             guard let query = try definingQuery(named: download.definingQuery) else {
                 throw .offlineDefiningQueryNotFound(download.definingQuery)
             }
-            plans.append((download, try validate(query)))
+            _ = try validate(query)
+            if downloads.count > 1 {
+                guard download.pages.durable else {
+                    throw .offlineInvalidParameter("downloads", "of several defining queries need durable receivers")
+                }
+                try download.pages.seal()
+            }
+            items.append(SyncApplyItem(name: download.definingQuery, mode: download.mode,
+                                       spool: download.pages.spooledCount > 0 ? download.pages.spoolFileName : nil,
+                                       spooled: download.pages.spooledCount, state: download.state))
         }
+        // Cancellation is honoured until the apply starts; from there the download completes
+        // (it runs detached from the caller's task), so a cancel never leaves half of it.
+        if Task.isCancelled { throw .offlineCancelled("the download of '\(items.first?.name ?? "")'") }
         broadcaster.set(.downloading)
         defer { if isOpen.withLock({ $0 }) { broadcaster.set(.open) } }
-        let service = self.service
-        let limit = downloadBatchBytes, readers = downloadReaders
-        return try downloadLock.withLock { _ throws(ODataError) -> [DownloadSummary] in
+        let marker = downloads.count > 1 ? SyncDownloadMarker(next: 0, items: items) : nil
+        let apply = Task.detached { () throws(ODataError) -> [DownloadSummary] in
+            try self.applyLocked(downloads, items: items, marker: marker, progress: progress)
+        }
+        do {
+            return try await apply.value
+        } catch let error as ODataError {
+            throw error
+        } catch {
+            throw .offlineCorrupted("sync download", "\(error)")
+        }
+    }
+
+    private func applyLocked(_ downloads: [SyncDownload], items: [SyncApplyItem], marker: SyncDownloadMarker?,
+                             progress: (@Sendable (DownloadProgress) -> Void)?) throws(ODataError) -> [DownloadSummary] {
+        try downloadLock.withLock { _ throws(ODataError) -> [DownloadSummary] in
             try storage.exclusive(pinningReaders: true) { writer throws(ODataError) -> [DownloadSummary] in
-                var summaries: [DownloadSummary] = []
-                for (download, set) in plans {
-                    if Task.isCancelled { throw .offlineCancelled("the download of '\(download.definingQuery)'") }
-                    var source = try download.pages.source()
-                    switch download.mode {
-                    case .full:
-                        var apply = DownloadApply(name: download.definingQuery, set: set, service: service, writer: writer,
-                                                  limit: limit, readers: readers, progress: progress)
-                        apply.syncState = download.state
-                        apply.eventDetails = " mode=full"
-                        summaries.append(try apply.run(pages: &source))
-                    case .delta:
-                        var apply = DeltaApply(name: download.definingQuery, set: set, service: service, writer: writer,
-                                               limit: limit, state: download.state)
-                        summaries.append(try apply.run(pages: &source))
+                if let marker {
+                    try writer.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+                        try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: SyncDownloadMarker.key, value: marker.encode())
                     }
                 }
-                return summaries
+                do throws(ODataError) {
+                    var sources: [any DownloadPageSource] = []
+                    for download in downloads { sources.append(try download.pages.source()) }
+                    return try applyItems(items, sources: sources, from: 0, marker: marker, writer: writer, progress: progress)
+                } catch {
+                    // A query the store refuses (not a crash): the queries before it stay applied
+                    // with their states, the rest stay as they were; the marker goes.
+                    if marker != nil { try? dropSyncMarker(writer, reason: "\(error.name) (\(error.code)): \(error.message)") }
+                    throw error
+                }
             }
+        }
+    }
+
+    /// Applies `items[from...]` with their page sources; each item's last commit carries the
+    /// marker's progress (the last one deletes it).
+    private func applyItems(_ items: [SyncApplyItem], sources: [any DownloadPageSource], from start: Int, marker: SyncDownloadMarker?,
+                            writer: ExclusiveWriter, progress: (@Sendable (DownloadProgress) -> Void)?) throws(ODataError) -> [DownloadSummary] {
+        var summaries: [DownloadSummary] = []
+        let limit = downloadBatchBytes, readers = downloadReaders
+        for index in start..<items.count {
+            let item = items[index]
+            guard let query = try definingQuery(named: item.name) else { throw .offlineDefiningQueryNotFound(item.name) }
+            let set = try validate(query)
+            var finalWrites: [(key: [UInt8], value: [UInt8]?)] = []
+            if var marker {
+                marker.next = index + 1
+                finalWrites.append((SyncDownloadMarker.key, index + 1 == items.count ? nil : marker.encode()))
+            }
+            var source = sources[index]
+            switch item.mode {
+            case .full:
+                var apply = DownloadApply(name: item.name, set: set, service: service, writer: writer, limit: limit, readers: readers,
+                                          progress: progress)
+                apply.syncState = item.state
+                apply.eventDetails = " mode=full"
+                apply.finalWrites = finalWrites
+                summaries.append(try apply.run(pages: &source))
+            case .delta:
+                var apply = DeltaApply(name: item.name, set: set, service: service, writer: writer, limit: limit, state: item.state)
+                apply.finalWrites = finalWrites
+                summaries.append(try apply.run(pages: &source))
+            }
+        }
+        return summaries
+    }
+
+    /// Finishes a sync download that a crash interrupted between two defining queries: the
+    /// queries after the last one applied are applied from their spools. Called by `open`. A
+    /// marker that cannot be finished (a spool gone, data the store refuses) is dropped with an
+    /// EventLog entry `SyncResumeFailed`: the store opens as it is, and the next download
+    /// brings those queries.
+    func resumeSyncDownload() throws(ODataError) {
+        guard let bytes = try storage.reader().systemValue(tree: OfflineStoreFormat.storeTree, key: SyncDownloadMarker.key) else { return }
+        let engine = self.engine
+        let marker: SyncDownloadMarker
+        do throws(ODataError) {
+            marker = try SyncDownloadMarker.decode(bytes)
+        } catch {
+            try storage.exclusive { writer throws(ODataError) in try dropSyncMarker(writer, reason: error.message) }
+            return
+        }
+        defer { for item in marker.items { if let spool = item.spool { try? engine.removeSpool(spool) } } }
+        try downloadLock.withLock { _ throws(ODataError) in
+            try storage.exclusive(pinningReaders: true) { writer throws(ODataError) in
+                do throws(ODataError) {
+                    var sources: [any DownloadPageSource] = []
+                    for (index, item) in marker.items.enumerated() {
+                        var reader: SpoolReader?
+                        if let spool = item.spool {
+                            reader = try mapEngine("opening a receive spool", { () throws(EngineError) in try engine.openSpool(spool) })
+                            if reader == nil, index >= marker.next {
+                                throw ODataError.offlineCorrupted("sync download of '\(item.name)'", "its spool \(spool) is missing")
+                            }
+                        }
+                        sources.append(ReceivedPageSource(memory: [], spool: reader, spooled: item.spooled, name: item.name))
+                    }
+                    if marker.next >= marker.items.count {
+                        try dropSyncMarker(writer, reason: nil)
+                    } else {
+                        _ = try applyItems(marker.items, sources: sources, from: marker.next, marker: marker, writer: writer, progress: nil)
+                    }
+                } catch {
+                    try dropSyncMarker(writer, reason: "\(error.name) (\(error.code)): \(error.message)")
+                }
+            }
+        }
+    }
+
+    /// Deletes the sync download marker; with a reason, logs `SyncResumeFailed` in the same commit.
+    func dropSyncMarker(_ writer: ExclusiveWriter, reason: String?) throws(ODataError) {
+        try service.perform(in: writer) { (tx: inout ServiceTransaction) throws(ODataError) in
+            try tx.batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: SyncDownloadMarker.key)
+            if let reason { _ = try tx.logEvent(type: "SyncResumeFailed", details: reason) }
         }
     }
 

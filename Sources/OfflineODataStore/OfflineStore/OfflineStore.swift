@@ -166,6 +166,7 @@ public final class OfflineStore: Sendable {
         // before anything else sees the store.
         try store.resumeInterruptedDownload()
         try store.resumeInterruptedRemoval()
+        try store.resumeSyncDownload()
         store.removeReceiveSpools()
         for query in parameters.definingQueries {
             if let existing = try store.definingQuery(named: query.name) {

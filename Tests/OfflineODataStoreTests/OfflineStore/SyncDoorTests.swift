@@ -1,0 +1,87 @@
+import Foundation
+import OfflineODataEngine
+import OfflineODataFixtures
+import OfflineODataModel
+import Testing
+@testable import OfflineODataStore
+
+/// The store's door for sync: a download of several defining queries interrupted between them
+/// is finished by the next open from its spools; a marker that cannot be finished is dropped
+/// and logged, and the store opens.
+@Suite struct SyncDoorTests {
+    static func receive(_ store: OfflineStore, _ name: String, _ set: SalesEntitySet, url: String) throws -> SyncDownload {
+        let receiver = try store.makeReceiver(for: name, durable: true)
+        for page in try OfflineFixtures.pages(set) { try receiver.append(page) }
+        try receiver.seal()
+        return SyncDownload(definingQuery: name, mode: .full, pages: receiver,
+                            state: SyncQueryState(deltaLink: nil, downloadsSinceReconcile: 0, url: url))
+    }
+
+    static func parameters(_ dir: OfflineTempDir) -> OfflineStoreParameters {
+        OfflineFixtures.parameters(dir, definingQueries: [DefiningQuery(name: "Partners", url: "BusinessPartners"),
+                                                          DefiningQuery(name: "Orders", url: "SalesOrders")])
+    }
+
+    @Test("a crash after the marker's commit: the next open applies every query from the spools, with their states")
+    func resumeAfterCrash() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        var store: OfflineStore? = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: Self.parameters(dir))
+        let first = try #require(store)
+        let downloads = [try Self.receive(first, "Partners", .businessPartners, url: "BusinessPartners"),
+                         try Self.receive(first, "Orders", .salesOrders, url: "SalesOrders")]
+        let items = downloads.map { SyncApplyItem(name: $0.definingQuery, mode: $0.mode, spool: $0.pages.spoolFileName,
+                                                  spooled: $0.pages.spooledCount, state: $0.state) }
+        // The marker is committed, then the process dies (nothing applied, spools kept).
+        try first.storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+            try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: SyncDownloadMarker.key,
+                                value: SyncDownloadMarker(next: 0, items: items).encode())
+        }
+        try first.close()
+        store = nil
+        let reopened = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: Self.parameters(dir))
+        defer { try? reopened.close() }
+        #expect(try reopened.count("SalesOrders/$count") == OfflineFixtures.sales.count(of: .salesOrders))
+        #expect(try reopened.count("BusinessPartners/$count") == OfflineFixtures.sales.count(of: .businessPartners))
+        #expect(try reopened.syncState(of: "Orders")?.url == "SalesOrders")
+        #expect(try reopened.syncState(of: "Partners")?.url == "BusinessPartners")
+        #expect(try reopened.storage.reader().systemValue(tree: OfflineStoreFormat.storeTree, key: SyncDownloadMarker.key) == nil)
+        for item in items { #expect(try reopened.storage.engine.openSpool(try #require(item.spool)) == nil) }
+    }
+
+    @Test("a marker whose spool is gone is dropped with a SyncResumeFailed event; the store opens as it was")
+    func unfinishableMarker() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: Self.parameters(dir))
+        let download = try Self.receive(store, "Orders", .salesOrders, url: "SalesOrders")
+        let item = SyncApplyItem(name: "Orders", mode: .full, spool: download.pages.spoolFileName, spooled: download.pages.spooledCount,
+                                 state: download.state)
+        try store.storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+            try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: SyncDownloadMarker.key,
+                                value: SyncDownloadMarker(next: 0, items: [item, item]).encode())
+        }
+        download.pages.discard()
+        try store.close()
+        let reopened = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: Self.parameters(dir))
+        defer { try? reopened.close() }
+        #expect(try reopened.count("SalesOrders/$count") == 0)
+        #expect(try reopened.eventLog().contains { $0.type == "SyncResumeFailed" })
+        #expect(try reopened.storage.reader().systemValue(tree: OfflineStoreFormat.storeTree, key: SyncDownloadMarker.key) == nil)
+    }
+
+    @Test("several queries need durable receivers")
+    func durableRequired() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: Self.parameters(dir))
+        defer { try? store.close() }
+        let a = try store.makeReceiver(for: "Orders")
+        let b = try store.makeReceiver(for: "Partners")
+        let state = SyncQueryState(deltaLink: nil, downloadsSinceReconcile: 0, url: "x")
+        await #expect(throws: ODataError.self) {
+            _ = try await store.applySyncDownloads([SyncDownload(definingQuery: "Orders", mode: .full, pages: a, state: state),
+                                                    SyncDownload(definingQuery: "Partners", mode: .full, pages: b, state: state)])
+        }
+    }
+}
