@@ -15,6 +15,10 @@ public struct OfflineODataParameters: Sendable {
     /// Headers sent with every request to the back end (changeable after open with
     /// `OfflineODataProvider.setCustomHeader`).
     public var customHeaders: [String: String]
+    /// Cookies sent with every request (`Cookie: name=value; …`), changeable after open with
+    /// `OfflineODataProvider.setCustomCookie` (session cookies the back end sets are kept by the
+    /// transport).
+    public var customCookies: [String: String] = [:]
     /// Seconds an exchange may take.
     public var timeout: Double
     /// The page size asked of the back end (`Prefer: odata.maxpagesize`), sent on the first
@@ -87,6 +91,12 @@ public struct OfflineODataParameters: Sendable {
         guard timeout > 0, timeout.isFinite else { throw bad("timeout", "is \(timeout) (a positive number of seconds)") }
         guard maxPageBytes >= 1024 else { throw bad("maxPageBytes", "is \(maxPageBytes) (at least 1024)") }
         guard maxPages >= 1 else { throw bad("maxPages", "is \(maxPages) (at least 1)") }
+        for (name, value) in customCookies {
+            guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "=") && $0 != UInt8(ascii: ";") }),
+                  value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ";") }) else {
+                throw bad("customCookies", "has an invalid cookie '\(name)'")
+            }
+        }
         for (name, value) in customHeaders {
             guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }) else {
                 throw bad("customHeaders", "has an invalid header name '\(name)'")

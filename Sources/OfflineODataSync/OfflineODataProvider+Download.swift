@@ -137,6 +137,11 @@ extension OfflineODataProvider {
             headers.removeAll { $0.name.lowercased() == name.lowercased() }
             headers.append((name: name, value: value))
         }
+        let cookies = customCookies
+        if !cookies.isEmpty {
+            let text = cookies.keys.sorted().compactMap { name in cookies[name].map { "\(name)=\($0)" } }.joined(separator: "; ")
+            headers.append((name: "Cookie", value: text))
+        }
         return headers
     }
 

@@ -26,6 +26,7 @@ public final class OfflineODataProvider: Sendable {
     struct Core {
         var store: OfflineStore?
         var customHeaders: [String: String] = [:]
+        var customCookies: [String: String] = [:]
         var syncing = false
         var running: Task<[DownloadSummary], any Error>?
     }
@@ -42,7 +43,10 @@ public final class OfflineODataProvider: Sendable {
         self.serviceRoot = root
         self.parameters = parameters
         self.transport = transport ?? URLSessionTransport(timeout: parameters.timeout)
-        core.withLock { $0.customHeaders = parameters.customHeaders }
+        core.withLock {
+            $0.customHeaders = parameters.customHeaders
+            $0.customCookies = parameters.customCookies
+        }
     }
 
     // MARK: lifecycle
@@ -144,6 +148,16 @@ public final class OfflineODataProvider: Sendable {
     }
 
     public var customHeaders: [String: String] { core.withLock { $0.customHeaders } }
+
+    /// Changes one custom cookie sent with every later request (nil removes it).
+    public func setCustomCookie(_ name: String, _ value: String?) throws(ODataError) {
+        var probe = parameters
+        probe.customCookies = [name: value ?? ""]
+        try probe.validate()
+        core.withLock { $0.customCookies[name] = value }
+    }
+
+    public var customCookies: [String: String] { core.withLock { $0.customCookies } }
 
     // MARK: defining queries
 

@@ -129,6 +129,11 @@ import Testing
         try await provider.download()
         #expect(backend.requests.last?.header("X-Tenant") == "two")
         #expect(throws: ODataError.self) { try provider.setCustomHeader("Bad\nName", "x") }
+        try provider.setCustomCookie("session", "abc")
+        try provider.setCustomCookie("tenant", "7")
+        try await provider.download()
+        #expect(backend.requests.last?.header("Cookie") == "session=abc; tenant=7")
+        #expect(throws: ODataError.self) { try provider.setCustomCookie("bad;name", "x") }
         try provider.close()
     }
 
