@@ -297,6 +297,7 @@ public struct SyncProgress: Sendable, Hashable {
         case processingDefiningQueries
         case receivingDataFromServer
         case applyingDownload
+        case sendingRequests
         case done
     }
 

@@ -1,0 +1,192 @@
+import OfflineODataModel
+
+/// What a confirmed upload changed locally.
+package struct UploadConfirmation: Sendable, Hashable {
+    /// The request's entity set and key predicate after the confirmation (the server's key when
+    /// the back end assigned another).
+    package var entitySet: String
+    package var entityKey: String
+    /// The key the entity had locally before the back end assigned its own (nil: unchanged).
+    package var previousKey: String?
+    /// Later queued requests rewritten to the server's key.
+    package var requestsRekeyed: Int
+}
+
+extension ServiceTransaction {
+    /// The back end applied a queued request (docs/Sync.md §6): the request leaves the queue in
+    /// this commit; the entity takes the back end's ETag; a server-assigned key replaces the
+    /// local one in the entity, its server image and every later queued request; when no other
+    /// request of the entity is queued it is no longer pending or local and its server image
+    /// goes; a confirmed DELETE removes the entity's tombstone; `removeCreatedEntityAfterUpload`
+    /// removes a created entity.
+    mutating func confirmUploaded(requestID: Int64, etag: String?, serverKey: [ODataValue]?) throws(ODataError) -> UploadConfirmation {
+        let rowKey = try keyBytes(OfflineSystemSets.requestQueue, [.int64(requestID)])
+        guard let row = try batch.storedEntity(OfflineSystemSets.requestQueue, keyBytes: rowKey) else {
+            throw .queueRequestNotFound(OfflineSystemSets.requestQueue, requestID)
+        }
+        let request = try QueuedRequest(stored: row)
+        _ = try batch.delete(keyBytes: rowKey, in: OfflineSystemSets.requestQueue)
+        let set = request.affectedEntitySet
+        var entity = try keyBytes(set, predicate: request.affectedEntityKey)
+        var confirmation = UploadConfirmation(entitySet: set, entityKey: request.affectedEntityKey, previousKey: nil, requestsRekeyed: 0)
+        if let serverKey, request.method == "POST" {
+            let newKey = try keyBytes(set, serverKey)
+            if newKey != entity {
+                confirmation.requestsRekeyed = try rekey(set, from: entity, to: newKey)
+                confirmation.previousKey = request.affectedEntityKey
+                confirmation.entityKey = try keyText(set, newKey)
+                entity = newKey
+            }
+        }
+        let predicate = confirmation.entityKey
+        let stillQueued = try queuedRequests().contains { $0.affectedEntitySet == set && $0.affectedEntityKey == predicate }
+        if request.method == "DELETE" {
+            if !stillQueued {
+                _ = try batch.delete(keyBytes: entity, in: set)
+                try dropImage(set, entity)
+            }
+            return confirmation
+        }
+        if request.method == "POST", request.options.removeCreatedEntityAfterUpload, !stillQueued {
+            _ = try batch.delete(keyBytes: entity, in: set)
+            try dropImage(set, entity)
+            return confirmation
+        }
+        guard let (_, meta) = try batch.storedRecord(set, keyBytes: entity) else {
+            if !stillQueued { try dropImage(set, entity) }
+            return confirmation
+        }
+        var flags = meta.flags
+        if !stillQueued {
+            flags.remove(.pending)
+            flags.remove(.local)
+        }
+        try batch.restamp(set, keyBytes: entity, etag: etag ?? meta.etag, flags: flags)
+        if !stillQueued {
+            try dropImage(set, entity)
+        } else if var image = try image(set, entity) {
+            // The back end now holds this version: undo returns to it, not to the one before.
+            if let value = try batch.storedValue(set, keyBytes: entity) {
+                image.kind = ServiceFormat.kindServer
+                image.stored = value
+                image.keyGenerated = false
+                if let next = try queuedRequests().first(where: { $0.affectedEntitySet == set && $0.affectedEntityKey == predicate }) {
+                    image.firstRequestID = next.requestID
+                }
+                try putImage(set, entity, image)
+            }
+        }
+        return confirmation
+    }
+
+    /// Moves an entity to the key the back end assigned: the entity and its server image, and
+    /// every queued request that names the old key (its URL, its affected key, `@odata.bind`
+    /// references in its body). Returns how many requests were rewritten. Foreign keys of
+    /// other local entities that hold the old key are not rewritten (docs/Sync.md §6).
+    mutating func rekey(_ set: String, from old: [UInt8], to new: [UInt8]) throws(ODataError) -> Int {
+        let info = try batch.setInfo(set)
+        guard let (stored, meta) = try batch.stored(old, info: info) else { return 0 }
+        guard try batch.storedValue(set, keyBytes: new) == nil else {
+            throw StoreErrorCode.duplicateKey.error("the back end assigned \(set)\(try keyText(set, new)), which the store already holds",
+                                                    at: set)
+        }
+        var record = stored
+        let values = try OrderedKeyEncoding.decode(new)
+        for (n, slot) in info.keyIndices.enumerated() where n < values.count && slot < record.values.count {
+            record.values[slot] = values[n]
+        }
+        _ = try batch.delete(keyBytes: old, in: set)
+        _ = try batch.put(record: record, info: info, etag: meta.etag, flags: meta.flags, typeName: meta.typeName)
+        if var image = try image(set, old) {
+            try dropImage(set, old)
+            image.keyGenerated = false
+            try putImage(set, new, image)
+        }
+        let oldText = try keyText(set, old), newText = try keyText(set, new)
+        let oldPath = set + (try keyPath(set, old)), newPath = set + (try keyPath(set, new))
+        let oldRef = set + oldText, newRef = set + newText
+        var rewritten = 0
+        for var request in try queuedRequests() {
+            var changed = false
+            if request.affectedEntitySet == set && request.affectedEntityKey == oldText {
+                request.affectedEntityKey = newText
+                changed = true
+            }
+            if request.url.hasPrefix(oldPath) {
+                request.url = newPath + request.url.dropFirst(oldPath.count)
+                changed = true
+            }
+            if let body = request.body, body.contains(oldRef) {
+                request.body = body.replacingAll(oldRef, with: newRef)
+                changed = true
+            }
+            if changed {
+                try batch.put(request.entity(), in: OfflineSystemSets.requestQueue)
+                rewritten += 1
+            }
+        }
+        return rewritten
+    }
+}
+
+extension String {
+    /// Every occurrence of `target` replaced (no Foundation in the store).
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var out = ""
+        var rest = self[...]
+        while let range = rest.range(ofSubstring: target) {
+            out += rest[..<range.lowerBound]
+            out += replacement
+            rest = rest[range.upperBound...]
+        }
+        out += rest
+        return out
+    }
+}
+
+extension Substring {
+    /// The first range of `target` (plain scan by Characters).
+    func range(ofSubstring target: String) -> Range<Substring.Index>? {
+        guard !target.isEmpty else { return nil }
+        var index = startIndex
+        while index < endIndex {
+            if self[index...].hasPrefix(target) { return index..<(self.index(index, offsetBy: target.count)) }
+            index = self.index(after: index)
+        }
+        return nil
+    }
+}
+
+extension OfflineStore {
+    /// Confirms a request the back end applied (door for upload, docs/Sync.md §6), in one commit.
+    package func confirmUpload(requestID: Int64, etag: String?, serverKey: [ODataValue]?) throws(ODataError) -> UploadConfirmation {
+        try ensureOpen()
+        return try service.perform { (tx: inout ServiceTransaction) throws(ODataError) -> UploadConfirmation in
+            try tx.confirmUploaded(requestID: requestID, etag: etag, serverKey: serverKey)
+        }
+    }
+
+    /// The back end refused a request: it moves to the ErrorArchive (door for upload).
+    @discardableResult
+    package func failUpload(requestID: Int64, httpStatus: Int, code: String?, message: String?,
+                            innerError: String?) throws(ODataError) -> ErrorArchiveEntry {
+        try ensureOpen()
+        return try service.markFailed(requestID: requestID, httpStatus: httpStatus, code: code, message: message, innerError: innerError)
+    }
+
+    /// The key properties of a set (names and kinds), for reading a server key from a body.
+    package func keyProperties(of set: String) throws(ODataError) -> [KeyProperty] {
+        let info = try storage.setInfo(set)
+        return zip(info.keyNames, info.keyKinds).map { KeyProperty($0, $1 ?? .string) }
+    }
+}
+
+extension OfflineStore {
+    /// An EventLog row for a sync operation (`Upload`).
+    @discardableResult
+    package func logSyncEvent(type: String, details: String) throws(ODataError) -> Int64 {
+        try ensureOpen()
+        return try service.logEvent(type: type, details: details)
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import OfflineODataModel
+import OfflineODataStore
+
+/// What one upload did.
+public struct UploadSummary: Sendable, Hashable {
+    /// Requests the back end applied (removed from the RequestQueue).
+    public var succeeded: Int
+    /// Requests the back end refused, and requests not sent because an earlier request of the
+    /// same entity failed: each is in the ErrorArchive now.
+    public var failed: Int
+    /// Requests left in the queue (other upload categories).
+    public var remaining: Int
+
+    public init(succeeded: Int, failed: Int, remaining: Int) {
+        self.succeeded = succeeded
+        self.failed = failed
+        self.remaining = remaining
+    }
+}
+
+/// The upload recipe, first slice (docs/Sync.md §6): requests one at a time in RequestID order,
+/// each confirmed or archived in its own commit.
+/// 1. take the queue in order (the requests of the chosen upload categories);
+/// 2. a request whose entity already failed (in this upload or an earlier one) is not sent: it
+///    goes to the ErrorArchive too, as SAP documents;
+/// 3. send it with `If-Match`: the ETag the back end returned for the entity's previous request
+///    in this upload, else the one the entity had when it was queued;
+/// 4. 2xx: confirm it (the new ETag; for a create, the key the back end assigned, from
+///    `Location` or the body, which re-keys the entity and the later requests);
+///    another status: archive it with the back end's error; no answer: stop, and throw the
+///    communication error (what was confirmed stays confirmed, the rest stays queued).
+extension OfflineODataProvider {
+    @discardableResult
+    public func upload(categories: [String]? = nil) async throws(ODataError) -> UploadSummary {
+        let store = try self.store
+        try core.withLock { (core: inout Core) throws(ODataError) in
+            if core.syncing { throw SyncErrorCode.busy.error("a download or upload is already running") }
+            core.syncing = true
+        }
+        defer { core.withLock { $0.syncing = false } }
+        var summary = UploadSummary(succeeded: 0, failed: 0, remaining: 0)
+        var failedEntities = Set(try store.errorArchive().map { $0.affectedEntitySet + $0.affectedEntityKey })
+        var etags: [String: String] = [:]
+        var queue = try store.requestQueue()
+        var index = 0
+        defer { _ = try? store.logSyncEvent(type: "Upload", details: "succeeded=\(summary.succeeded) failed=\(summary.failed) remaining=\(summary.remaining)") }
+        while index < queue.count {
+            let request = queue[index]
+            index += 1
+            if let categories, !categories.contains(request.options.uploadCategory ?? "") {
+                summary.remaining += 1
+                continue
+            }
+            try checkCancelled()
+            let entity = request.affectedEntitySet + request.affectedEntityKey
+            if failedEntities.contains(entity) {
+                try store.failUpload(requestID: request.requestID, httpStatus: 424, code: "dependencyFailed",
+                                     message: "not sent: an earlier request of \(entity) failed", innerError: nil)
+                summary.failed += 1
+                continue
+            }
+            let http = uploadRequest(request, ifMatch: etags[entity] ?? request.serverETag)
+            let response = try await exchange(http)
+            let body = try await collect(response, http)
+            if (200..<300).contains(response.status) {
+                let etag = response.header("ETag") ?? Self.bodyETag(body)
+                let serverKey = request.method == "POST" ? try Self.serverKey(response, body, set: request.affectedEntitySet, store: store) : nil
+                let confirmation = try store.confirmUpload(requestID: request.requestID, etag: etag, serverKey: serverKey)
+                if let etag { etags[confirmation.entitySet + confirmation.entityKey] = etag }
+                summary.succeeded += 1
+                if confirmation.requestsRekeyed > 0 {
+                    // Later requests now name the server's key: read them again.
+                    queue = try store.requestQueue()
+                    index = 0
+                    summary.remaining = 0
+                }
+            } else {
+                let detail = Self.errorDetail(body)
+                try store.failUpload(requestID: request.requestID, httpStatus: response.status, code: detail.code,
+                                     message: detail.message ?? "\(request.method) \(request.url) answered \(response.status)",
+                                     innerError: detail.inner)
+                failedEntities.insert(entity)
+                summary.failed += 1
+            }
+            progressHub.publish(SyncProgress(step: .sendingRequests, definingQuery: nil, pagesReceived: summary.succeeded + summary.failed))
+        }
+        progressHub.publish(SyncProgress(step: .done))
+        return summary
+    }
+
+    func uploadRequest(_ request: QueuedRequest, ifMatch: String?) -> HTTPRequest {
+        var own: [(String, String)] = [("Accept", "application/json"), ("OData-MaxVersion", "4.01")]
+        if request.body != nil { own.append(("Content-Type", "application/json")) }
+        if let ifMatch, request.method != "POST" { own.append(("If-Match", ifMatch)) }
+        for name in request.customHeaders.keys.sorted() {
+            if let value = request.customHeaders[name] { own.append((name, value)) }
+        }
+        var url = request.url
+        while url.hasPrefix("/") { url.removeFirst() }
+        return HTTPRequest(method: request.method, url: serviceRoot + url, headers: requestHeaders(own),
+                           body: request.body.map { Array($0.utf8) }, timeout: parameters.timeout)
+    }
+
+    /// `@odata.etag` of an entity body.
+    static func bodyETag(_ body: [UInt8]) -> String? {
+        guard !body.isEmpty, let json = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
+        return json["@odata.etag"] as? String ?? (json["d"] as? [String: Any]).flatMap { ($0["__metadata"] as? [String: Any])?["etag"] as? String }
+    }
+
+    /// The key of a created entity: from `Location` (`…/Set(key)`), else from the key
+    /// properties of the body.
+    static func serverKey(_ response: HTTPResponse, _ body: [UInt8], set: String, store: OfflineStore) throws(ODataError) -> [ODataValue]? {
+        let keys = try store.keyProperties(of: set)
+        if let location = response.header("Location"),
+           let (named, predicate) = try? KeyPredicate.parseEntityReference(location), named == set, let predicate,
+           let values = try? KeyPredicate.parse(predicate, keys: keys) {
+            return values
+        }
+        guard !body.isEmpty, let json = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
+        var values: [ODataValue] = []
+        for key in keys {
+            guard let raw = json[key.name] else { return nil }
+            let literal: String
+            switch raw {
+            case let text as String: literal = key.kind == .string ? "'" + text.replacingOccurrences(of: "'", with: "''") + "'" : text
+            case let number as NSNumber: literal = number.stringValue
+            default: return nil
+            }
+            guard let value = try? ODataValue.parseLiteral(literal, as: key.kind) else { return nil }
+            values.append(value)
+        }
+        return values
+    }
+
+    /// `error.code`, `error.message` (V4, or V2's `message.value`) and `innererror` of an error body.
+    static func errorDetail(_ body: [UInt8]) -> (code: String?, message: String?, inner: String?) {
+        guard let json = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+              let error = json["error"] as? [String: Any] else {
+            return (nil, body.isEmpty ? nil : String(decoding: body.prefix(500), as: UTF8.self), nil)
+        }
+        let code = error["code"].map { "\($0)" }
+        var message = error["message"] as? String
+        if let nested = error["message"] as? [String: Any] { message = nested["value"] as? String }
+        var inner: String?
+        if let innerError = error["innererror"],
+           let data = try? JSONSerialization.data(withJSONObject: innerError, options: [.sortedKeys]) {
+            inner = String(decoding: data, as: UTF8.self)
+        }
+        return (code, message, inner)
+    }
+}
