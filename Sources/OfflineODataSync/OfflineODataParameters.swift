@@ -28,8 +28,12 @@ public struct OfflineODataParameters: Sendable {
     /// link is kept (a back end can lose changes silently: a restart that resets its tokens, an
     /// entity that leaves a filter). 1: every download is a full one.
     public var reconcileEvery: Int
-    /// Which defining queries use the back end's delta links.
+    /// Which defining queries follow delta links.
     public var deltaTrust: DeltaTrust
+    /// Send `Repeatability-Request-ID` and `Repeatability-First-Sent` (OASIS Repeatable Requests
+    /// 1.0) with every upload request, fixed before its first send and the same on every retry
+    /// (SAP's `enableRepeatableRequests`, on by default).
+    public var enableRepeatableRequests = true
     /// A page larger than this is `pageTooLarge` (it cannot be a page of `pageSize` entities).
     public var maxPageBytes: Int
     /// Pages of one defining query at most (a back end whose next links loop).

@@ -60,10 +60,26 @@ extension OfflineODataProvider {
                 summary.failed += 1
                 continue
             }
-            let http = uploadRequest(request, ifMatch: etags[entity] ?? request.serverETag)
+            let attempt = try store.beginUploadAttempt(requestID: request.requestID, repeatabilityID: UUID().uuidString.lowercased(),
+                                                       firstSent: Self.imfDate(Date()))
+            var http = uploadRequest(request, ifMatch: etags[entity] ?? request.serverETag)
+            if parameters.enableRepeatableRequests {
+                http.headers.append((name: "Repeatability-Request-ID", value: attempt.requestID))
+                http.headers.append((name: "Repeatability-First-Sent", value: attempt.firstSent))
+            }
             let response = try await exchange(http)
             let body = try await collect(response, http)
-            if (200..<300).contains(response.status) {
+            var proven: (etag: String?, ok: Bool) = (nil, false)
+            if attempt.previouslySent, !(200..<300).contains(response.status) {
+                // The request may have been applied before and its answer lost (a dropped
+                // connection, a crash): an answer that proves our own earlier success confirms it.
+                proven = try await provesEarlierSuccess(request, status: response.status)
+            }
+            if proven.ok {
+                _ = try store.confirmUpload(requestID: request.requestID, etag: proven.etag, serverKey: nil)
+                if let etag = proven.etag { etags[entity] = etag }
+                summary.succeeded += 1
+            } else if (200..<300).contains(response.status) {
                 let etag = response.header("ETag") ?? Self.bodyETag(body)
                 let serverKey = request.method == "POST" ? try Self.serverKey(response, body, set: request.affectedEntitySet, store: store) : nil
                 let confirmation = try store.confirmUpload(requestID: request.requestID, etag: etag, serverKey: serverKey)
@@ -87,6 +103,60 @@ extension OfflineODataProvider {
         }
         progressHub.publish(SyncProgress(step: .done))
         return summary
+    }
+
+    /// A retried request's answer that proves the back end applied it the first time: 409 to
+    /// our create (the key is there), 404 to our delete (it is gone), 412 to our update when the
+    /// entity the back end holds now has every value our body sets. A 412 whose values differ is
+    /// a real conflict (another client changed it), and stays one.
+    func provesEarlierSuccess(_ request: QueuedRequest, status: Int) async throws(ODataError) -> (etag: String?, ok: Bool) {
+        switch (request.method, status) {
+        case ("POST", 409): return (nil, true)
+        case ("DELETE", 404): return (nil, true)
+        case ("PATCH", 412), ("MERGE", 412), ("PUT", 412):
+            guard let text = request.body, let sent = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+                return (nil, false)
+            }
+            var url = request.url
+            while url.hasPrefix("/") { url.removeFirst() }
+            let get = HTTPRequest(method: "GET", url: serviceRoot + url,
+                                  headers: requestHeaders([("Accept", "application/json"), ("OData-MaxVersion", "4.01")]),
+                                  timeout: parameters.timeout)
+            let response = try await exchange(get)
+            let body = try await collect(response, get)
+            guard response.status == 200, let now = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
+                return (nil, false)
+            }
+            for (name, value) in sent where !name.contains("@") {
+                guard let current = now[name], Self.sameJSON(value, current) else { return (nil, false) }
+            }
+            return (response.header("ETag") ?? now["@odata.etag"] as? String, true)
+        default:
+            return (nil, false)
+        }
+    }
+
+    /// JSON values equal as OData values: numbers by value (`5.00` is `5.0`), the rest as JSON.
+    static func sameJSON(_ a: Any, _ b: Any) -> Bool {
+        switch (a, b) {
+        case let (x as NSNumber, y as NSNumber): return x.doubleValue == y.doubleValue
+        case let (x as String, y as NSNumber), let (y as NSNumber, x as String): return Double(x) == y.doubleValue
+        case let (x as String, y as String): return x == y
+        case (is NSNull, is NSNull): return true
+        case let (x as [String: Any], y as [String: Any]):
+            return x.count == y.count && x.allSatisfy { key, value in y[key].map { sameJSON(value, $0) } ?? false }
+        case let (x as [Any], y as [Any]): return x.count == y.count && zip(x, y).allSatisfy { sameJSON($0, $1) }
+        default: return false
+        }
+    }
+
+    /// An HTTP date (IMF-fixdate, RFC 9110 §5.6.7), as `Repeatability-First-Sent` takes it.
+    static func imfDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
     }
 
     func uploadRequest(_ request: QueuedRequest, ifMatch: String?) -> HTTPRequest {

@@ -126,3 +126,90 @@ struct UploadIntegrationTests {
         try provider.close()
     }
 }
+
+extension UploadIntegrationTests {
+    static func queueThree(_ store: OfflineStore) throws {
+        #expect(try store.execute(.post, "SalesOrders", body: #"{"SalesOrderID":"SO300","BusinessPartnerID":"BP2","LifecycleStatus":"N","CurrencyCode":"EUR","GrossAmount":7}"#).status == 201)
+        #expect(try store.execute(.patch, "SalesOrders('SO001')", body: #"{"Note":"once"}"#).status == 204)
+        #expect(try store.execute(.delete, "SalesOrders('SO008')").status == 204)
+    }
+
+    @Test("answers lost after the back end applied each request: a back end without repeatable requests answers the retries 409, 412 and 404, which prove the earlier success")
+    func lostAnswersWithoutRepeatability() async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let transport = FaultInjectingTransport(URLSessionTransport(timeout: 20))
+        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dir, queries: Self.queries),
+                                                transport: transport)
+        try await provider.open()
+        let store = try provider.store
+        try Self.queueThree(store)
+        transport.inject(.applyThenDrop, whenURLContains: "SalesOrders", method: "POST")
+        transport.inject(.applyThenDrop, whenURLContains: "SalesOrders('SO001')", method: "PATCH")
+        transport.inject(.applyThenDrop, whenURLContains: "SalesOrders('SO008')", method: "DELETE")
+        for _ in 0..<3 {
+            let error = await #expect(throws: ODataError.self) { try await provider.upload() }
+            #expect(error?.code == SyncErrorCode.connectionReset.code)
+        }
+        // Each upload confirmed the request whose answer the previous one lost; this one the last.
+        let summary = try await provider.upload()
+        let messages = try store.errorArchive().map(\.message)
+        #expect(summary == UploadSummary(succeeded: 1, failed: 0, remaining: 0), "\(messages)")
+        #expect(try store.requestQueue().isEmpty && store.errorArchive().isEmpty)
+        let created = try await server.keys("SalesOrders?$filter=SalesOrderID%20eq%20'SO300'", key: "SalesOrderID")
+        #expect(created == ["SO300"])
+        #expect(try await Self.note(server, "SO001") == "once")
+        #expect(try await server.send("GET", "SalesOrders('SO008')").0 == 404)
+        try provider.close()
+    }
+
+    @Test("answers lost after apply, in front of a back end that honours repeatable requests: the retries get the original answers and each request reaches the back end once")
+    func lostAnswersWithRepeatability() async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let double = RepeatableDouble(URLSessionTransport(timeout: 20))
+        let transport = FaultInjectingTransport(double)
+        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dir, queries: Self.queries),
+                                                transport: transport)
+        try await provider.open()
+        let store = try provider.store
+        try Self.queueThree(store)
+        transport.inject(.applyThenDrop, whenURLContains: "SalesOrders", method: "POST")
+        transport.inject(.applyThenDrop, whenURLContains: "SalesOrders('SO001')", method: "PATCH")
+        _ = await #expect(throws: ODataError.self) { try await provider.upload() }
+        _ = await #expect(throws: ODataError.self) { try await provider.upload() }
+        // The replayed answer of the PATCH, then the DELETE.
+        #expect(try await provider.upload() == UploadSummary(succeeded: 2, failed: 0, remaining: 0))
+        #expect(try store.requestQueue().isEmpty && store.errorArchive().isEmpty)
+        let writes = double.reachedBackEnd.filter { !$0.hasPrefix("GET") }
+        #expect(writes.count == 3, "\(writes)")
+        #expect(try await Self.note(server, "SO001") == "once")
+        try provider.close()
+    }
+
+    @Test("a real conflict on a retried update stays a conflict: the back end's values differ from the ones sent")
+    func retriedConflictStaysAConflict() async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let transport = FaultInjectingTransport(URLSessionTransport(timeout: 20))
+        transport.inject(.fail(.reset), whenURLContains: "SalesOrders('SO004')", method: "PATCH")
+        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dir, queries: Self.queries),
+                                                transport: transport)
+        try await provider.open()
+        let store = try provider.store
+        _ = try store.execute(.patch, "SalesOrders('SO004')", body: #"{"Note":"mine"}"#)
+        _ = await #expect(throws: ODataError.self) { try await provider.upload() }   // dropped before it reached the back end
+        try await server.send("PATCH", "SalesOrders('SO004')", json: #"{"Note":"theirs"}"#)
+        let summary = try await provider.upload()
+        #expect(summary.failed == 1 && summary.succeeded == 0)
+        #expect(try store.errorArchive().first?.httpStatusCode == 412)
+        #expect(try await Self.note(server, "SO004") == "theirs")
+        try provider.close()
+    }
+}

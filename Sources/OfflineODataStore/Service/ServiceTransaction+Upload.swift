@@ -158,12 +158,40 @@ extension Substring {
     }
 }
 
+/// A request's repeatability (OASIS Repeatable Requests 1.0): the ID and first-sent time fixed
+/// before it is first sent and reused on every retry, and whether it may have been sent before
+/// (a retry: the back end may have applied it and the answer been lost).
+package struct UploadAttempt: Sendable, Hashable {
+    package var requestID: String
+    package var firstSent: String
+    package var previouslySent: Bool
+}
+
 extension OfflineStore {
-    /// Confirms a request the back end applied (door for upload, docs/Sync.md §6), in one commit.
+    static func attemptKey(_ requestID: Int64) -> [UInt8] { Array("attempt".utf8) + [0] + OfflineStoreFormat.be64(UInt64(bitPattern: requestID)) }
+
+    /// Records, durably and before the request is sent, that it is about to be sent with this
+    /// repeatability ID and first-sent time; a request sent before keeps its first ones.
+    package func beginUploadAttempt(requestID: Int64, repeatabilityID: String, firstSent: String) throws(ODataError) -> UploadAttempt {
+        try ensureOpen()
+        let key = Self.attemptKey(requestID)
+        if let value = try storage.reader().systemValue(tree: OfflineStoreFormat.storeTree, key: key),
+           let text = String(validating: value, as: UTF8.self), let tab = text.firstIndex(of: "\t") {
+            return UploadAttempt(requestID: String(text[..<tab]), firstSent: String(text[text.index(after: tab)...]), previouslySent: true)
+        }
+        try storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+            try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: key, value: Array((repeatabilityID + "\t" + firstSent).utf8))
+        }
+        return UploadAttempt(requestID: repeatabilityID, firstSent: firstSent, previouslySent: false)
+    }
+
+    /// Confirms a request the back end applied (door for upload, docs/Sync.md §6), in one commit
+    /// with the removal of its attempt record.
     package func confirmUpload(requestID: Int64, etag: String?, serverKey: [ODataValue]?) throws(ODataError) -> UploadConfirmation {
         try ensureOpen()
         return try service.perform { (tx: inout ServiceTransaction) throws(ODataError) -> UploadConfirmation in
-            try tx.confirmUploaded(requestID: requestID, etag: etag, serverKey: serverKey)
+            try tx.batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: Self.attemptKey(requestID))
+            return try tx.confirmUploaded(requestID: requestID, etag: etag, serverKey: serverKey)
         }
     }
 
@@ -172,7 +200,11 @@ extension OfflineStore {
     package func failUpload(requestID: Int64, httpStatus: Int, code: String?, message: String?,
                             innerError: String?) throws(ODataError) -> ErrorArchiveEntry {
         try ensureOpen()
-        return try service.markFailed(requestID: requestID, httpStatus: httpStatus, code: code, message: message, innerError: innerError)
+        return try service.perform { (tx: inout ServiceTransaction) throws(ODataError) -> ErrorArchiveEntry in
+            try tx.batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: Self.attemptKey(requestID))
+            return try tx.markFailed(requestID: requestID, httpStatus: httpStatus, code: code, message: message,
+                                     innerError: innerError, domain: nil)
+        }
     }
 
     /// The key properties of a set (names and kinds), for reading a server key from a body.

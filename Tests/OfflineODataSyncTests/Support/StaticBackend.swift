@@ -71,20 +71,22 @@ final class FaultInjectingTransport: Transport, @unchecked Sendable {
         case garbage
         /// The answer comes after this many seconds (a cancellable wait: a slow link).
         case delay(Double)
+        /// The back end applies the request, then the connection drops before the answer arrives.
+        case applyThenDrop
     }
 
     let inner: any Transport
-    private let rules = Mutex<[(match: String, nth: Int, fault: Fault, seen: Int)]>([])
+    private let rules = Mutex<[(match: String, method: String?, nth: Int, fault: Fault, seen: Int)]>([])
 
     init(_ inner: any Transport) { self.inner = inner }
 
-    func inject(_ fault: Fault, whenURLContains match: String, nth: Int = 1) {
-        rules.withLock { $0.append((match, nth, fault, 0)) }
+    func inject(_ fault: Fault, whenURLContains match: String, method: String? = nil, nth: Int = 1) {
+        rules.withLock { $0.append((match, method, nth, fault, 0)) }
     }
 
     func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
         let fault = rules.withLock { rules -> Fault? in
-            for i in rules.indices where request.url.contains(rules[i].match) {
+            for i in rules.indices where request.url.contains(rules[i].match) && (rules[i].method.map { $0 == request.method } ?? true) {
                 rules[i].seen += 1
                 if rules[i].seen == rules[i].nth { return rules[i].fault }
             }
@@ -98,6 +100,10 @@ final class FaultInjectingTransport: Transport, @unchecked Sendable {
             return HTTPResponse(status: status, headers: headers.map { (name: $0.0, value: $0.1) }, body: Array(body.utf8))
         case .garbage:
             return HTTPResponse(status: 200, body: Array("<html><body>Service Unavailable</body></html>".utf8))
+        case .applyThenDrop:
+            let real = try await inner.exchange(request)
+            _ = try await real.body.collect(upTo: 1 << 28)
+            throw TransportError(.reset, "injected: the answer was lost after the back end applied the request")
         case .delay(let seconds):
             try await Task.sleep(for: .seconds(seconds))
             return try await inner.exchange(request)
@@ -112,5 +118,37 @@ final class FaultInjectingTransport: Transport, @unchecked Sendable {
             }
             return HTTPResponse(status: real.status, headers: real.headers, body: HTTPBody(stream))
         }
+    }
+}
+
+/// A server double that honours OASIS Repeatable Requests in front of a real back end (which
+/// does not): the first answer to each `Repeatability-Request-ID` is kept and replayed, with
+/// `Repeatability-Result: accepted`, to every repeat, which does not reach the back end again.
+/// 5xx answers are not kept (the spec lets a client retry them). Counts what reached the back end.
+final class RepeatableDouble: Transport, @unchecked Sendable {
+    let inner: any Transport
+    private let lock = NSLock()
+    private var answers: [String: (status: Int, headers: [(name: String, value: String)], body: [UInt8])] = [:]
+    private var forwarded: [String] = []
+
+    init(_ inner: any Transport) { self.inner = inner }
+
+    /// "METHOD url" of every request that reached the back end.
+    var reachedBackEnd: [String] { lock.withLock { forwarded } }
+
+    func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let id = request.header("Repeatability-Request-ID")
+        if let id, let kept = lock.withLock({ answers[id] }) {
+            return HTTPResponse(status: kept.status, headers: kept.headers + [(name: "Repeatability-Result", value: "accepted")], body: kept.body)
+        }
+        lock.withLock { forwarded.append("\(request.method) \(request.url)") }
+        let response = try await inner.exchange(request)
+        let body = try await response.body.collect(upTo: 1 << 28)
+        if let id, response.status < 500 {
+            lock.withLock { answers[id] = (response.status, response.headers, body) }
+        }
+        var headers = response.headers
+        if id != nil { headers.append((name: "Repeatability-Result", value: "accepted")) }
+        return HTTPResponse(status: response.status, headers: headers, body: body)
     }
 }
