@@ -65,6 +65,34 @@ struct ShellCommand: AsyncParsableCommand {
     func perform(_ line: String, on offline: inout OfflineStore) async -> Outcome {
         do {
             switch try ShellLine.parse(line) {
+            case .errors:
+                let entries = try offline.errorArchive()
+                if entries.isEmpty { print("ErrorArchive: empty") }
+                for entry in entries {
+                    print("\(entry.requestID): \(entry.requestMethod) \(entry.requestURL) → \(entry.httpStatusCode) \(entry.message ?? "")")
+                }
+                return .ok
+            case .upload(let categories):
+                try offline.close()
+                var failure: (any Error)?
+                do {
+                    let parameters = try syncParameters(store, queries: [], pageSize: 1000, headers: [])
+                    let provider = try OfflineODataProvider(serviceRoot: try await resolveServiceRoot(nil, parameters), parameters: parameters)
+                    try await provider.open()
+                    do {
+                        let start = Date()
+                        let summary = try await provider.upload(categories: categories.isEmpty ? nil : categories)
+                        print("uploaded (\(milliseconds(since: start))): \(summary.succeeded) applied, \(summary.failed) failed, \(summary.remaining) left")
+                    } catch {
+                        failure = error
+                    }
+                    try provider.close()
+                } catch {
+                    failure = failure ?? error
+                }
+                offline = try await store.openOfflineStore(metadata: metadata, pageSize: pageSize)
+                if let failure { throw failure }
+                return .ok
             case .download(let names):
                 // The provider owns its store while it downloads: the shell's handle is closed
                 // and opened again after.

@@ -15,6 +15,10 @@ enum ShellLine: Equatable {
     case explain(String)
     /// Download from the store's back end (the named defining queries, or all).
     case download([String])
+    /// Upload the queue (the named upload categories, or all).
+    case upload([String])
+    /// The ErrorArchive.
+    case errors
     case help
     case quit
     case empty
@@ -26,6 +30,8 @@ enum ShellLine: Equatable {
         DELETE <url> [If-Match:<etag>]     delete
         explain <url>                      the query plan of a GET
         download [NAME …]                  download the defining queries from the store's back end
+        upload [CATEGORY …]                send the request queue to the back end
+        errors                             the ErrorArchive
         help                               this text
         quit                               leave (also exit, Ctrl-D)
         URLs are relative to the service root; a leading / is optional. System sets:
@@ -41,6 +47,8 @@ enum ShellLine: Equatable {
         case "help", "?": return .help
         case "quit", "exit", "q": return .quit
         case "download": return .download(rest.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init))
+        case "upload": return .upload(rest.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init))
+        case "errors": return .errors
         case "explain":
             guard !rest.isEmpty else { throw CLIFailure(message: "explain needs a URL, e.g. explain /SalesOrders?$top=3") }
             return .explain(normalize(String(rest)))

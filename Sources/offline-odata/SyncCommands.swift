@@ -91,6 +91,42 @@ struct DownloadCommand: AsyncParsableCommand {
     }
 }
 
+/// `offline-odata upload`: sends the request queue to the back end.
+struct UploadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "upload", abstract: "Send the store's queued requests to its back end (failures go to the ErrorArchive).")
+
+    @OptionGroup var store: StoreOptions
+
+    @Option(name: .customLong("category"), help: "Send only requests of this upload category (repeatable).")
+    var categories: [String] = []
+
+    @Option(help: "The service root URL (default: the one kept in the store).")
+    var service: String?
+
+    @Option(name: .customLong("header"), help: "NAME:VALUE sent with every request (repeatable).")
+    var headers: [String] = []
+
+    func run() async throws {
+        do {
+            let parameters = try syncParameters(store, queries: [], pageSize: 1000, headers: headers)
+            let root = try await resolveServiceRoot(service, parameters)
+            let provider = try OfflineODataProvider(serviceRoot: root, parameters: parameters)
+            try await provider.open()
+            defer { try? provider.close() }
+            let started = Date()
+            let summary = try await provider.upload(categories: categories.isEmpty ? nil : categories)
+            print("uploaded in " + String(format: "%.2f s", Date().timeIntervalSince(started))
+                  + ": \(summary.succeeded) applied, \(summary.failed) failed (see ErrorArchive), \(summary.remaining) left in the queue")
+            for entry in try provider.store.errorArchive() {
+                print("  ErrorArchive \(entry.requestID): \(entry.requestMethod) \(entry.requestURL) → \(entry.httpStatusCode) \(entry.message ?? "")")
+            }
+        } catch {
+            failAndExit(error)
+        }
+    }
+}
+
 /// `offline-odata defining-query <path> list|add NAME=QUERY|remove NAME`.
 struct DefiningQueryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -65,15 +65,40 @@ struct SyncTour {
         if let summary = changed.first {
             print("     \(summary.entitiesApplied) applied, \(summary.entitiesRemoved) removed; " + (try counts(store)))
         }
+
+        start = Date()
+        _ = try store.execute(.patch, "SalesOrders('SO007')", body: #"{"Note":"edited offline in the basement"}"#)
+        _ = try store.execute(.post, "SalesOrders", body: #"{"SalesOrderID":"SO901","BusinessPartnerID":"BP3","LifecycleStatus":"N","CurrencyCode":"EUR","GrossAmount":12.75}"#)
+        _ = try store.execute(.delete, "SalesOrders('SO009')")
+        _ = try store.execute(.patch, "SalesOrders('SO008')", body: #"{"Note":"my version"}"#)
+        step(6, "offline work (FR partners now): SO007 edited, SO901 created, SO009 deleted, SO008 edited (4 requests queued)", since: start)
+        try await send(other, "PATCH", "SalesOrders('SO008')", #"{"Note":"their version"}"#)
+        print("     meanwhile another device changes SO008 on the back end")
+
+        start = Date()
+        let uploaded = try await provider.upload()
+        step(7, "upload: each request sent once (repeatable-request headers), confirmed or archived", since: start)
+        print("     \(uploaded.succeeded) applied, \(uploaded.failed) in the ErrorArchive")
+        for entry in try store.errorArchive() {
+            print("     ErrorArchive: \(entry.requestMethod) \(entry.requestURL) → \(entry.httpStatusCode) \(entry.message ?? "")")
+        }
+
+        start = Date()
+        if let conflict = try store.errorArchive().first {
+            try store.deleteErrorArchiveEntry(requestID: conflict.requestID)
+        }
+        try await provider.download()
+        let so010 = try store.execute(.get, "SalesOrders('SO008')?$select=Note").json()?["Note"]?.stringValue ?? "?"
+        step(8, "resolution: the failed request is dropped (the local change undone), a download brings the back end's version", since: start)
+        print("     SO008 note now: \"\(so010)\"; queue \(try store.requestQueue().count), ErrorArchive \(try store.errorArchive().count)")
         try provider.close()
 
         start = Date()
         let offline = try OfflineODataProvider(serviceRoot: "http://127.0.0.1:9/unreachable/", parameters: parameters)
         try await offline.open()
-        step(6, "reopen with no network (the service root points nowhere): the data is all there", since: start)
+        step(9, "reopen with no network (the service root points nowhere): the data is all there", since: start)
         print("     " + (try counts(offline.store)))
         try offline.close()
-        print("   (upload of the request queue to the back end follows with the upload issue)")
         print()
     }
 
