@@ -12,6 +12,10 @@ struct SyncCrashWorkerCommand: AsyncParsableCommand {
     @Argument var path: String
     @Option var service: String
     @Option var pageSize = 3
+    /// Upload instead: each round queues a create, an update and a delete, then uploads.
+    @Flag var upload = false
+    /// First round number (keys of created orders are `U<round>`).
+    @Option var roundBase = 0
 
     /// The parameters the test reopens the store with (same key, full durability).
     static func parameters(path: String, pageSize: Int) -> OfflineODataParameters {
@@ -27,6 +31,19 @@ struct SyncCrashWorkerCommand: AsyncParsableCommand {
             let provider = try OfflineODataProvider(serviceRoot: service, parameters: Self.parameters(path: path, pageSize: pageSize))
             try await provider.open()
             say("READY")
+            if upload {
+                let store = try provider.store
+                var round = roundBase
+                while true {
+                    round += 1
+                    _ = try store.execute(.post, "SalesOrders", body: #"{"SalesOrderID":"U\#(round)","BusinessPartnerID":"BP1","LifecycleStatus":"N","CurrencyCode":"USD","GrossAmount":\#(round)}"#)
+                    _ = try store.execute(.patch, "SalesOrders('SO\(String(format: "%03d", round % 24 + 1))')", body: #"{"Note":"round \#(round)"}"#)
+                    if round - roundBase > 2 { _ = try store.execute(.delete, "SalesOrders('U\(round - 2)')") }
+                    say("QUEUED \(round)")
+                    try await provider.upload()
+                    say("UPLOADED \(round)")
+                }
+            }
             var round = 0
             while true {
                 round += 1

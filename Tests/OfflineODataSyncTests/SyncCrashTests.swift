@@ -75,8 +75,9 @@ struct SyncCrashTests {
         #expect(interrupted > 0)
     }
 
-    /// Starts the worker, waits for its first line, sleeps, kills it with SIGKILL; its lines.
-    func runUntilKilled(_ binary: String, _ arguments: [String], afterFirstLineMs: Int) throws -> [String] {
+    /// Starts the worker, waits for its first line (or the line `waitFor`), sleeps, kills it
+    /// with SIGKILL; its lines.
+    func runUntilKilled(_ binary: String, _ arguments: [String], afterFirstLineMs: Int, waitFor: String? = nil) throws -> [String] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
@@ -87,8 +88,12 @@ struct SyncCrashTests {
         let descriptor = out.fileHandleForReading.fileDescriptor
         var text: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
-        // Until the first line.
-        while !text.contains(0x0A) {
+        // Until the first line, or the awaited one (or the end: the worker failed).
+        func seen() -> Bool {
+            guard let waitFor else { return text.contains(0x0A) }
+            return String(decoding: text, as: UTF8.self).split(separator: "\n").contains { $0 == waitFor }
+        }
+        while !seen() {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count > 0 { text += chunk[0..<count] } else if count < 0 && errno == EINTR { continue } else { break }
         }
@@ -144,5 +149,62 @@ struct SeededGenerator: RandomNumberGenerator {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1330_11EB
         return z ^ (z >> 31)
+    }
+}
+
+extension SyncCrashTests {
+    /// Power loss during uploads: the worker queues a create, an update and a delete per round
+    /// and uploads, again and again; the test kills it at a random instant, reopens the store,
+    /// uploads what is left and checks that nothing was lost or refused: the queue and the
+    /// ErrorArchive are empty (a request whose answer was lost is recognised, not archived as a
+    /// conflict) and the back end holds exactly the store's orders and notes.
+    /// `OODATA_UPLOAD_CRASH_KILLS` sets the number of kills (default 50).
+    @Test func killsDuringUploadsLoseNothing() async throws {
+        let binary = try #require(Self.binary, "offline-odata not built: run `swift build` before `swift test`")
+        let env = ProcessInfo.processInfo.environment
+        let kills = Int(env["OODATA_UPLOAD_CRASH_KILLS"] ?? "") ?? 50
+        let seed = UInt64(env["OODATA_SYNC_CRASH_SEED"] ?? "") ?? UInt64.random(in: 1...UInt64.max / 2)
+        print("SyncCrashTests (upload): seed \(seed)")
+        var rng = SeededGenerator(seed: seed)
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let parameters = SyncCrashWorkerParameters.parameters(path: dir.path)
+        let first = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: parameters)
+        try await first.open()
+        try first.close()
+        var interrupted = 0
+        for round in 0..<kills {
+            let lines = try runUntilKilled(binary, ["sync-crash-worker", dir.path, "--service", server.serviceRoot, "--upload",
+                                                    "--round-base", String(round * 1000)],
+                                           afterFirstLineMs: Int.random(in: 0...40, using: &rng), waitFor: "READY")
+            #expect(lines.contains("READY"), "round \(round): the worker did not get ready: \(lines.prefix(3))")
+            if lines.last?.hasPrefix("QUEUED") == true { interrupted += 1 }
+            let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: parameters)
+            try await provider.open()
+            let store = try provider.store
+            try await provider.upload()
+            let archive = try store.errorArchive()
+            #expect(archive.isEmpty, "round \(round): \(archive.map { "\($0.requestMethod) \($0.requestURL) \($0.httpStatusCode) \($0.message ?? "")" })")
+            #expect(try store.requestQueue().isEmpty, "round \(round): requests left in the queue")
+            let remote = try await server.keys("SalesOrders", key: "SalesOrderID").sorted()
+            #expect(try store.keys("SalesOrders", key: "SalesOrderID") == remote, "round \(round): orders differ from the back end")
+            for id in remote where id.hasPrefix("SO") {
+                let local = try store.execute(.get, "SalesOrders('\(id)')?$select=Note").json()?["Note"]?.stringValue
+                let mine = try await Self.remoteNote(server, id)
+                #expect(local == mine, "round \(round): \(id) note \(local ?? "nil") against \(mine ?? "nil")")
+            }
+            if !archive.isEmpty {
+                for entry in archive { try store.deleteErrorArchiveEntry(requestID: entry.requestID) }
+            }
+            try provider.close()
+        }
+        print("SyncCrashTests: \(kills) kills during uploads, \(interrupted) of them with requests queued and not yet all confirmed")
+    }
+
+    static func remoteNote(_ server: OdatapyServer, _ id: String) async throws -> String? {
+        let (_, body) = try await server.send("GET", "SalesOrders('\(id)')?$select=Note")
+        return (try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["Note"] as? String
     }
 }
