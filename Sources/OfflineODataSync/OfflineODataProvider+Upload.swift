@@ -25,7 +25,8 @@ public struct UploadSummary: Sendable, Hashable {
 /// 2. a request whose entity already failed (in this upload or an earlier one) is not sent: it
 ///    goes to the ErrorArchive too, as SAP documents;
 /// 3. send it with `If-Match`: the ETag the back end returned for the entity's previous request
-///    in this upload, else the one the entity had when it was queued;
+///    in this upload, else the entity's ETag now (advanced by every confirmation), else the one
+///    it had when the request was queued;
 /// 4. 2xx: confirm it (the new ETag; for a create, the key the back end assigned, from
 ///    `Location` or the body, which re-keys the entity and the later requests);
 ///    another status: archive it with the back end's error; no answer: stop, and throw the
@@ -62,7 +63,10 @@ extension OfflineODataProvider {
             }
             let attempt = try store.beginUploadAttempt(requestID: request.requestID, repeatabilityID: UUID().uuidString.lowercased(),
                                                        firstSent: Self.imfDate(Date()))
-            var http = uploadRequest(request, ifMatch: etags[entity] ?? request.serverETag)
+            // The entity's ETag now: a request queued while an earlier one was pending carries the
+            // ETag of that moment, which the earlier request's confirmation has since replaced.
+            let current = try? store.currentETag(of: request.affectedEntitySet, key: request.affectedEntityKey)
+            var http = uploadRequest(request, ifMatch: etags[entity] ?? current ?? request.serverETag)
             if parameters.enableRepeatableRequests {
                 http.headers.append((name: "Repeatability-Request-ID", value: attempt.requestID))
                 http.headers.append((name: "Repeatability-First-Sent", value: attempt.firstSent))

@@ -222,3 +222,14 @@ extension OfflineStore {
         return try service.logEvent(type: type, details: details)
     }
 }
+
+extension OfflineStore {
+    /// The ETag the store holds now for an entity (the back end's, advanced by every confirmed
+    /// request): what the next request on it sends as `If-Match`. A request queued while an
+    /// earlier one of the same entity was pending carries the older ETag of that moment.
+    package func currentETag(of set: String, key predicate: String) throws(ODataError) -> String? {
+        try ensureOpen()
+        let values = try KeyPredicate.parse(predicate, keys: try keyProperties(of: set))
+        return try storage.reader().entity(in: set, key: values)?.etag
+    }
+}
