@@ -5,10 +5,10 @@
 # STORE_SCALES (comma-separated), e.g. `make bench-store STORE_SCALES=10000,100000`. Peers of the query and store
 # benchmarks (default all: ours, ours-plain, sqlite-typed, sqlcipher-typed, and sqlite-json for queries): QUERY_PEERS,
 # STORE_PEERS, e.g. `make bench-query QUERY_PEERS=ours,ours-plain`.
-.PHONY: bench bench-engine bench-json bench-query bench-store bench-report bench-plots bench-quick bench-micro \
+.PHONY: bench bench-engine bench-json bench-query bench-store bench-sync bench-report bench-plots bench-quick bench-micro \
 	bench-micro-check bench-micro-thresholds bench-instructions
 
-export ENGINE_SCALES ENGINE_ROUNDS QUERY_SCALES STORE_SCALES QUERY_PEERS STORE_PEERS
+export ENGINE_SCALES ENGINE_ROUNDS QUERY_SCALES STORE_SCALES SYNC_SCALES QUERY_PEERS STORE_PEERS
 
 # Full suite: engine (1M, 100k and 10k records, 3 interleaved rounds), JSON parse (100 MB, 5 rounds),
 # OData queries (1M, 100k and 10k SalesOrders, 3 rounds) and the offline store (10k, 100k and 1M
@@ -37,6 +37,12 @@ bench-query:
 # peers (measured), an estimated ≈ 20–25 min with the four of issue 6.
 bench-store:
 	scripts/bench.sh store
+
+# Sync (issue 29): the provider's initial download of `SalesOrders?$expand=ToItems` over loopback HTTP against
+# applyDownload from memory and a SQLite client (URLSession, JSONSerialization, typed inserts), and a 1 % delta,
+# at SYNC_SCALES (default 100000,1000000 entities), 3 rounds: ≈ 4 min measured.
+bench-sync:
+	scripts/bench.sh sync
 
 # Redraw the plots from Benchmarks/results/*.csv and reassemble BENCHMARKS.md from results/*.md; no measuring.
 bench-report:

@@ -126,6 +126,18 @@ let package = Package(
             ],
             swiftSettings: [.define("SQLCIPHER")]
         ),
+        // Issue 29: the provider's initial download over loopback HTTP against applyDownload from
+        // memory and a straightforward SQLite client; a 1 % delta.
+        .executableTarget(
+            name: "sync-bench",
+            dependencies: [
+                "BenchCommon", "QueryBenchKit", "CSQLite",
+                .product(name: "OfflineODataModel", package: rootPackage),
+                .product(name: "OfflineODataStore", package: rootPackage),
+                .product(name: "OfflineODataSync", package: rootPackage),
+                .product(name: "OfflineODataFixtures", package: rootPackage),
+            ]
+        ),
         .executableTarget(
             name: "query-bench",
             dependencies: [

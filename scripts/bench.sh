@@ -45,6 +45,7 @@ engine_scales="${ENGINE_SCALES:-1000000,100000,10000}"
 engine_rounds="${ENGINE_ROUNDS:-3}"
 query_scales="${QUERY_SCALES:-1000000,100000,10000}"
 store_scales="${STORE_SCALES:-10000,100000,1000000}"
+sync_scales="${SYNC_SCALES:-100000,1000000}"
 engine_bin=Benchmarks/.build/release/engine-bench
 json_bin=Benchmarks/.build/release/json-bench
 query_bin=Benchmarks/.build/release/query-bench
@@ -146,6 +147,7 @@ assemble() {
         json) name="JSON parse (ours vs Foundation)" ;;
         query) name="OData queries (ours vs SQLite, SQLCipher)" ;;
         store) name="offline store (ours vs SQLite, SQLCipher)" ;;
+        sync) name="sync download (ours over HTTP vs applyDownload, SQLite client)" ;;
         *) name="$(basename "$f" .md)" ;;
       esac
       if [ -f "$f" ]; then
@@ -186,7 +188,11 @@ run_store() { # OUT-FILE COMMAND ENTITIES ROUNDS UPDATES
   "$store_bin" run --entities "$3" --rounds "$4" --updates "$5" --work-dir "$work/store" --out "$1" --csv "${1%.md}.csv" --command "$2" \
     ${STORE_PEERS:+--peers "$STORE_PEERS"}
 }
-sections=("$results/engine.md" "$results/json.md" "$results/query.md" "$results/store.md")
+run_sync() { # OUT-FILE COMMAND ENTITIES ROUNDS
+  Benchmarks/.build/release/sync-bench run --entities "$3" --rounds "$4" --page-size 1000 --work-dir "$work/sync" --out "$1" \
+    --csv "${1%.md}.csv" --command "$2"
+}
+sections=("$results/engine.md" "$results/json.md" "$results/query.md" "$results/store.md" "$results/sync.md")
 # The report at the repository root links the plots by this path.
 report() {
   plots "$results" "$results/plots"
@@ -233,6 +239,11 @@ case "$mode" in
     build store-bench
     build_sqlcipher
     run_store "$results/store.md" "make bench-store" "$store_scales" 3 500
+    report
+    ;;
+  sync)
+    build sync-bench
+    run_sync "$results/sync.md" "make bench-sync" "$sync_scales" 3
     report
     ;;
   report)

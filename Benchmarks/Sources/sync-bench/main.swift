@@ -1,0 +1,254 @@
+import BenchCommon
+import CSQLite
+import Foundation
+import OfflineODataModel
+import OfflineODataStore
+import OfflineODataSync
+import QueryBenchKit
+
+// The sync benchmark (`make bench-sync`): the initial download of one defining query with
+// `$expand` (`SalesOrders?$expand=ToItems`, Fixtures data, about 4 items per order) from a
+// loopback HTTP server, by
+//   ours-net   the provider (URLSession transport, received pages spooled, applied at once)
+//   ours-mem   `applyDownload` of the same pages from memory (the store without the network)
+//   sqlite     a straightforward SQLite client: URLSession, JSONSerialization, typed inserts,
+//              one transaction per page, WAL + synchronous=FULL, the same indexes
+//   fetch-only the same HTTP exchanges with nothing done with the bodies (the server alone)
+// and a 1 % delta of a plain `SalesOrders` query after its initial download (ours-delta).
+// The parent process is the server; every peer runs in its own worker process, rounds
+// alternate, medians are reported. Ours: encrypted (raw key), durability .full.
+//
+//   sync-bench run --entities 100000,1000000 --page-size 1000 --rounds 3 --out F.md --csv F.csv
+//   sync-bench peer NAME --url URL --entities N --page-size P --dir D
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+func option(_ name: String, _ fallback: String) -> String {
+    guard let i = arguments.firstIndex(of: "--" + name), i + 1 < arguments.count else { return fallback }
+    return arguments[i + 1]
+}
+func metric(_ name: String, _ value: Double) { print("METRIC \(name) \(value)") }
+
+let key = Array(repeating: UInt8(0x42), count: 32)
+
+func storeParameters(_ dir: String) -> OfflineODataParameters {
+    OfflineODataParameters(storePath: dir, encryption: .key(key), timeout: 600, pageSize: Int(option("page-size", "1000")) ?? 1000,
+                           deltaTrust: .unfilteredSingleSet, durability: .full, keyDerivation: .minimum)
+}
+
+func peakRSSMiB() -> Double {
+    let status = ProcStats.read("/proc/self/status")
+    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        let digits = line.split(separator: " ").compactMap { Double($0) }.first ?? 0
+        return digits / 1024
+    }
+    return 0
+}
+
+func runPeer(_ name: String) async throws {
+    let url = option("url", "")
+    let dir = option("dir", "/tmp/sync-bench")
+    let entities = Int(option("entities", "100000")) ?? 100_000
+    let pageSize = Int(option("page-size", "1000")) ?? 1000
+    try? FileManager.default.removeItem(atPath: dir)
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    switch name {
+    case "fetch-only":
+        let transport = URLSessionTransport(timeout: 600)
+        var next: String? = url + "SalesOrders?$expand=ToItems"
+        var bytes = 0
+        let start = now()
+        while let link = next {
+            let response = try await transport.exchange(HTTPRequest(method: "GET", url: link,
+                                                                     headers: [(name: "Prefer", value: "odata.maxpagesize=\(pageSize)")]))
+            let body = try await response.body.collect(upTo: 1 << 30)
+            bytes += body.count
+            next = nil
+            if let range = String(decoding: body.suffix(200), as: UTF8.self).range(of: #""@odata.nextLink":""#) {
+                let tail = String(decoding: body.suffix(200), as: UTF8.self)[range.upperBound...]
+                next = url + String(tail.prefix { $0 != "\"" })
+            }
+        }
+        metric("seconds", now() - start)
+        metric("bytes", Double(bytes))
+    case "ours-net":
+        var parameters = storeParameters(dir)
+        parameters.definingQueries = [DefiningQuery(name: "Orders", url: "SalesOrders?$expand=ToItems")]
+        let provider = try OfflineODataProvider(serviceRoot: url, parameters: parameters)
+        _ = ProcStats.resetPeak()
+        let start = now()
+        try await provider.open()
+        metric("seconds", now() - start)
+        metric("rss_mib", peakRSSMiB())
+        let stats = try provider.store.stats()
+        metric("entities", Double(stats.entityCounts.values.reduce(0, +)))
+        try provider.close()
+    case "ours-mem":
+        let pages = SyncPages(entities: entities, pageSize: pageSize)
+        let all = (0..<pages.pageCount).map { pages.expandedPage($0) }
+        let parameters = OfflineStoreParameters(storePath: dir, encryption: .key(key), definingQueries: [
+            DefiningQuery(name: "Orders", url: "SalesOrders?$expand=ToItems"),
+        ], durability: .full, keyDerivation: .minimum)
+        let start = now()
+        let store = try await OfflineStore.open(metadata: pages.metadata, parameters: parameters)
+        try await store.applyDownload(definingQuery: "Orders", pages: all)
+        metric("seconds", now() - start)
+        try store.close()
+    case "sqlite":
+        metric("seconds", try await sqliteClient(url: url, dir: dir, pageSize: pageSize))
+        metric("rss_mib", peakRSSMiB())
+    case "ours-delta":
+        var parameters = storeParameters(dir)
+        parameters.definingQueries = [DefiningQuery(name: "Orders", url: "SalesOrders")]
+        let provider = try OfflineODataProvider(serviceRoot: url, parameters: parameters)
+        var start = now()
+        try await provider.open()
+        metric("initial_seconds", now() - start)
+        start = now()
+        let summaries = try await provider.download()
+        metric("delta_seconds", now() - start)
+        metric("delta_entities", Double(summaries.first?.entitiesApplied ?? 0))
+        try provider.close()
+    default:
+        throw BenchError("unknown peer \(name)")
+    }
+}
+
+/// A straightforward SQLite client: each page fetched with URLSession, parsed with
+/// JSONSerialization, its orders and items inserted into typed tables in one transaction.
+func sqliteClient(url: String, dir: String, pageSize: Int) async throws -> Double {
+    let db = try SQLiteConnection(path: dir + "/client.sqlite")
+    try db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;")
+    try db.exec("""
+        CREATE TABLE SalesOrders(SalesOrderID TEXT PRIMARY KEY, Note TEXT, CustomerID TEXT, CustomerName TEXT, CurrencyCode TEXT,
+          GrossAmount REAL, NetAmount REAL, TaxAmount REAL, LifecycleStatus TEXT, BillingStatus TEXT, DeliveryStatus TEXT,
+          CreatedAt TEXT, ChangedAt TEXT, DeliveryDate TEXT, ETag TEXT);
+        CREATE TABLE SalesOrderItems(SalesOrderID TEXT, ItemPosition TEXT, ProductID TEXT, Note TEXT, CurrencyCode TEXT,
+          GrossAmount REAL, NetAmount REAL, TaxAmount REAL, Quantity REAL, QuantityUnit TEXT, DeliveryDate TEXT,
+          PRIMARY KEY(SalesOrderID, ItemPosition));
+        CREATE INDEX OrdersByCustomer ON SalesOrders(CustomerID);
+        CREATE INDEX ItemsByProduct ON SalesOrderItems(ProductID);
+        """)
+    let orderColumns = ["SalesOrderID", "Note", "CustomerID", "CustomerName", "CurrencyCode", "GrossAmount", "NetAmount", "TaxAmount",
+                        "LifecycleStatus", "BillingStatus", "DeliveryStatus", "CreatedAt", "ChangedAt", "DeliveryDate", "@odata.etag"]
+    let itemColumns = ["SalesOrderID", "ItemPosition", "ProductID", "Note", "CurrencyCode", "GrossAmount", "NetAmount", "TaxAmount",
+                       "Quantity", "QuantityUnit", "DeliveryDate"]
+    let insertOrder = try db.prepare("INSERT OR REPLACE INTO SalesOrders VALUES (" + orderColumns.map { _ in "?" }.joined(separator: ",") + ")")
+    let insertItem = try db.prepare("INSERT OR REPLACE INTO SalesOrderItems VALUES (" + itemColumns.map { _ in "?" }.joined(separator: ",") + ")")
+    func bind(_ statement: SQLiteConnection.Statement, _ columns: [String], _ row: [String: Any]) throws {
+        for (i, column) in columns.enumerated() {
+            let index = Int32(i + 1)
+            switch row[column] {
+            case let text as String: try statement.bind(index, text)
+            case let number as NSNumber: try statement.bind(index, number.doubleValue)
+            default: try statement.bindNull(index)
+            }
+        }
+        try statement.run()
+        statement.reset()
+    }
+    let transport = URLSessionTransport(timeout: 600)
+    var next: String? = url + "SalesOrders?$expand=ToItems"
+    let start = now()
+    while let link = next {
+        let response = try await transport.exchange(HTTPRequest(method: "GET", url: link,
+                                                                 headers: [(name: "Prefer", value: "odata.maxpagesize=\(pageSize)")]))
+        let body = try await response.body.collect(upTo: 1 << 30)
+        guard let page = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+              let orders = page["value"] as? [[String: Any]] else { throw BenchError("not a page") }
+        try db.exec("BEGIN")
+        for order in orders {
+            try bind(insertOrder, orderColumns, order)
+            for item in order["ToItems"] as? [[String: Any]] ?? [] { try bind(insertItem, itemColumns, item) }
+        }
+        try db.exec("COMMIT")
+        next = (page["@odata.nextLink"] as? String).map { url + $0 }
+    }
+    // Every commit was durable (synchronous=FULL); the connection closes with the process.
+    return now() - start
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+}
+
+func runBenchmark() async throws {
+    let sizes = option("entities", "100000").split(separator: ",").compactMap { Int($0) }
+    let pageSize = Int(option("page-size", "1000")) ?? 1000
+    let rounds = Int(option("rounds", "3")) ?? 3
+    let out = option("out", "Benchmarks/results/sync.md")
+    let csvPath = option("csv", "Benchmarks/results/sync.csv")
+    let command = option("command", "make bench-sync")
+    let work = option("work-dir", FileManager.default.temporaryDirectory.path + "/sync-bench")
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+    var lines: [String] = []
+    var csv = ["scale,peer,metric,value"]
+    lines.append("## Sync: initial download over loopback HTTP (issue 29)")
+    lines.append("")
+    lines.append("`\(command)`: one defining query `SalesOrders?$expand=ToItems` (Fixtures data, about 4 items per order), pages of "
+                 + "\(pageSize) orders from a loopback HTTP server that only hands out precomputed pages (`fetch-only` measures it with "
+                 + "the client's HTTP stack and nothing else). Ours: encrypted, durability `.full`; SQLite: WAL, `synchronous=FULL`, "
+                 + "one transaction per page, the same two secondary indexes. Medians of \(rounds) alternating rounds, each peer in "
+                 + "a fresh process. Delta: a plain `SalesOrders` query, then a delta of 1 % of its orders.")
+    lines.append("")
+    lines.append("<!-- goals:begin -->")
+    var goals: [String] = []
+    var table: [String] = ["| entities | fetch-only (server + HTTP) | ours-net | ours-mem | SQLite client | network cost (ours-net / ours-mem) | vs SQLite (SQLite / ours-net) | ours-net peak RSS | delta 1 % / initial |",
+                           "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for size in sizes {
+        let pages = SyncPages(entities: size, pageSize: pageSize)
+        let server = PageServer(pages: pages)
+        try server.start()
+        let url = "http://127.0.0.1:\(server.port)/"
+        var results: [String: [Double]] = [:]
+        for round in 0..<rounds {
+            let order = round % 2 == 0 ? ["fetch-only", "ours-net", "ours-mem", "sqlite", "ours-delta"]
+                                       : ["ours-delta", "sqlite", "ours-mem", "ours-net", "fetch-only"]
+            for peer in order {
+                let m = try Workers.spawn(executable, ["peer", peer, "--url", url, "--entities", String(size), "--page-size", String(pageSize),
+                                                        "--dir", work + "/" + peer])
+                for (name, value) in m { results["\(peer).\(name)", default: []].append(value) }
+                FileHandle.standardError.write(Data("sync-bench \(size) round \(round + 1) \(peer): \(m)\n".utf8))
+            }
+        }
+        try? FileManager.default.removeItem(atPath: work)
+        let fetch = median(results["fetch-only.seconds"] ?? [])
+        let net = median(results["ours-net.seconds"] ?? [])
+        let mem = median(results["ours-mem.seconds"] ?? [])
+        let sqlite = median(results["sqlite.seconds"] ?? [])
+        let rss = median(results["ours-net.rss_mib"] ?? [])
+        let initial = median(results["ours-delta.initial_seconds"] ?? [])
+        let delta = median(results["ours-delta.delta_seconds"] ?? [])
+        for (key, values) in results.sorted(by: { $0.key < $1.key }) {
+            let parts = key.split(separator: ".")
+            csv.append("\(size),\(parts[0]),\(parts[1]),\(median(values))")
+        }
+        table.append(String(format: "| %d | %.2f s | %.2f s | %.2f s | %.2f s | %.2fx | %.2fx | %.1f MiB | %.1f %% (%.3f s / %.2f s) |",
+                            pages.entityCount, fetch, net, mem, sqlite, net / mem, sqlite / net, rss, 100 * delta / initial, delta, initial))
+        goals.append(String(format: "| initial download with $expand, %d entities | network path ≤ 1.15x applyDownload, ≥ 3x a SQLite client | peak RSS ≤ 64 MiB at 1M; 1 %% delta ≤ 5 %% of the initial | %.2fx applyDownload, %.2fx SQLite, %.1f MiB, delta %.1f %% | %@ |",
+                            pages.entityCount, net / mem, sqlite / net, rss, 100 * delta / initial,
+                            (net / mem <= 1.15 && sqlite / net >= 3) ? "bar met" : "bar not met"))
+    }
+    lines += goals
+    lines.append("<!-- goals:end -->")
+    lines.append("")
+    lines += table
+    lines.append("")
+    try lines.joined(separator: "\n").appending("\n").write(toFile: out, atomically: true, encoding: .utf8)
+    try csv.joined(separator: "\n").appending("\n").write(toFile: csvPath, atomically: true, encoding: .utf8)
+    print(lines.joined(separator: "\n"))
+}
+
+do {
+    switch arguments.first {
+    case "peer":
+        try await runPeer(arguments.count > 1 ? arguments[1] : "")
+    case "run":
+        try await runBenchmark()
+    default:
+        print("usage: sync-bench run --entities N[,M] [--page-size P] [--rounds R] [--out F.md] [--csv F.csv] | peer NAME …")
+    }
+} catch {
+    FileHandle.standardError.write(Data("sync-bench: \(error)\n".utf8))
+    exit(1)
+}
