@@ -65,7 +65,7 @@ extension OfflineODataProvider {
                                                        firstSent: Self.imfDate(Date()))
             // The entity's ETag now: a request queued while an earlier one was pending carries the
             // ETag of that moment, which the earlier request's confirmation has since replaced.
-            let current = try? store.currentETag(of: request.affectedEntitySet, key: request.affectedEntityKey)
+            let current = try? store.currentServerETag(of: request.affectedEntitySet, key: request.affectedEntityKey)
             var http = uploadRequest(request, ifMatch: etags[entity] ?? current ?? request.serverETag)
             if parameters.enableRepeatableRequests {
                 http.headers.append((name: "Repeatability-Request-ID", value: attempt.requestID))

@@ -224,12 +224,21 @@ extension OfflineStore {
 }
 
 extension OfflineStore {
-    /// The ETag the store holds now for an entity (the back end's, advanced by every confirmed
-    /// request): what the next request on it sends as `If-Match`. A request queued while an
-    /// earlier one of the same entity was pending carries the older ETag of that moment.
-    package func currentETag(of set: String, key predicate: String) throws(ODataError) -> String? {
+    /// The back end's ETag of an entity as the store knows it now, advanced by every confirmed
+    /// request: the server image's while local changes are pending (the entity itself then
+    /// carries a local ETag), the entity's otherwise. What the next request on it sends as
+    /// `If-Match`: a request queued while an earlier one of the same entity was pending carries
+    /// the older ETag of that moment. Nil when the back end does not know the entity yet.
+    package func currentServerETag(of set: String, key predicate: String) throws(ODataError) -> String? {
         try ensureOpen()
         let values = try KeyPredicate.parse(predicate, keys: try keyProperties(of: set))
-        return try storage.reader().entity(in: set, key: values)?.etag
+        let keyBytes = try storage.encodeKey(values, in: set)
+        if let bytes = try storage.reader().systemValue(tree: ServiceFormat.imageTree, key: ServiceFormat.imageKey(set, keyBytes)) {
+            let image = try ServerImage.decode(bytes, what: "server image of \(set)")
+            guard image.kind == ServiceFormat.kindServer else { return nil }
+            var stored = image.stored
+            return try StoredValue.split(&stored, what: "server image of \(set)").etag
+        }
+        return try storage.reader().entity(in: set, keyBytes: keyBytes)?.etag
     }
 }
