@@ -180,7 +180,7 @@ extension OfflineODataProvider {
         var message = "\(what): \(request.method) \(request.url) answered \(response.status)"
         if let retry = response.header("Retry-After") { message += " (Retry-After: \(retry))" }
         if let detail = Self.errorText(body) { message += ": \(detail)" }
-        let code: SyncErrorCode = response.status >= 500 ? .serverError : .requestRejected
+        let code = response.status >= 500 ? SyncErrorCode.serverError : SyncErrorCode.requestRejected
         throw code.error(message, at: request.url)
     }
 

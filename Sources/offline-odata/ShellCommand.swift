@@ -60,6 +60,25 @@ struct ShellCommand: AsyncParsableCommand {
 
     enum Outcome { case ok, failed, quit }
 
+    /// Runs `body` with a provider on the store (its service root kept in the store). The
+    /// provider owns the store while it works: the shell's handle is closed, then opened again
+    /// whatever happened.
+    func withProvider(reopening offline: inout OfflineStore, _ body: (OfflineODataProvider) async throws -> Void) async throws {
+        try offline.close()
+        var failure: (any Error)?
+        do {
+            let parameters = try syncParameters(store, queries: [], pageSize: 1000, headers: [])
+            let provider = try OfflineODataProvider(serviceRoot: try await resolveServiceRoot(nil, parameters), parameters: parameters)
+            try await provider.open()
+            do { try await body(provider) } catch { failure = error }
+            try provider.close()
+        } catch {
+            failure = failure ?? error
+        }
+        offline = try await store.openOfflineStore(metadata: metadata, pageSize: pageSize)
+        if let failure { throw failure }
+    }
+
     /// Runs one line and prints what happened. Errors are printed on one line (stderr) and the
     /// console goes on.
     func perform(_ line: String, on offline: inout OfflineStore) async -> Outcome {
@@ -73,51 +92,20 @@ struct ShellCommand: AsyncParsableCommand {
                 }
                 return .ok
             case .upload(let categories):
-                try offline.close()
-                var failure: (any Error)?
-                do {
-                    let parameters = try syncParameters(store, queries: [], pageSize: 1000, headers: [])
-                    let provider = try OfflineODataProvider(serviceRoot: try await resolveServiceRoot(nil, parameters), parameters: parameters)
-                    try await provider.open()
-                    do {
-                        let start = Date()
-                        let summary = try await provider.upload(categories: categories.isEmpty ? nil : categories)
-                        print("uploaded (\(milliseconds(since: start))): \(summary.succeeded) applied, \(summary.failed) failed, \(summary.remaining) left")
-                    } catch {
-                        failure = error
-                    }
-                    try provider.close()
-                } catch {
-                    failure = failure ?? error
+                try await withProvider(reopening: &offline) { provider in
+                    let start = Date()
+                    let summary = try await provider.upload(categories: categories.isEmpty ? nil : categories)
+                    print("uploaded (\(milliseconds(since: start))): \(summary.succeeded) applied, \(summary.failed) failed, \(summary.remaining) left")
                 }
-                offline = try await store.openOfflineStore(metadata: metadata, pageSize: pageSize)
-                if let failure { throw failure }
                 return .ok
             case .download(let names):
-                // The provider owns its store while it downloads: the shell's handle is closed
-                // and opened again after.
-                try offline.close()
-                var failure: (any Error)?
-                do {
-                    let parameters = try syncParameters(store, queries: [], pageSize: 1000, headers: [])
-                    let root = try await resolveServiceRoot(nil, parameters)
-                    let provider = try OfflineODataProvider(serviceRoot: root, parameters: parameters)
-                    try await provider.open()
-                    do {
-                        let start = Date()
-                        let summaries = try await provider.download(subset: names.isEmpty ? nil : names)
-                        print("downloaded (\(milliseconds(since: start))): " + summaries.map {
-                            "\($0.definingQuery) \($0.entitiesApplied) applied, \($0.entitiesRemoved) removed"
-                        }.joined(separator: "; "))
-                    } catch {
-                        failure = error
-                    }
-                    try provider.close()
-                } catch {
-                    failure = failure ?? error
+                try await withProvider(reopening: &offline) { provider in
+                    let start = Date()
+                    let summaries = try await provider.download(subset: names.isEmpty ? nil : names)
+                    print("downloaded (\(milliseconds(since: start))): " + summaries.map {
+                        "\($0.definingQuery) \($0.entitiesApplied) applied, \($0.entitiesRemoved) removed"
+                    }.joined(separator: "; "))
                 }
-                offline = try await store.openOfflineStore(metadata: metadata, pageSize: pageSize)
-                if let failure { throw failure }
                 return .ok
             case .empty: return .ok
             case .quit: return .quit

@@ -9,16 +9,16 @@ import Testing
 @Suite struct DownloadFaultTests {
     static let orders = DefiningQuery(name: "Orders", url: "SalesOrders")
 
-    static let faults: [(String, FaultInjectingTransport.Fault, SyncErrorCode)] = [
-        ("connection dropped mid-page", .dropMidBody, .connectionReset),
-        ("truncated JSON", .truncate, .invalidPayload),
-        ("500 with an OData error", .status(500, #"{"error":{"code":"500","message":"boom in the back end"}}"#, []), .serverError),
-        ("503 with Retry-After", .status(503, "", [("Retry-After", "30")]), .serverError),
-        ("timeout", .fail(.timeout), .timeout),
-        ("connection refused", .fail(.refused), .connectionRefused),
-        ("an HTML page with status 200", .garbage, .invalidPayload),
-        ("404 on the query", .status(404, #"{"error":{"code":"404","message":"no such set"}}"#, []), .requestRejected),
-        ("TLS failure", .fail(.tls), .tlsFailure),
+    static let faults: [(String, FaultInjectingTransport.Fault, ODataErrorCode)] = [
+        ("connection dropped mid-page", .dropMidBody, SyncErrorCode.connectionReset),
+        ("truncated JSON", .truncate, SyncErrorCode.invalidPayload),
+        ("500 with an OData error", .status(500, #"{"error":{"code":"500","message":"boom in the back end"}}"#, []), SyncErrorCode.serverError),
+        ("503 with Retry-After", .status(503, "", [("Retry-After", "30")]), SyncErrorCode.serverError),
+        ("timeout", .fail(.timeout), SyncErrorCode.timeout),
+        ("connection refused", .fail(.refused), SyncErrorCode.connectionRefused),
+        ("an HTML page with status 200", .garbage, SyncErrorCode.invalidPayload),
+        ("404 on the query", .status(404, #"{"error":{"code":"404","message":"no such set"}}"#, []), SyncErrorCode.requestRejected),
+        ("TLS failure", .fail(.tls), SyncErrorCode.tlsFailure),
     ]
 
     /// What a reader sees: every order as JSON, the sync state, the EventLog's length.
@@ -77,7 +77,7 @@ import Testing
         let dir = SyncTempDir()
         defer { dir.cleanup() }
         for (fault, code) in [(FaultInjectingTransport.Fault.garbage, SyncErrorCode.invalidMetadata),
-                              (.status(502, "bad gateway", []), .serverError), (.truncate, .invalidMetadata)] {
+                              (.status(502, "bad gateway", []), SyncErrorCode.serverError), (.truncate, SyncErrorCode.invalidMetadata)] {
             let transport = FaultInjectingTransport(try StaticBackend())
             transport.inject(fault, whenURLContains: "$metadata")
             let provider = try OfflineODataProvider(serviceRoot: StaticBackend.root, parameters: .test(dir, queries: [Self.orders]),
