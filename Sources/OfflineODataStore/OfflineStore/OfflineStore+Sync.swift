@@ -296,6 +296,28 @@ extension OfflineStore {
         return DownloadReceiver(definingQuery: definingQuery, engine: engine, memoryLimit: downloadBatchBytes, durable: durable)
     }
 
+    /// Receives one defining query's pages from an asynchronous sequence (the network), under
+    /// no lock, then applies them with `applySyncDownloads`: the applier that takes an
+    /// `AsyncSequence` of pages. Local reads and writes go on while the sequence waits.
+    @discardableResult
+    package func applySyncDownload<Pages: AsyncSequence>(definingQuery: String, mode: SyncDownloadMode, pages: Pages,
+                                                         state: SyncQueryState) async throws -> DownloadSummary
+    where Pages.Element == [UInt8] {
+        let receiver = try makeReceiver(for: definingQuery)
+        do {
+            for try await page in pages {
+                try Task.checkCancellation()
+                try receiver.append(page)
+            }
+        } catch {
+            receiver.discard()
+            throw error
+        }
+        let summaries = try await applySyncDownloads([SyncDownload(definingQuery: definingQuery, mode: mode, pages: receiver, state: state)])
+        guard let summary = summaries.first else { throw ODataError.offlineDefiningQueryNotFound(definingQuery) }
+        return summary
+    }
+
     /// Applies received downloads, in order, in one exclusive session with readers pinned to the
     /// state before it: readers see every query's old data or every query's new data, never a
     /// mix. Each query's data and its sync state commit together. A download of several queries

@@ -84,4 +84,28 @@ import Testing
                                                     SyncDownload(definingQuery: "Partners", mode: .full, pages: b, state: state)])
         }
     }
+
+    @Test("the applier takes an AsyncSequence of pages; a local write commits while the sequence waits for its next page")
+    func asyncSequenceApplier() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: Self.parameters(dir))
+        defer { try? store.close() }
+        let pages = try OfflineFixtures.pages(.businessPartners)
+        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        let apply = Task {
+            try await store.applySyncDownload(definingQuery: "Partners", mode: .full, pages: stream,
+                                              state: SyncQueryState(deltaLink: nil, downloadsSinceReconcile: 0, url: "BusinessPartners"))
+        }
+        continuation.yield(pages[0])
+        // While the download waits for its next page, the writer lock is free.
+        let orders = try OfflineFixtures.pages(.salesOrders)
+        try await store.applyDownload(definingQuery: "Orders", pages: orders)
+        for page in pages.dropFirst() { continuation.yield(page) }
+        continuation.finish()
+        let summary = try await apply.value
+        #expect(summary.entitiesApplied == OfflineFixtures.sales.count(of: .businessPartners))
+        #expect(try store.count("SalesOrders/$count") == OfflineFixtures.sales.count(of: .salesOrders))
+        #expect(try store.syncState(of: "Partners")?.url == "BusinessPartners")
+    }
 }
