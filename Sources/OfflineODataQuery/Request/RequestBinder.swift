@@ -152,12 +152,20 @@ public struct RequestBinder: Sendable {
         return names
     }
 
-    func bindOptions(_ options: SyntaxQueryOptions, type: String, set: String?, aliases: [String: SyntaxExpr], depth: Int) throws(ODataError) -> BoundQueryOptions {
+    /// `it`: the resource the URL addresses (type and set), which `$it` names inside nested
+    /// `$expand` options (URL Conventions §5.1.1.11.4); nil at the top level, where it is `type`.
+    func bindOptions(_ options: SyntaxQueryOptions, type: String, set: String?, aliases: [String: SyntaxExpr], depth: Int,
+                     it: (type: String, set: String?)? = nil) throws(ODataError) -> BoundQueryOptions {
         guard depth <= 16 else { throw .invalidQueryOption("$expand is nested more than 16 levels", option: "$expand") }
         if let format = options.format, format.lowercased() != "json", !format.lowercased().hasPrefix("application/json") {
             throw .requestNotSupported("$format=\(format): the offline store answers in JSON only", location: "$format")
         }
         var binder = try ExpressionBinder(model: model, entityType: type, aliases: aliases)
+        if let it {
+            binder = ExpressionBinder(model: model, entityType: binder.entityType, entitySet: set ?? binder.entitySet,
+                                      it: it.type, itSet: it.set, aliases: aliases)
+        }
+        let root = it ?? (binder.entityType, set ?? binder.entitySet)
         var bound = BoundQueryOptions()
         // `$compute` first: the other options may name its aliases.
         if let compute = options.compute {
@@ -171,7 +179,7 @@ public struct RequestBinder: Sendable {
         bound.count = options.count ?? false
         bound.skipToken = options.skipToken
         if let select = options.select { bound.select = try bindSelect(select, type: type, computed: bound.compute.map(\.alias)) }
-        if let expand = options.expand { bound.expand = try bindExpand(expand, type: type, set: set, aliases: aliases, depth: depth) }
+        if let expand = options.expand { bound.expand = try bindExpand(expand, type: type, set: set, aliases: aliases, depth: depth, it: root) }
         return bound
     }
 
@@ -221,7 +229,8 @@ public struct RequestBinder: Sendable {
                               computed: aliases.filter { selectedComputed.contains($0) })
     }
 
-    func bindExpand(_ items: [SyntaxExpandItem], type name: String, set: String?, aliases: [String: SyntaxExpr], depth: Int) throws(ODataError) -> [BoundExpandItem] {
+    func bindExpand(_ items: [SyntaxExpandItem], type name: String, set: String?, aliases: [String: SyntaxExpr], depth: Int,
+                    it: (type: String, set: String?)? = nil) throws(ODataError) -> [BoundExpandItem] {
         let type = try entityType(name)
         var result: [BoundExpandItem] = []
         var named = Set<String>()
@@ -249,19 +258,19 @@ public struct RequestBinder: Sendable {
                 guard named.insert(navName).inserted else {
                     throw .invalidQueryOption("$expand names \(navName) twice", option: "$expand")
                 }
-                result.append(try bindExpandItem(item, navigation: navName, source: type, sourceSet: set, aliases: aliases, depth: depth))
+                result.append(try bindExpandItem(item, navigation: navName, source: type, sourceSet: set, aliases: aliases, depth: depth, it: it))
             }
         }
         if let star {
             for navigation in model.allNavigationProperties(of: type) where !named.contains(navigation.name) {
-                result.append(try bindExpandItem(star, navigation: navigation.name, source: type, sourceSet: set, aliases: aliases, depth: depth))
+                result.append(try bindExpandItem(star, navigation: navigation.name, source: type, sourceSet: set, aliases: aliases, depth: depth, it: it))
             }
         }
         return result
     }
 
     func bindExpandItem(_ item: SyntaxExpandItem, navigation name: String, source: CSDLEntityType, sourceSet: String?,
-                        aliases: [String: SyntaxExpr], depth: Int) throws(ODataError) -> BoundExpandItem {
+                        aliases: [String: SyntaxExpr], depth: Int, it: (type: String, set: String?)? = nil) throws(ODataError) -> BoundExpandItem {
         guard let navigation = model.navigationProperty(name, of: source) else {
             throw ODataError(.invalidInput, name: "invalidProperty", code: 1756,
                              message: "$expand: \(source.qualifiedName) has no navigation property '\(name)'",
@@ -281,7 +290,7 @@ public struct RequestBinder: Sendable {
                 : ["$select", "$expand", "$levels", "$compute"]
         }
         try check(item.options, allowed: allowed, where: "$expand=\(name)")
-        var options = try bindOptions(item.options, type: targetType.qualifiedName, set: targetSet, aliases: aliases, depth: depth + 1)
+        var options = try bindOptions(item.options, type: targetType.qualifiedName, set: targetSet, aliases: aliases, depth: depth + 1, it: it)
         var levels = 1
         switch item.options.levels {
         case .count(let n)?: levels = n
@@ -295,7 +304,8 @@ public struct RequestBinder: Sendable {
             }
             var nestedItem = item
             nestedItem.options.levels = levels - 1 > 1 ? .count(min(levels - 1, Self.maxLevels)) : nil
-            let nested = try bindExpandItem(nestedItem, navigation: name, source: targetType, sourceSet: targetSet, aliases: aliases, depth: depth + 1)
+            let nested = try bindExpandItem(nestedItem, navigation: name, source: targetType, sourceSet: targetSet, aliases: aliases,
+                                            depth: depth + 1, it: it)
             options.expand.removeAll { $0.navigation.name == name }
             options.expand.append(nested)
         }

@@ -6,13 +6,15 @@ extension QueryExecutor {
     /// `$levels=max` and nested `$expand` stop at this depth.
     static let maxExpandDepth = 16
 
-    func project(_ stored: StoredEntity, options: BoundQueryOptions, depth: Int) throws(ODataError) -> ODataEntity {
+    /// `root`: the entity of the resource the URL addresses, which `$it` names in nested
+    /// `$expand` filters (nil at the top level: `stored` is the root).
+    func project(_ stored: StoredEntity, options: BoundQueryOptions, depth: Int, root: StoredEntity? = nil) throws(ODataError) -> ODataEntity {
         var entity = try stored.toODataEntity()
         Self.select(options, in: &entity)
         if !options.compute.isEmpty { try appendComputed(options, of: stored, to: &entity) }
         guard !options.expand.isEmpty, depth < Self.maxExpandDepth else { return entity }
         for item in options.expand {
-            entity.navigation.append(ODataNavigationValue(item.navigation.name, try expand(item, of: stored, depth: depth + 1)))
+            entity.navigation.append(ODataNavigationValue(item.navigation.name, try expand(item, of: stored, depth: depth + 1, root: root ?? stored)))
         }
         return entity
     }
@@ -60,7 +62,7 @@ extension QueryExecutor {
 
     /// The expanded content of one navigation property of one entity: its targets through the
     /// navigation index or links (never a scan of the target set), then the nested options.
-    func expand(_ item: BoundExpandItem, of source: StoredEntity, depth: Int) throws(ODataError) -> ODataNavigationContent {
+    func expand(_ item: BoundExpandItem, of source: StoredEntity, depth: Int, root: StoredEntity) throws(ODataError) -> ODataNavigationContent {
         var spent = spentCursors.take(source.entitySet, item.navigation.name)
         var cursor = try reader.navigationTargets(from: source, navigation: item.navigation.name, reusing: &spent)
         let context = EvaluationContext(reader: reader, model: model)
@@ -110,17 +112,19 @@ extension QueryExecutor {
             entities.reserveCapacity(targets.count)
             for index in targets.indices {
                 let (inPage, stop) = collector.admit(into: &page)
-                if inPage { entities.append(try project(targets[index], options: item.options, depth: depth)) }
+                if inPage { entities.append(try project(targets[index], options: item.options, depth: depth, root: root)) }
                 if stop { break }
             }
             let count = item.options.count ? Int64(collector.matched) : nil
             return item.navigation.isCollection ? .entities(entities, count: count, nextLink: nil) : .entity(entities.first)
         }
         let filtered = item.options.filter != nil || item.options.search != nil
+        // `$it` in a nested filter is the URL's resource (the root row), not the target.
+        let it = filtered ? StoredInstance(root, context: context) : nil
         for index in targets.indices {
             if filtered {
                 let instance = StoredInstance(targets[index], context: context)
-                if let filter = item.options.filter, try !evaluator.matches(filter, on: instance) { continue }
+                if let filter = item.options.filter, let it, try !evaluator.matches(filter, on: instance, it: it) { continue }
                 if let search = item.options.search, let searcher, try !searcher.matches(search, on: instance) { continue }
             }
             _ = try collector.offer(targets[index])
@@ -139,7 +143,7 @@ extension QueryExecutor {
         case .none:
             var entities: [ODataEntity] = []
             entities.reserveCapacity(rows.count)
-            for index in rows.indices { entities.append(try project(rows[index].entity, options: item.options, depth: depth)) }
+            for index in rows.indices { entities.append(try project(rows[index].entity, options: item.options, depth: depth, root: root)) }
             return item.navigation.isCollection ? .entities(entities, count: count, nextLink: nil) : .entity(entities.first)
         }
     }

@@ -152,3 +152,32 @@ import Testing
         #expect(seen.count == all["value"]?.arrayValue?.count && Set(seen).count == seen.count)
     }
 }
+
+/// `$it` inside a nested `$expand` option is the resource the URL addresses, not the expanded
+/// entity (URL Conventions §5.1.1.11.4).
+@Suite struct NestedItTests {
+    @Test("$it in a nested $filter names the outer entity, at every level of $expand")
+    func itIsTheOuterResource() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineFixtures.loaded(dir)
+        defer { try? store.close() }
+        let order = OfflineFixtures.sales.salesOrderID(0)
+        let partner = try #require(try store.execute(.get, "SalesOrders('\(order)')").json()?["CustomerID"]?.stringValue)
+        func encoded(_ url: String) -> String { url.replacingOccurrences(of: " ", with: "%20") }
+        func orders(_ filter: String) throws -> Int {
+            let json = try #require(try store.execute(.get, encoded("BusinessPartners('\(partner)')?$expand=ToSalesOrders($filter=\(filter))")).json())
+            return json["ToSalesOrders"]?.arrayValue?.count ?? -1
+        }
+        let all = try orders("true")
+        #expect(all > 0)
+        #expect(try orders("$it/BusinessPartnerID eq CustomerID") == all)
+        #expect(try orders("$it/BusinessPartnerID ne CustomerID") == 0)
+        // Two levels down, $it is still the order the URL addresses: of its customer's orders,
+        // exactly that one.
+        let json = try #require(try store.execute(.get, encoded(
+            "SalesOrders('\(order)')?$expand=ToCustomer($expand=ToSalesOrders($filter=$it/SalesOrderID eq SalesOrderID))")).json())
+        let nested = json["ToCustomer"]?["ToSalesOrders"]?.arrayValue ?? []
+        #expect(nested.count == 1 && nested.first?["SalesOrderID"]?.stringValue == order)
+    }
+}
