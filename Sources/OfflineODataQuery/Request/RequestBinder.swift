@@ -201,9 +201,16 @@ public struct RequestBinder: Sendable {
                 return .everything
             case .allOperations:
                 continue
-            case .path(let segments, _, let position):
+            case .path(let segments, let nested, let position):
                 guard case .member(let first, _)? = segments.first else {
                     throw .invalidQueryOption("$select item at position \(position) must start with a property name", option: "$select")
+                }
+                // Options on a selected collection or complex property (`AddressInfo($filter=…)`)
+                // are not applied here: refused (501), never dropped (an answer with every
+                // element would look like the filtered one).
+                if let nested, !Self.present(nested).isEmpty {
+                    throw .requestNotSupported("$select=\(first)(\(Self.present(nested).joined(separator: ","))…): options inside $select "
+                                               + "are not supported by the offline store", location: "$select, position \(position)")
                 }
                 if properties.contains(where: { $0.name == first }) {
                     selected.insert(first)

@@ -180,4 +180,17 @@ import Testing
         let nested = json["ToCustomer"]?["ToSalesOrders"]?.arrayValue ?? []
         #expect(nested.count == 1 && nested.first?["SalesOrderID"]?.stringValue == order)
     }
+
+    @Test("options inside $select are refused as notSupported, never dropped")
+    func selectOptionsRefused() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineFixtures.loaded(dir)
+        defer { try? store.close() }
+        let error = #expect(throws: ODataError.self) {
+            try store.execute(.get, "BusinessPartners?$select=BusinessPartnerID,Address($select=City)")
+        }
+        #expect(error?.category == .notSupported && error?.code == 1753)
+        #expect(try store.execute(.get, "BusinessPartners?$select=BusinessPartnerID,Address&$top=1").status == 200)
+    }
 }
