@@ -64,6 +64,20 @@ struct StoreReadHandler: ReadHandler {
             let holder = ODataEntity(typeName: try typeName(result), properties: [ODataProperty(name, value)])
             let json = try JSONReader.parse(try writer.writeEntity(holder, entityType: try typeName(result)))
             let member = json[name] ?? .null
+            if result.rawValue {
+                // `/$value`: the value itself, as text (binary values as their bytes).
+                if case .binary(let bytes) = value {
+                    return ODataResponse(status: 200, headers: ["Content-Type": "application/octet-stream", "OData-Version": "4.0"], body: bytes)
+                }
+                let text: [UInt8]
+                switch member {
+                case .string(let s): text = Array(s.utf8)
+                case .object, .array:
+                    throw ODataError.serviceNotSupported("/$value of a complex or collection value (\(name)): it has no raw form", name)
+                default: text = member.serialized()
+                }
+                return ODataResponse(status: 200, headers: ["Content-Type": "text/plain", "OData-Version": "4.0"], body: text)
+            }
             let body = JSONValue.object(try JSONObject(members: [
                 ("@odata.context", .string("$metadata#\(set)/\(name)")), ("value", member),
             ]))

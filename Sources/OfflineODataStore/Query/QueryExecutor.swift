@@ -39,7 +39,9 @@ public struct QueryExecutor {
         case .property(let name, _):
             let entity = try singleEntity(path)
             let value = try entity.value(named: name) ?? .null
-            return QueryResult(payload: .property(name: name, value: value), entitySet: entity.entitySet, entityType: entity.typeName)
+            var result = QueryResult(payload: .property(name: name, value: value), entitySet: entity.entitySet, entityType: entity.typeName)
+            result.rawValue = path.suffix == .value
+            return result
         case .entity(_, let type):
             let stored = try singleEntity(path)
             let projected = try project(stored, options: request.options, depth: 0)

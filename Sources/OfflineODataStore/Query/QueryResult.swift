@@ -25,6 +25,8 @@ public struct QueryResult: Sendable {
     public var entityType: String?
     /// The plan the query ran with (nil for key lookups and navigation paths).
     public var plan: QueryPlan?
+    /// The path ended in `/$value`: a property's raw value, not its JSON wrapper (URL §4.4).
+    public var rawValue = false
 
     public init(payload: Payload, entitySet: String?, entityType: String?, plan: QueryPlan? = nil) {
         self.payload = payload

@@ -194,3 +194,21 @@ import Testing
         #expect(try store.execute(.get, "BusinessPartners?$select=BusinessPartnerID,Address&$top=1").status == 200)
     }
 }
+
+/// Shapes the specification fixes.
+@Suite struct SpecShapeTests {
+    @Test("/$value of a property is its raw value as text/plain, not a JSON wrapper")
+    func rawValue() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineFixtures.loaded(dir)
+        defer { try? store.close() }
+        let order = OfflineFixtures.sales.salesOrderID(0)
+        let json = try #require(try store.execute(.get, "SalesOrders('\(order)')/CustomerName").json())
+        let name = try #require(json["value"]?.stringValue)
+        let raw = try store.execute(.get, "SalesOrders('\(order)')/CustomerName/$value")
+        #expect(raw.status == 200 && raw.headers["Content-Type"] == "text/plain" && raw.bodyText == name)
+        let amount = try #require(try store.execute(.get, "SalesOrders('\(order)')/GrossAmount").json()?["value"]?.numberValue?.text)
+        #expect(try store.execute(.get, "SalesOrders('\(order)')/GrossAmount/$value").bodyText == amount)
+    }
+}
