@@ -162,6 +162,9 @@ public struct ODataJSONWriter: Sendable {
             writer.beginArray()
             for reference in references { writer.string(reference) }
             writer.endArray()
+        case .count(let count):
+            writer.key(name + "@odata.count")
+            writer.number(count)
         case .deferred(let uri):
             if metadata != .none {
                 writer.key(name + "@odata.navigationLink")

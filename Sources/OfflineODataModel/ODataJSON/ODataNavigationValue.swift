@@ -11,6 +11,9 @@ public indirect enum ODataNavigationContent: Sendable, Hashable {
     case bindMany([String])
     /// Not expanded: V2 `{"__deferred":{"uri":…}}`, V4 `Nav@odata.navigationLink`.
     case deferred(uri: String)
+    /// `$expand=Nav/$count`: only `Nav@odata.count`, no entities (an empty array beside the
+    /// count would read as "no related entities").
+    case count(Int64)
 }
 
 /// One navigation property of an entity, as found in the payload.

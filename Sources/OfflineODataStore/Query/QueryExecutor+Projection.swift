@@ -133,7 +133,7 @@ extension QueryExecutor {
         let count = item.options.count ? Int64(collector.matched) : nil
         switch item.suffix {
         case .count:
-            return .entities([], count: Int64(collector.matched), nextLink: nil)
+            return .count(Int64(collector.matched))
         case .ref:
             var refs: [ODataEntity] = []
             for index in rows.indices {

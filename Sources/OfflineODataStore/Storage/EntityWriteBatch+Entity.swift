@@ -40,7 +40,7 @@ extension EntityWriteBatch {
             switch navigation.content {
             case .entity(let nested?):
                 try putNested(nested, record, key, info, navigation.name, plan, target, flags, depth)
-            case .entity(nil), .deferred:
+            case .entity(nil), .deferred, .count:
                 continue
             case .entities(let list, _, _):
                 for nested in list { try putNested(nested, record, key, info, navigation.name, plan, target, flags, depth) }

@@ -211,4 +211,18 @@ import Testing
         let amount = try #require(try store.execute(.get, "SalesOrders('\(order)')/GrossAmount").json()?["value"]?.numberValue?.text)
         #expect(try store.execute(.get, "SalesOrders('\(order)')/GrossAmount/$value").bodyText == amount)
     }
+
+    @Test("$expand=Nav/$count gives only Nav@odata.count, no empty array beside it")
+    func expandCount() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineFixtures.loaded(dir)
+        defer { try? store.close() }
+        let order = OfflineFixtures.sales.salesOrderID(0)
+        let partner = try #require(try store.execute(.get, "SalesOrders('\(order)')").json()?["CustomerID"]?.stringValue)
+        let all = try #require(try store.execute(.get, "BusinessPartners('\(partner)')/ToSalesOrders/$count").bodyText)
+        let json = try #require(try store.execute(.get, "BusinessPartners('\(partner)')?$expand=ToSalesOrders/$count").json())
+        #expect(json["ToSalesOrders@odata.count"]?.numberValue?.text == all)
+        #expect(json["ToSalesOrders"] == nil)
+    }
 }
