@@ -82,6 +82,9 @@ struct StoreReadHandler: ReadHandler {
                 ("@odata.context", .string("$metadata#\(set)/\(name)")), ("value", member),
             ]))
             return ODataResponse(status: 200, headers: headers, body: body.serialized())
+        case .references(let ids, _, _) where result.singleReference:
+            let members: [(String, JSONValue)] = [("@odata.context", .string("$metadata#$ref")), ("@odata.id", .string(ids.first ?? ""))]
+            return ODataResponse(status: 200, headers: headers, body: JSONValue.object(try JSONObject(members: members)).serialized())
         case .references(let ids, let count, let nextLink):
             var members: [(String, JSONValue)] = [("@odata.context", .string("$metadata#Collection($ref)"))]
             if let count { members.append(("@odata.count", .number(JSONNumber(count)))) }

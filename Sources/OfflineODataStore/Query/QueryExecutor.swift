@@ -46,7 +46,10 @@ public struct QueryExecutor {
             let stored = try singleEntity(path)
             let projected = try project(stored, options: request.options, depth: 0)
             if path.suffix == .ref {
-                return QueryResult(payload: .references([try entityID(stored)], count: nil, nextLink: nil), entitySet: stored.entitySet, entityType: type)
+                var result = QueryResult(payload: .references([try entityID(stored)], count: nil, nextLink: nil), entitySet: stored.entitySet,
+                                         entityType: type)
+                result.singleReference = true
+                return result
             }
             return QueryResult(payload: .entity(projected), entitySet: stored.entitySet, entityType: type)
         case .entityCollection(let set, let type):

@@ -27,6 +27,9 @@ public struct QueryResult: Sendable {
     public var plan: QueryPlan?
     /// The path ended in `/$value`: a property's raw value, not its JSON wrapper (URL §4.4).
     public var rawValue = false
+    /// `/$ref` of a single entity (`Orders(1)/Customer/$ref`): one reference, not a collection
+    /// (JSON Format §14).
+    public var singleReference = false
 
     public init(payload: Payload, entitySet: String?, entityType: String?, plan: QueryPlan? = nil) {
         self.payload = payload

@@ -225,4 +225,19 @@ import Testing
         #expect(json["ToSalesOrders@odata.count"]?.numberValue?.text == all)
         #expect(json["ToSalesOrders"] == nil)
     }
+
+    @Test("a single-valued navigation's /$ref is one reference, a collection's a list")
+    func singleReference() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineFixtures.loaded(dir)
+        defer { try? store.close() }
+        let order = OfflineFixtures.sales.salesOrderID(0)
+        let partner = try #require(try store.execute(.get, "SalesOrders('\(order)')").json()?["CustomerID"]?.stringValue)
+        let one = try #require(try store.execute(.get, "SalesOrders('\(order)')/ToCustomer/$ref").json())
+        #expect(one["@odata.context"]?.stringValue == "$metadata#$ref")
+        #expect(one["@odata.id"]?.stringValue == "BusinessPartners('\(partner)')" && one["value"] == nil)
+        let many = try #require(try store.execute(.get, "BusinessPartners('\(partner)')/ToSalesOrders/$ref").json())
+        #expect(many["@odata.context"]?.stringValue == "$metadata#Collection($ref)" && (many["value"]?.arrayValue?.count ?? 0) > 0)
+    }
 }
