@@ -70,10 +70,9 @@ import Testing
 
     @Test("random extreme requests, single and in a JSON $batch, with and without Prefer: answered or a typed error")
     func extremes() async throws {
-        let dir = OfflineTempDir()
-        defer { dir.cleanup() }
-        let store = try await OfflineFixtures.loaded(dir)
-        defer { try? store.close() }
+        let loaded = try await LoadedStore()
+        defer { withExtendedLifetime(loaded) {} }
+        let store = loaded.store
         let input = zip(Gen.int(in: 0...19), Gen.int(in: 0...(Self.counts.count - 1)), Gen.int(in: 0...(Self.counts.count - 1)),
                         Gen.int(in: 0...(Self.numbers.count - 1)), Gen.int(in: 0...(Self.durations.count - 1)),
                         Gen.int(in: 0...(Self.patterns.count - 1)), Gen.int(in: 0...4000), Gen.int(in: 0...(Self.counts.count)))
@@ -94,10 +93,9 @@ import Testing
 
     @Test("$top and $skip at the Int64 bound: every row, or none; a huge page size is one page")
     func boundsAnswerRight() async throws {
-        let dir = OfflineTempDir()
-        defer { dir.cleanup() }
-        let store = try await OfflineFixtures.loaded(dir)
-        defer { try? store.close() }
+        let loaded = try await LoadedStore()
+        defer { withExtendedLifetime(loaded) {} }
+        let store = loaded.store
         func rows(_ url: String, _ headers: [String: String] = [:]) throws -> (Int, Bool) {
             let json = try #require(try store.execute(ODataRequest(.get, Self.encode(url), headers: headers)).json())
             return (json["value"]?.arrayValue?.count ?? -1, json["@odata.nextLink"] != nil)
@@ -119,10 +117,9 @@ import Testing
 
     @Test("a date/time result outside years 1–9999 is an arithmeticOverflow, not a silent far-future date")
     func hugeDurations() async throws {
-        let dir = OfflineTempDir()
-        defer { dir.cleanup() }
-        let store = try await OfflineFixtures.loaded(dir)
-        defer { try? store.close() }
+        let loaded = try await LoadedStore()
+        defer { withExtendedLifetime(loaded) {} }
+        let store = loaded.store
         for url in ["SalesOrders?$filter=CreatedAt add duration'P99999999999D' gt CreatedAt",
                     "SalesOrders?$filter=DeliveryDate sub duration'P99999999999D' lt DeliveryDate",
                     "SalesOrders?$filter=CreatedAt sub duration'P3652059D' lt CreatedAt"] {
@@ -135,10 +132,9 @@ import Testing
 
     @Test("a nextLink whose values hold '&', '#', '+' or '%' can be followed: the next page, then the rest")
     func nextLinkIsPercentEncoded() async throws {
-        let dir = OfflineTempDir()
-        defer { dir.cleanup() }
-        let store = try await OfflineFixtures.loaded(dir)
-        defer { try? store.close() }
+        let loaded = try await LoadedStore()
+        defer { withExtendedLifetime(loaded) {} }
+        let store = loaded.store
         var url = "SalesOrders?$orderby=concat(SalesOrderID,'%26%23%2B%25')&$select=SalesOrderID&$filter=GrossAmount%20gt%200"
         var seen: [String] = []
         for _ in 0..<300 {
@@ -153,15 +149,30 @@ import Testing
     }
 }
 
+/// The generated sales store (partners and orders downloaded) in a temporary folder, closed and
+/// removed when the test lets go of it.
+final class LoadedStore {
+    let dir = OfflineTempDir()
+    let store: OfflineStore
+
+    init() async throws {
+        store = try await OfflineFixtures.loaded(dir)
+    }
+
+    deinit {
+        try? store.close()
+        dir.cleanup()
+    }
+}
+
 /// `$it` inside a nested `$expand` option is the resource the URL addresses, not the expanded
 /// entity (URL Conventions §5.1.1.11.4).
 @Suite struct NestedItTests {
     @Test("$it in a nested $filter names the outer entity, at every level of $expand")
     func itIsTheOuterResource() async throws {
-        let dir = OfflineTempDir()
-        defer { dir.cleanup() }
-        let store = try await OfflineFixtures.loaded(dir)
-        defer { try? store.close() }
+        let loaded = try await LoadedStore()
+        defer { withExtendedLifetime(loaded) {} }
+        let store = loaded.store
         let order = OfflineFixtures.sales.salesOrderID(0)
         let partner = try #require(try store.execute(.get, "SalesOrders('\(order)')").json()?["CustomerID"]?.stringValue)
         func encoded(_ url: String) -> String { url.replacingOccurrences(of: " ", with: "%20") }
@@ -183,10 +194,9 @@ import Testing
 
     @Test("options inside $select are refused as notSupported, never dropped")
     func selectOptionsRefused() async throws {
-        let dir = OfflineTempDir()
-        defer { dir.cleanup() }
-        let store = try await OfflineFixtures.loaded(dir)
-        defer { try? store.close() }
+        let loaded = try await LoadedStore()
+        defer { withExtendedLifetime(loaded) {} }
+        let store = loaded.store
         let error = #expect(throws: ODataError.self) {
             try store.execute(.get, "BusinessPartners?$select=BusinessPartnerID,Address($select=City)")
         }
@@ -199,10 +209,9 @@ import Testing
 @Suite struct SpecShapeTests {
     @Test("/$value of a property is its raw value as text/plain, not a JSON wrapper")
     func rawValue() async throws {
-        let dir = OfflineTempDir()
-        defer { dir.cleanup() }
-        let store = try await OfflineFixtures.loaded(dir)
-        defer { try? store.close() }
+        let loaded = try await LoadedStore()
+        defer { withExtendedLifetime(loaded) {} }
+        let store = loaded.store
         let order = OfflineFixtures.sales.salesOrderID(0)
         let json = try #require(try store.execute(.get, "SalesOrders('\(order)')/CustomerName").json())
         let name = try #require(json["value"]?.stringValue)
@@ -214,10 +223,9 @@ import Testing
 
     @Test("$expand=Nav/$count gives only Nav@odata.count, no empty array beside it")
     func expandCount() async throws {
-        let dir = OfflineTempDir()
-        defer { dir.cleanup() }
-        let store = try await OfflineFixtures.loaded(dir)
-        defer { try? store.close() }
+        let loaded = try await LoadedStore()
+        defer { withExtendedLifetime(loaded) {} }
+        let store = loaded.store
         let order = OfflineFixtures.sales.salesOrderID(0)
         let partner = try #require(try store.execute(.get, "SalesOrders('\(order)')").json()?["CustomerID"]?.stringValue)
         let all = try #require(try store.execute(.get, "BusinessPartners('\(partner)')/ToSalesOrders/$count").bodyText)
@@ -228,10 +236,9 @@ import Testing
 
     @Test("a single-valued navigation's /$ref is one reference, a collection's a list")
     func singleReference() async throws {
-        let dir = OfflineTempDir()
-        defer { dir.cleanup() }
-        let store = try await OfflineFixtures.loaded(dir)
-        defer { try? store.close() }
+        let loaded = try await LoadedStore()
+        defer { withExtendedLifetime(loaded) {} }
+        let store = loaded.store
         let order = OfflineFixtures.sales.salesOrderID(0)
         let partner = try #require(try store.execute(.get, "SalesOrders('\(order)')").json()?["CustomerID"]?.stringValue)
         let one = try #require(try store.execute(.get, "SalesOrders('\(order)')/ToCustomer/$ref").json())
