@@ -101,60 +101,22 @@ struct PageScan {
             }
         }
 
-        /// A JSON string at the cursor, unescaped.
+        /// A JSON string at the cursor, unescaped by the model's strict JSON reader (its escapes,
+        /// surrogate pairs and UTF-8 checks).
         mutating func string() throws(ODataError) -> String {
             try skipSpace()
             guard peek == UInt8(ascii: "\"") else { throw atEnd ? fail("the body ends before a string (truncated)") : fail("expected a string") }
-            pos += 1
-            var out: [UInt8] = []
-            while true {
-                guard let c = peek else { throw fail("the body ends inside a string (truncated)") }
-                pos += 1
-                switch c {
-                case UInt8(ascii: "\""):
-                    guard let text = String(validating: out, as: UTF8.self) else { throw fail("a string that is not UTF-8") }
-                    return text
-                case UInt8(ascii: "\\"):
-                    guard let e = peek else { throw fail("the body ends inside a string (truncated)") }
-                    pos += 1
-                    switch e {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
-                    case UInt8(ascii: "b"): out.append(0x08)
-                    case UInt8(ascii: "f"): out.append(0x0C)
-                    case UInt8(ascii: "n"): out.append(0x0A)
-                    case UInt8(ascii: "r"): out.append(0x0D)
-                    case UInt8(ascii: "t"): out.append(0x09)
-                    case UInt8(ascii: "u"):
-                        var scalar = try hex4()
-                        if (0xD800..<0xDC00).contains(scalar) {
-                            guard peek == UInt8(ascii: "\\"), pos + 1 < bytes.count, bytes[pos + 1] == UInt8(ascii: "u") else {
-                                throw fail("a lone surrogate escape")
-                            }
-                            pos += 2
-                            let low = try hex4()
-                            guard (0xDC00..<0xE000).contains(low) else { throw fail("a lone surrogate escape") }
-                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                        }
-                        guard let s = Unicode.Scalar(scalar) else { throw fail("an escape of a lone surrogate") }
-                        out += Array(String(Character(s)).utf8)
-                    default: throw fail("an invalid escape '\\\(Character(Unicode.Scalar(e)))'")
-                    }
-                default:
-                    guard c >= 0x20 else { throw fail("a control character inside a string") }
-                    out.append(c)
-                }
+            let start = pos
+            try skipString()
+            let value: JSONValue
+            do {
+                value = try JSONReader.parse(Array(bytes[start..<pos]))
+            } catch {
+                pos = start
+                throw fail("an invalid string: \(error.message)")
             }
-        }
-
-        mutating func hex4() throws(ODataError) -> UInt32 {
-            guard pos + 4 <= bytes.count else { throw fail("the body ends inside an escape (truncated)") }
-            var value: UInt32 = 0
-            for _ in 0..<4 {
-                guard let v = URLPercentEncoding.hexValue(bytes[pos]) else { throw fail("an invalid \\u escape") }
-                value = value * 16 + UInt32(v)
-                pos += 1
-            }
-            return value
+            guard let text = value.stringValue else { throw fail("expected a string") }
+            return text
         }
 
         /// Skips one JSON value at the cursor: strings with their escapes, nested objects and

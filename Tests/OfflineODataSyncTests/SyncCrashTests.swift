@@ -26,18 +26,37 @@ struct SyncCrashTests {
         return nil
     }
 
-    @Test func killsDuringDownloadsLoseNothing() async throws {
-        let binary = try #require(Self.binary, "offline-odata not built: run `swift build` before `swift test`")
-        let env = ProcessInfo.processInfo.environment
-        let kills = Int(env["OODATA_SYNC_CRASH_KILLS"] ?? "") ?? 30
-        let seed = UInt64(env["OODATA_SYNC_CRASH_SEED"] ?? "") ?? UInt64.random(in: 1...UInt64.max / 2)
-        print("SyncCrashTests: seed \(seed) (OODATA_SYNC_CRASH_SEED=\(seed) replays it)")
-        var rng = SeededGenerator(seed: seed)
-        let server = try OdatapyServer()
-        defer { server.stop() }
+    /// What both crash tests set up: the worker binary, the number of kills (from `envName`),
+    /// a printed seed and its generator, a back end and a store folder, removed at the end.
+    final class CrashRun {
+        let binary: String
+        let kills: Int
+        var rng: SeededGenerator
+        let server: OdatapyServer
         let dir = SyncTempDir()
-        defer { dir.cleanup() }
-        let parameters = SyncCrashWorkerParameters.parameters(path: dir.path)
+        var parameters: OfflineODataParameters { SyncCrashWorkerParameters.parameters(path: dir.path) }
+
+        init(_ label: String, envName: String, defaultKills: Int) throws {
+            binary = try #require(SyncCrashTests.binary, "offline-odata not built: run `swift build` before `swift test`")
+            let env = ProcessInfo.processInfo.environment
+            kills = Int(env[envName] ?? "") ?? defaultKills
+            let seed = UInt64(env["OODATA_SYNC_CRASH_SEED"] ?? "") ?? UInt64.random(in: 1...UInt64.max / 2)
+            print("SyncCrashTests (\(label)): seed \(seed) (OODATA_SYNC_CRASH_SEED=\(seed) replays it)")
+            rng = SeededGenerator(seed: seed)
+            server = try OdatapyServer()
+        }
+
+        deinit {
+            server.stop()
+            dir.cleanup()
+        }
+    }
+
+    @Test func killsDuringDownloadsLoseNothing() async throws {
+        let run = try CrashRun("download", envName: "OODATA_SYNC_CRASH_KILLS", defaultKills: 30)
+        defer { withExtendedLifetime(run) {} }
+        let (binary, kills, server, dir, parameters) = (run.binary, run.kills, run.server, run.dir, run.parameters)
+        var rng = run.rng
         var interrupted = 0, created = 0
         for round in 0..<kills {
             // Another client changes the back end.
@@ -162,17 +181,10 @@ extension SyncCrashTests {
     /// conflict) and the back end holds exactly the store's orders and notes.
     /// `OODATA_UPLOAD_CRASH_KILLS` sets the number of kills (default 50).
     @Test func killsDuringUploadsLoseNothing() async throws {
-        let binary = try #require(Self.binary, "offline-odata not built: run `swift build` before `swift test`")
-        let env = ProcessInfo.processInfo.environment
-        let kills = Int(env["OODATA_UPLOAD_CRASH_KILLS"] ?? "") ?? 50
-        let seed = UInt64(env["OODATA_SYNC_CRASH_SEED"] ?? "") ?? UInt64.random(in: 1...UInt64.max / 2)
-        print("SyncCrashTests (upload): seed \(seed)")
-        var rng = SeededGenerator(seed: seed)
-        let server = try OdatapyServer()
-        defer { server.stop() }
-        let dir = SyncTempDir()
-        defer { dir.cleanup() }
-        let parameters = SyncCrashWorkerParameters.parameters(path: dir.path)
+        let run = try CrashRun("upload", envName: "OODATA_UPLOAD_CRASH_KILLS", defaultKills: 50)
+        defer { withExtendedLifetime(run) {} }
+        let (binary, kills, server, dir, parameters) = (run.binary, run.kills, run.server, run.dir, run.parameters)
+        var rng = run.rng
         let first = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: parameters)
         try await first.open()
         try first.close()

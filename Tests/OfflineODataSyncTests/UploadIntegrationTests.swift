@@ -128,6 +128,16 @@ struct UploadIntegrationTests {
 }
 
 extension UploadIntegrationTests {
+    /// A provider on `server` through `transport`, opened, with a create, an update and a delete queued.
+    static func openWithThreeQueued(_ server: OdatapyServer, _ dir: SyncTempDir,
+                                    _ transport: any Transport) async throws -> (OfflineODataProvider, OfflineStore) {
+        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dir, queries: queries), transport: transport)
+        try await provider.open()
+        let store = try provider.store
+        try queueThree(store)
+        return (provider, store)
+    }
+
     static func queueThree(_ store: OfflineStore) throws {
         #expect(try store.execute(.post, "SalesOrders", body: #"{"SalesOrderID":"SO300","BusinessPartnerID":"BP2","LifecycleStatus":"N","CurrencyCode":"EUR","GrossAmount":7}"#).status == 201)
         #expect(try store.execute(.patch, "SalesOrders('SO001')", body: #"{"Note":"once"}"#).status == 204)
@@ -141,11 +151,7 @@ extension UploadIntegrationTests {
         let dir = SyncTempDir()
         defer { dir.cleanup() }
         let transport = FaultInjectingTransport(URLSessionTransport(timeout: 20))
-        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dir, queries: Self.queries),
-                                                transport: transport)
-        try await provider.open()
-        let store = try provider.store
-        try Self.queueThree(store)
+        let (provider, store) = try await Self.openWithThreeQueued(server, dir, transport)
         transport.inject(.applyThenDrop, whenURLContains: "SalesOrders", method: "POST")
         transport.inject(.applyThenDrop, whenURLContains: "SalesOrders('SO001')", method: "PATCH")
         transport.inject(.applyThenDrop, whenURLContains: "SalesOrders('SO008')", method: "DELETE")
@@ -173,11 +179,7 @@ extension UploadIntegrationTests {
         defer { dir.cleanup() }
         let double = RepeatableDouble(URLSessionTransport(timeout: 20))
         let transport = FaultInjectingTransport(double)
-        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dir, queries: Self.queries),
-                                                transport: transport)
-        try await provider.open()
-        let store = try provider.store
-        try Self.queueThree(store)
+        let (provider, store) = try await Self.openWithThreeQueued(server, dir, transport)
         transport.inject(.applyThenDrop, whenURLContains: "SalesOrders", method: "POST")
         transport.inject(.applyThenDrop, whenURLContains: "SalesOrders('SO001')", method: "PATCH")
         _ = await #expect(throws: ODataError.self) { try await provider.upload() }

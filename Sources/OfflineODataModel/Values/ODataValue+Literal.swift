@@ -204,22 +204,24 @@ extension ODataValue {
     }
 
     private static func binaryBody(_ prefix: String, _ body: String, _ text: String, _ version: ODataVersion) throws(ODataError) -> [UInt8] {
-        do {
-            return try binaryPayload(prefix, body, text, version)
-        } catch {
-            var named = error
-            if !error.message.contains(text) { named.message = "in literal '\(ODataError.valueClip(text))': " + error.message }
-            throw named
+        switch prefix.lowercased() {
+        case "x" where version == .v2, "binary" where version == .v2:
+            return try naming(text) { () throws(ODataError) in try BinaryTextCodec.decodeHex(body) }
+        case "x": throw .valueInvalidLiteral(text, "X'…' is a V2 literal; parse with version .v2")
+        case "binary":
+            return try naming(text) { () throws(ODataError) in try BinaryTextCodec.decodeBase64(body, allowStandard: false, allowURL: true) }
+        default: throw .valueInvalidLiteral(text, "expected binary'…' or X'…'")
         }
     }
 
-    private static func binaryPayload(_ prefix: String, _ body: String, _ text: String, _ version: ODataVersion) throws(ODataError) -> [UInt8] {
-        switch prefix.lowercased() {
-        case "x" where version == .v2: return try BinaryTextCodec.decodeHex(body)
-        case "binary" where version == .v2: return try BinaryTextCodec.decodeHex(body)
-        case "x": throw .valueInvalidLiteral(text, "X'…' is a V2 literal; parse with version .v2")
-        case "binary": return try BinaryTextCodec.decodeBase64(body, allowStandard: false, allowURL: true)
-        default: throw .valueInvalidLiteral(text, "expected binary'…' or X'…'")
+    /// The codec's error (which names only the payload) with the literal it came from.
+    private static func naming<T>(_ text: String, _ body: () throws(ODataError) -> T) throws(ODataError) -> T {
+        do {
+            return try body()
+        } catch {
+            var named = error
+            named.message = "in literal '\(ODataError.valueClip(text))': " + error.message
+            throw named
         }
     }
 
