@@ -61,23 +61,29 @@ extension OfflineODataProvider {
                 summary.failed += 1
                 continue
             }
-            let attempt = try store.beginUploadAttempt(requestID: request.requestID, repeatabilityID: UUID().uuidString.lowercased(),
+            var attempt = try store.beginUploadAttempt(requestID: request.requestID, repeatabilityID: UUID().uuidString.lowercased(),
                                                        firstSent: Self.imfDate(Date()))
             // The entity's ETag now: a request queued while an earlier one was pending carries the
             // ETag of that moment, which the earlier request's confirmation has since replaced.
             let current = try? store.currentServerETag(of: request.affectedEntitySet, key: request.affectedEntityKey)
-            var http = uploadRequest(request, ifMatch: etags[entity] ?? current ?? request.serverETag)
-            if parameters.enableRepeatableRequests {
-                http.headers.append((name: "Repeatability-Request-ID", value: attempt.requestID))
-                http.headers.append((name: "Repeatability-First-Sent", value: attempt.firstSent))
-            }
-            let response = try await exchange(http)
-            let body = try await collect(response, http)
+            var (response, body) = try await send(request, ifMatch: etags[entity] ?? current ?? request.serverETag, attempt: attempt)
             var proven: (etag: String?, ok: Bool) = (nil, false)
             if attempt.previouslySent, !(200..<300).contains(response.status) {
                 // The request may have been applied before and its answer lost (a dropped
                 // connection, a crash): an answer that proves our own earlier success confirms it.
-                proven = try await provesEarlierSuccess(request, status: response.status)
+                switch try await earlierAttempt(request, status: response.status, store: store) {
+                case .applied(let etag):
+                    proven = (etag, true)
+                case .valuesUnchanged(let etag):
+                    // Not applied, yet the ETag moved with no value changed: the back end took a
+                    // cut-off earlier attempt as an empty change. Send it again on the new ETag,
+                    // as a new request (new repeatability).
+                    attempt = try store.renewUploadAttempt(requestID: request.requestID, repeatabilityID: UUID().uuidString.lowercased(),
+                                                           firstSent: Self.imfDate(Date()))
+                    (response, body) = try await send(request, ifMatch: etag, attempt: attempt)
+                case .unknown:
+                    break
+                }
             }
             if proven.ok {
                 _ = try store.confirmUpload(requestID: request.requestID, etag: proven.etag, serverKey: nil)
@@ -109,17 +115,29 @@ extension OfflineODataProvider {
         return summary
     }
 
+    /// What a retried request's refusal says of its earlier attempt.
+    enum EarlierAttempt {
+        /// The back end applied it (its answer was lost); the entity's ETag now, when known.
+        case applied(String?)
+        /// Not applied, and the entity holds the values the request was made on, under a new
+        /// ETag (this one).
+        case valuesUnchanged(String)
+        /// Nothing proven: the refusal stands.
+        case unknown
+    }
+
     /// A retried request's answer that proves the back end applied it the first time: 409 to
     /// our create (the key is there), 404 to our delete (it is gone), 412 to our update when the
     /// entity the back end holds now has every value our body sets. A 412 whose values differ is
-    /// a real conflict (another client changed it), and stays one.
-    func provesEarlierSuccess(_ request: QueuedRequest, status: Int) async throws(ODataError) -> (etag: String?, ok: Bool) {
+    /// a real conflict (another client changed it) and stays one, except when the entity still
+    /// has every value the store last had from the back end: then only its ETag moved.
+    func earlierAttempt(_ request: QueuedRequest, status: Int, store: OfflineStore) async throws(ODataError) -> EarlierAttempt {
         switch (request.method, status) {
-        case ("POST", 409): return (nil, true)
-        case ("DELETE", 404): return (nil, true)
+        case ("POST", 409): return .applied(nil)
+        case ("DELETE", 404): return .applied(nil)
         case ("PATCH", 412), ("MERGE", 412), ("PUT", 412):
             guard let text = request.body, let sent = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
-                return (nil, false)
+                return .unknown
             }
             var url = request.url
             while url.hasPrefix("/") { url.removeFirst() }
@@ -129,15 +147,31 @@ extension OfflineODataProvider {
             let response = try await exchange(get)
             let body = try await collect(response, get)
             guard response.status == 200, let now = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
-                return (nil, false)
+                return .unknown
             }
-            for (name, value) in sent where !name.contains("@") {
-                guard let current = now[name], Self.sameJSON(value, current) else { return (nil, false) }
+            let etag = response.header("ETag") ?? now["@odata.etag"] as? String
+            if sent.allSatisfy({ name, value in name.contains("@") || now[name].map { Self.sameJSON(value, $0) } ?? false }) {
+                return .applied(etag)
             }
-            return (response.header("ETag") ?? now["@odata.etag"] as? String, true)
+            if let etag, (try? store.serverValuesUnchanged(of: request.affectedEntitySet, key: request.affectedEntityKey, body: body)) == true {
+                return .valuesUnchanged(etag)
+            }
+            return .unknown
         default:
-            return (nil, false)
+            return .unknown
         }
+    }
+
+    /// Sends one queued request with its `If-Match` and repeatability headers; the answer and
+    /// its body.
+    func send(_ request: QueuedRequest, ifMatch: String?, attempt: UploadAttempt) async throws(ODataError) -> (HTTPResponse, [UInt8]) {
+        var http = uploadRequest(request, ifMatch: ifMatch)
+        if parameters.enableRepeatableRequests {
+            http.headers.append((name: "Repeatability-Request-ID", value: attempt.requestID))
+            http.headers.append((name: "Repeatability-First-Sent", value: attempt.firstSent))
+        }
+        let response = try await exchange(http)
+        return (response, try await collect(response, http))
     }
 
     /// JSON values equal as OData values: numbers by value (`5.00` is `5.0`), the rest as JSON.

@@ -214,4 +214,34 @@ extension UploadIntegrationTests {
         #expect(try await Self.note(server, "SO004") == "theirs")
         try provider.close()
     }
+
+    /// Found by the upload crash test: a worker killed while sending a PATCH left odatapy its
+    /// headers without the body, and odatapy applied that as an empty change (a new ETag, no
+    /// value changed). The retry's 412 is then about the ETag alone.
+    @Test("a retried update whose cut-off first attempt the back end took as an empty change: the values it was made on are unchanged, so it is sent again on the new ETag")
+    func retriedUpdateAfterEmptyChange() async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let transport = FaultInjectingTransport(URLSessionTransport(timeout: 20))
+        transport.inject(.fail(.reset), whenURLContains: "SalesOrders('SO004')", method: "PATCH")
+        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dir, queries: Self.queries),
+                                                transport: transport)
+        try await provider.open()
+        let store = try provider.store
+        _ = try store.execute(.patch, "SalesOrders('SO004')", body: #"{"Note":"mine"}"#)
+        _ = await #expect(throws: ODataError.self) { try await provider.upload() }
+        // What the back end made of the cut-off attempt: a change without values.
+        #expect(try await server.send("PATCH", "SalesOrders('SO004')", json: "{}").0 == 204)
+        let summary = try await provider.upload()
+        let archived = try store.errorArchive().map(\.message)
+        #expect(summary == UploadSummary(succeeded: 1, failed: 0, remaining: 0), "\(archived)")
+        #expect(try await Self.note(server, "SO004") == "mine")
+        // The store took the ETag of the resent request: the next update goes through at once.
+        _ = try store.execute(.patch, "SalesOrders('SO004')", body: #"{"Note":"again"}"#)
+        #expect(try await provider.upload() == UploadSummary(succeeded: 1, failed: 0, remaining: 0))
+        #expect(try await Self.note(server, "SO004") == "again")
+        try provider.close()
+    }
 }

@@ -185,6 +185,18 @@ extension OfflineStore {
         return UploadAttempt(requestID: repeatabilityID, firstSent: firstSent, previouslySent: false)
     }
 
+    /// Replaces a request's repeatability with new ones, durably and before it is sent again as
+    /// another request (on a new ETag, docs/Sync.md §6): a back end that honours repeatable
+    /// requests must not answer it with the outcome of the earlier one.
+    package func renewUploadAttempt(requestID: Int64, repeatabilityID: String, firstSent: String) throws(ODataError) -> UploadAttempt {
+        try ensureOpen()
+        try storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+            try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: Self.attemptKey(requestID),
+                                value: Array((repeatabilityID + "\t" + firstSent).utf8))
+        }
+        return UploadAttempt(requestID: repeatabilityID, firstSent: firstSent, previouslySent: false)
+    }
+
     /// Confirms a request the back end applied (door for upload, docs/Sync.md §6), in one commit
     /// with the removal of its attempt record.
     package func confirmUpload(requestID: Int64, etag: String?, serverKey: [ODataValue]?) throws(ODataError) -> UploadConfirmation {
@@ -240,5 +252,40 @@ extension OfflineStore {
             return try StoredValue.split(&stored, what: "server image of \(set)").etag
         }
         return try storage.reader().entity(in: set, keyBytes: keyBytes)?.etag
+    }
+}
+
+extension OfflineStore {
+    /// Whether the back end's entity now (`body`: its JSON, as a GET answers it) still holds,
+    /// in every declared property it carries, the values the store last had from the back end
+    /// (the server image while local changes are pending, else the entity). True means no other
+    /// client changed a value since the local changes were made: a 412 is then about the ETag
+    /// alone (a back end that applied a cut-off earlier attempt as an empty change, docs/Sync.md
+    /// §6), and the request can be sent again on the new ETag without overwriting anyone's edit.
+    /// False when the store has no server version of the entity.
+    package func serverValuesUnchanged(of set: String, key predicate: String, body: [UInt8]) throws(ODataError) -> Bool {
+        try ensureOpen()
+        let info = try storage.setInfo(set)
+        let keyBytes = try storage.encodeKey(try KeyPredicate.parse(predicate, keys: try keyProperties(of: set)), in: set)
+        let base: EntityRecord
+        if let bytes = try storage.reader().systemValue(tree: ServiceFormat.imageTree, key: ServiceFormat.imageKey(set, keyBytes)) {
+            let image = try ServerImage.decode(bytes, what: "server image of \(set)")
+            guard image.kind == ServiceFormat.kindServer else { return false }
+            var stored = image.stored
+            _ = try StoredValue.split(&stored, what: "server image of \(set)")
+            base = try info.codec.decode(stored)
+        } else if let entity = try storage.reader().entity(in: set, keyBytes: keyBytes) {
+            base = try entity.record()
+        } else {
+            return false
+        }
+        let now = try service.bodyReader.readEntity(body, entitySet: set)
+        var compared = 0
+        for property in now.properties {
+            guard let slot = info.propertyIndex[property.name], slot < base.values.count else { continue }
+            guard (base.values[slot] ?? .null) == property.value else { return false }
+            compared += 1
+        }
+        return compared > 0
     }
 }
