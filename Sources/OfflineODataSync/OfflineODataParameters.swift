@@ -34,6 +34,17 @@ public struct OfflineODataParameters: Sendable {
     /// 1.0) with every upload request, fixed before its first send and the same on every retry
     /// (SAP's `enableRepeatableRequests`, on by default).
     public var enableRepeatableRequests = true
+    /// How an upload sends the queue: in `$batch` requests (change sets by transaction ID) or
+    /// one request at a time. `.automatic` sends batches until the back end answers `$batch`
+    /// with 404, 405 or 501, then one at a time.
+    public var uploadBatching: UploadBatching = .automatic
+    /// Requests in one `$batch` at most (a change set is never split).
+    public var maxRequestsPerBatch = 100
+    /// Inside a change set, a request on an entity created earlier in it with a generated
+    /// (temporary) key names it by Content-ID (`$1`), as OData allows. Off for a back end that
+    /// answers `$1` with 404 (mock-sap, Gateway without deferred processing): the create then
+    /// goes alone first and the later requests are re-keyed before they are sent.
+    public var contentIDReferences = true
     /// A page larger than this is `pageTooLarge` (it cannot be a page of `pageSize` entities).
     public var maxPageBytes: Int
     /// Pages of one defining query at most (a back end whose next links loop).
@@ -70,6 +81,14 @@ public struct OfflineODataParameters: Sendable {
         self.indexes = indexes
     }
 
+    /// How an upload sends the queue.
+    public enum UploadBatching: String, Sendable, Hashable {
+        /// `$batch`, falling back to single requests when the back end has none.
+        case automatic
+        /// One request at a time.
+        case never
+    }
+
     /// Which defining queries follow delta links.
     public enum DeltaTrust: String, Sendable, Hashable {
         /// Only queries of one entity set without `$filter` or `$expand`: both reference back ends
@@ -95,6 +114,7 @@ public struct OfflineODataParameters: Sendable {
         guard timeout > 0, timeout.isFinite else { throw bad("timeout", "is \(timeout) (a positive number of seconds)") }
         guard maxPageBytes >= 1024 else { throw bad("maxPageBytes", "is \(maxPageBytes) (at least 1024)") }
         guard maxPages >= 1 else { throw bad("maxPages", "is \(maxPages) (at least 1)") }
+        guard maxRequestsPerBatch >= 1 else { throw bad("maxRequestsPerBatch", "is \(maxRequestsPerBatch) (at least 1)") }
         for (name, value) in customCookies {
             guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "=") && $0 != UInt8(ascii: ";") }),
                   value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ";") }) else {

@@ -19,19 +19,38 @@ public struct UploadSummary: Sendable, Hashable {
     }
 }
 
-/// The upload recipe, first slice (docs/Sync.md §6): requests one at a time in RequestID order,
-/// each confirmed or archived in its own commit.
-/// 1. take the queue in order (the requests of the chosen upload categories);
+/// The upload recipe (docs/Sync.md §6): the queue in RequestID order, as change sets in
+/// `$batch` requests where the back end takes them, else one request at a time; each outcome
+/// confirmed or archived in its own commit.
+/// 1. take the queue in order (the requests of the chosen upload categories); the consecutive
+///    requests of one transaction ID make one change set, every other request one of its own;
 /// 2. a request whose entity already failed (in this upload or an earlier one) is not sent: it
-///    goes to the ErrorArchive too, as SAP documents;
-/// 3. send it with `If-Match`: the ETag the back end returned for the entity's previous request
-///    in this upload, else the entity's ETag now (advanced by every confirmation), else the one
-///    it had when the request was queued;
-/// 4. 2xx: confirm it (the new ETag; for a create, the key the back end assigned, from
+///    goes to the ErrorArchive too (424), as SAP documents; with it its whole change set;
+/// 3. a batch ends before a change set that touches an entity of an earlier change set in it
+///    (its `If-Match` needs the ETag the earlier one returns) and at `maxRequestsPerBatch`; a
+///    request that may have been sent before goes alone, one request at a time, where its
+///    answer can be checked for proof of its earlier success;
+/// 4. each request carries `If-Match`: the ETag the back end returned for the entity's previous
+///    request in this upload, else the entity's ETag now (advanced by every confirmation), else
+///    the one it had when it was queued; inside a change set, a later request on the same
+///    entity carries `*` (the change set is atomic, nothing comes between);
+/// 5. 2xx: confirm it (the new ETag; for a create, the key the back end assigned, from
 ///    `Location` or the body, which re-keys the entity and the later requests);
-///    another status: archive it with the back end's error; no answer: stop, and throw the
-///    communication error (what was confirmed stays confirmed, the rest stays queued).
+///    another status: archive it with the back end's error (and the rest of its change set);
+///    no answer: stop, and throw the communication error (what was confirmed stays confirmed,
+///    the rest stays queued).
 extension OfflineODataProvider {
+    /// What one upload keeps between its batches.
+    struct UploadRun {
+        var summary = UploadSummary(succeeded: 0, failed: 0, remaining: 0)
+        /// Entities (set + key predicate) with a failed request: their later requests are not sent.
+        var failedEntities: Set<String>
+        /// The ETag the back end returned in this upload, by entity.
+        var etags: [String: String] = [:]
+        /// Requests sent in this upload whose answer the back end left out: not sent again in it.
+        var leftQueued: Set<Int64> = []
+    }
+
     @discardableResult
     public func upload(categories: [String]? = nil) async throws(ODataError) -> UploadSummary {
         let store = try self.store
@@ -40,79 +59,156 @@ extension OfflineODataProvider {
             core.syncing = true
         }
         defer { core.withLock { $0.syncing = false } }
-        var summary = UploadSummary(succeeded: 0, failed: 0, remaining: 0)
-        var failedEntities = Set(try store.errorArchive().map { $0.affectedEntitySet + $0.affectedEntityKey })
-        var etags: [String: String] = [:]
-        var queue = try store.requestQueue()
-        var index = 0
-        defer { _ = try? store.logSyncEvent(type: "Upload", details: "succeeded=\(summary.succeeded) failed=\(summary.failed) remaining=\(summary.remaining)") }
-        while index < queue.count {
-            let request = queue[index]
-            index += 1
-            if let categories, !categories.contains(request.options.uploadCategory ?? "") {
-                summary.remaining += 1
-                continue
-            }
+        var run = UploadRun(failedEntities: Set(try store.errorArchive().map { $0.affectedEntitySet + $0.affectedEntityKey }))
+        defer { _ = try? store.logSyncEvent(type: "Upload", details: "succeeded=\(run.summary.succeeded) failed=\(run.summary.failed) remaining=\(run.summary.remaining)") }
+        while true {
             try checkCancelled()
-            let entity = request.affectedEntitySet + request.affectedEntityKey
-            if failedEntities.contains(entity) {
-                try store.failUpload(requestID: request.requestID, httpStatus: 424, code: "dependencyFailed",
-                                     message: "not sent: an earlier request of \(entity) failed", innerError: nil)
-                summary.failed += 1
+            let (units, retry) = try collectUnits(try store.requestQueue(), categories: categories, run: &run, store: store)
+            if units.isEmpty { break }
+            let batchUnsupported = core.withLock { $0.batchUnsupported }
+            if parameters.uploadBatching == .automatic, !batchUnsupported, !retry {
+                if try await sendBatch(units, run: &run, store: store) { continue }
+                core.withLock { $0.batchUnsupported = true }
+            }
+            for request in units.joined() {
+                try checkCancelled()
+                let entity = request.affectedEntitySet + request.affectedEntityKey
+                if run.failedEntities.contains(entity) {
+                    try store.failUpload(requestID: request.requestID, httpStatus: 424, code: "dependencyFailed",
+                                         message: "not sent: an earlier request of \(entity) failed", innerError: nil)
+                    run.summary.failed += 1
+                    continue
+                }
+                // A confirmation that re-keyed later requests: read the queue again.
+                if try await sendSingle(request, run: &run, store: store) { break }
+            }
+        }
+        run.summary.remaining = try store.requestQueue().count
+        progressHub.publish(SyncProgress(step: .done))
+        return run.summary
+    }
+
+    /// The next change sets to send (step 1–3 of the recipe), archiving on the way the requests
+    /// of entities that failed. `retry`: one change set to send one request at a time (its
+    /// requests may have been sent before, or it names a temporary key by a Content-ID that the
+    /// back end does not resolve).
+    func collectUnits(_ queue: [QueuedRequest], categories: [String]?, run: inout UploadRun,
+                      store: OfflineStore) throws(ODataError) -> (units: [[QueuedRequest]], retry: Bool) {
+        var units: [[QueuedRequest]] = []
+        var count = 0
+        var entities = Set<String>()
+        var i = 0
+        while i < queue.count {
+            let request = queue[i]
+            if run.leftQueued.contains(request.requestID) || categories.map({ !$0.contains(request.options.uploadCategory ?? "") }) == true {
+                i += 1
                 continue
             }
-            var attempt = try store.beginUploadAttempt(requestID: request.requestID, repeatabilityID: UUID().uuidString.lowercased(),
-                                                       firstSent: Self.imfDate(Date()))
-            // The entity's ETag now: a request queued while an earlier one was pending carries the
-            // ETag of that moment, which the earlier request's confirmation has since replaced.
-            let current = try? store.currentServerETag(of: request.affectedEntitySet, key: request.affectedEntityKey)
-            var (response, body) = try await send(request, ifMatch: etags[entity] ?? current ?? request.serverETag, attempt: attempt)
-            var proven: (etag: String?, ok: Bool) = (nil, false)
-            if attempt.previouslySent, !(200..<300).contains(response.status) {
-                // The request may have been applied before and its answer lost (a dropped
-                // connection, a crash): an answer that proves our own earlier success confirms it.
-                switch try await earlierAttempt(request, status: response.status, store: store) {
-                case .applied(let etag):
-                    proven = (etag, true)
-                case .valuesUnchanged(let etag):
-                    // Not applied, yet the ETag moved with no value changed: the back end took a
-                    // cut-off earlier attempt as an empty change. Send it again on the new ETag,
-                    // as a new request (new repeatability).
-                    attempt = try store.renewUploadAttempt(requestID: request.requestID, repeatabilityID: UUID().uuidString.lowercased(),
-                                                           firstSent: Self.imfDate(Date()))
-                    (response, body) = try await send(request, ifMatch: etag, attempt: attempt)
-                case .unknown:
-                    break
+            var unit = [request]
+            var next = i + 1
+            if let transaction = request.options.transactionID {
+                while next < queue.count, queue[next].options.transactionID == transaction, !run.leftQueued.contains(queue[next].requestID) {
+                    unit.append(queue[next])
+                    next += 1
                 }
             }
-            if proven.ok {
-                _ = try store.confirmUpload(requestID: request.requestID, etag: proven.etag, serverKey: nil)
-                if let etag = proven.etag { etags[entity] = etag }
-                summary.succeeded += 1
-            } else if (200..<300).contains(response.status) {
-                let etag = response.header("ETag") ?? Self.bodyETag(body)
-                let serverKey = request.method == "POST" ? try Self.serverKey(response, body, set: request.affectedEntitySet, store: store) : nil
-                let confirmation = try store.confirmUpload(requestID: request.requestID, etag: etag, serverKey: serverKey)
-                if let etag { etags[confirmation.entitySet + confirmation.entityKey] = etag }
-                summary.succeeded += 1
-                if confirmation.requestsRekeyed > 0 {
-                    // Later requests now name the server's key: read them again.
-                    queue = try store.requestQueue()
-                    index = 0
-                    summary.remaining = 0
+            let unitEntities = Set(unit.map { $0.affectedEntitySet + $0.affectedEntityKey })
+            if !unitEntities.isDisjoint(with: run.failedEntities) {
+                for member in unit {
+                    let entity = member.affectedEntitySet + member.affectedEntityKey
+                    let reason = run.failedEntities.contains(entity) ? "an earlier request of \(entity) failed"
+                        : "its change set (transaction \(member.options.transactionID ?? "")) holds a request of an entity that failed"
+                    try store.failUpload(requestID: member.requestID, httpStatus: 424, code: "dependencyFailed",
+                                         message: "not sent: \(reason)", innerError: nil)
+                    run.summary.failed += 1
                 }
-            } else {
-                let detail = Self.errorDetail(body)
-                try store.failUpload(requestID: request.requestID, httpStatus: response.status, code: detail.code,
-                                     message: detail.message ?? "\(request.method) \(request.url) answered \(response.status)",
-                                     innerError: detail.inner)
-                failedEntities.insert(entity)
-                summary.failed += 1
+                run.failedEntities.formUnion(unitEntities)
+                i = next
+                continue
             }
-            progressHub.publish(SyncProgress(step: .sendingRequests, definingQuery: nil, pagesReceived: summary.succeeded + summary.failed))
+            var sentBefore = false
+            for member in unit where try store.uploadAttempt(requestID: member.requestID) != nil { sentBefore = true }
+            // A create with a temporary key: the back end's key must be known before anything
+            // else names it (in this change set by Content-ID where the back end resolves it).
+            var temporaryKey = false
+            for (position, member) in unit.enumerated() where member.method == "POST" {
+                guard try store.hasGeneratedKey(member.affectedEntitySet, key: member.affectedEntityKey) else { continue }
+                temporaryKey = true
+                if !parameters.contentIDReferences && position < unit.count - 1 { sentBefore = true }
+            }
+            if sentBefore {
+                if units.isEmpty { return ([unit], true) }
+                break
+            }
+            if !units.isEmpty, !unitEntities.isDisjoint(with: entities) || count + unit.count > parameters.maxRequestsPerBatch { break }
+            units.append(unit)
+            count += unit.count
+            entities.formUnion(unitEntities)
+            i = next
+            if count >= parameters.maxRequestsPerBatch || temporaryKey { break }
         }
-        progressHub.publish(SyncProgress(step: .done))
-        return summary
+        return (units, false)
+    }
+
+    /// Sends one queued request alone and confirms or archives it; true when its confirmation
+    /// re-keyed later requests (the queue must be read again).
+    func sendSingle(_ request: QueuedRequest, run: inout UploadRun, store: OfflineStore) async throws(ODataError) -> Bool {
+        let entity = request.affectedEntitySet + request.affectedEntityKey
+        var attempt = try store.beginUploadAttempt(requestID: request.requestID, repeatabilityID: UUID().uuidString.lowercased(),
+                                                   firstSent: Self.imfDate(Date()))
+        // The entity's ETag now: a request queued while an earlier one was pending carries the
+        // ETag of that moment, which the earlier request's confirmation has since replaced.
+        let current = try? store.currentServerETag(of: request.affectedEntitySet, key: request.affectedEntityKey)
+        var (response, body) = try await send(request, ifMatch: run.etags[entity] ?? current ?? request.serverETag, attempt: attempt)
+        if attempt.previouslySent, !(200..<300).contains(response.status) {
+            // The request may have been applied before and its answer lost (a dropped
+            // connection, a crash): an answer that proves our own earlier success confirms it.
+            switch try await earlierAttempt(request, status: response.status, store: store) {
+            case .applied(let etag):
+                _ = try store.confirmUpload(requestID: request.requestID, etag: etag, serverKey: nil)
+                if let etag { run.etags[entity] = etag }
+                run.summary.succeeded += 1
+                publishSent(run)
+                return false
+            case .valuesUnchanged(let etag):
+                // Not applied, yet the ETag moved with no value changed: the back end took a
+                // cut-off earlier attempt as an empty change. Send it again on the new ETag,
+                // as a new request (new repeatability).
+                attempt = try store.renewUploadAttempt(requestID: request.requestID, repeatabilityID: UUID().uuidString.lowercased(),
+                                                       firstSent: Self.imfDate(Date()))
+                (response, body) = try await send(request, ifMatch: etag, attempt: attempt)
+            case .unknown:
+                break
+            }
+        }
+        let rekeyed = try settle(request, status: response.status, header: { response.header($0) }, body: body, run: &run, store: store)
+        publishSent(run)
+        return rekeyed
+    }
+
+    /// Confirms (2xx) or archives (another status) one request by its answer; true when the
+    /// confirmation re-keyed later requests.
+    func settle(_ request: QueuedRequest, status: Int, header: (String) -> String?, body: [UInt8],
+                run: inout UploadRun, store: OfflineStore) throws(ODataError) -> Bool {
+        if (200..<300).contains(status) {
+            let etag = header("ETag") ?? Self.bodyETag(body)
+            let serverKey = request.method == "POST"
+                ? try Self.serverKey(location: header("Location"), body, set: request.affectedEntitySet, store: store) : nil
+            let confirmation = try store.confirmUpload(requestID: request.requestID, etag: etag, serverKey: serverKey)
+            if let etag { run.etags[confirmation.entitySet + confirmation.entityKey] = etag }
+            run.summary.succeeded += 1
+            return confirmation.requestsRekeyed > 0
+        }
+        let detail = Self.errorDetail(body)
+        try store.failUpload(requestID: request.requestID, httpStatus: status, code: detail.code,
+                             message: detail.message ?? "\(request.method) \(request.url) answered \(status)", innerError: detail.inner)
+        run.failedEntities.insert(request.affectedEntitySet + request.affectedEntityKey)
+        run.summary.failed += 1
+        return false
+    }
+
+    func publishSent(_ run: UploadRun) {
+        progressHub.publish(SyncProgress(step: .sendingRequests, definingQuery: nil, pagesReceived: run.summary.succeeded + run.summary.failed))
     }
 
     /// What a retried request's refusal says of its earlier attempt.
@@ -218,9 +314,9 @@ extension OfflineODataProvider {
 
     /// The key of a created entity: from `Location` (`…/Set(key)`), else from the key
     /// properties of the body.
-    static func serverKey(_ response: HTTPResponse, _ body: [UInt8], set: String, store: OfflineStore) throws(ODataError) -> [ODataValue]? {
+    static func serverKey(location: String?, _ body: [UInt8], set: String, store: OfflineStore) throws(ODataError) -> [ODataValue]? {
         let keys = try store.keyProperties(of: set)
-        if let location = response.header("Location"),
+        if let location,
            let (named, predicate) = try? KeyPredicate.parseEntityReference(location), named == set, let predicate,
            let values = try? KeyPredicate.parse(predicate, keys: keys) {
             return values

@@ -28,6 +28,8 @@ public final class OfflineODataProvider: Sendable {
         var customHeaders: [String: String] = [:]
         var customCookies: [String: String] = [:]
         var syncing = false
+        /// The back end answered `$batch` with 404, 405 or 501: uploads send one request at a time.
+        var batchUnsupported = false
         var running: Task<[DownloadSummary], any Error>?
     }
 

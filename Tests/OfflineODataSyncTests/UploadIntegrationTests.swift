@@ -131,7 +131,8 @@ extension UploadIntegrationTests {
     /// A provider on `server` through `transport`, opened, with a create, an update and a delete queued.
     static func openWithThreeQueued(_ server: OdatapyServer, _ dir: SyncTempDir,
                                     _ transport: any Transport) async throws -> (OfflineODataProvider, OfflineStore) {
-        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dir, queries: queries), transport: transport)
+        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dir, queries: queries, batching: .never),
+                                                transport: transport)
         try await provider.open()
         let store = try provider.store
         try queueThree(store)
@@ -201,7 +202,7 @@ extension UploadIntegrationTests {
         defer { dir.cleanup() }
         let transport = FaultInjectingTransport(URLSessionTransport(timeout: 20))
         transport.inject(.fail(.reset), whenURLContains: "SalesOrders('SO004')", method: "PATCH")
-        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dir, queries: Self.queries),
+        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dir, queries: Self.queries, batching: .never),
                                                 transport: transport)
         try await provider.open()
         let store = try provider.store
@@ -226,7 +227,7 @@ extension UploadIntegrationTests {
         defer { dir.cleanup() }
         let transport = FaultInjectingTransport(URLSessionTransport(timeout: 20))
         transport.inject(.fail(.reset), whenURLContains: "SalesOrders('SO004')", method: "PATCH")
-        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dir, queries: Self.queries),
+        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dir, queries: Self.queries, batching: .never),
                                                 transport: transport)
         try await provider.open()
         let store = try provider.store

@@ -185,6 +185,37 @@ extension OfflineStore {
         return UploadAttempt(requestID: repeatabilityID, firstSent: firstSent, previouslySent: false)
     }
 
+    /// The repeatability a request was sent with before, if it may have been sent (nil: never).
+    package func uploadAttempt(requestID: Int64) throws(ODataError) -> UploadAttempt? {
+        try ensureOpen()
+        guard let value = try storage.reader().systemValue(tree: OfflineStoreFormat.storeTree, key: Self.attemptKey(requestID)),
+              let text = String(validating: value, as: UTF8.self), let tab = text.firstIndex(of: "\t") else { return nil }
+        return UploadAttempt(requestID: String(text[..<tab]), firstSent: String(text[text.index(after: tab)...]), previouslySent: true)
+    }
+
+    /// `beginUploadAttempt` for the requests of one `$batch`, in one commit: the requests
+    /// (ID, repeatability ID, first-sent) have not been sent before.
+    package func beginUploadAttempts(_ attempts: [(requestID: Int64, repeatabilityID: String, firstSent: String)]) throws(ODataError) {
+        try ensureOpen()
+        try storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+            for attempt in attempts {
+                try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: Self.attemptKey(attempt.requestID),
+                                    value: Array((attempt.repeatabilityID + "\t" + attempt.firstSent).utf8))
+            }
+        }
+    }
+
+    /// Whether an entity created offline has a key the store generated (a temporary one that
+    /// the back end replaces): later requests in the same change set name it by Content-ID.
+    package func hasGeneratedKey(_ set: String, key predicate: String) throws(ODataError) -> Bool {
+        try ensureOpen()
+        let keyBytes = try storage.encodeKey(try KeyPredicate.parse(predicate, keys: try keyProperties(of: set)), in: set)
+        guard let bytes = try storage.reader().systemValue(tree: ServiceFormat.imageTree, key: ServiceFormat.imageKey(set, keyBytes)) else {
+            return false
+        }
+        return try ServerImage.decode(bytes, what: "server image of \(set)").keyGenerated
+    }
+
     /// Replaces a request's repeatability with new ones, durably and before it is sent again as
     /// another request (on a new ETag, docs/Sync.md §6): a back end that honours repeatable
     /// requests must not answer it with the outcome of the earlier one.

@@ -125,9 +125,12 @@ struct SyncTempDir {
 
 extension OfflineODataParameters {
     /// Fast test parameters: unencrypted, relaxed durability.
-    static func test(_ dir: SyncTempDir, queries: [DefiningQuery], pageSize: Int = 1000, reconcileEvery: Int = 10) -> OfflineODataParameters {
-        OfflineODataParameters(storePath: dir.path, encryption: .unencrypted, definingQueries: queries, timeout: 20,
-                               pageSize: pageSize, reconcileEvery: reconcileEvery, durability: .relaxed, keyDerivation: .minimum)
+    static func test(_ dir: SyncTempDir, queries: [DefiningQuery], pageSize: Int = 1000, reconcileEvery: Int = 10,
+                     batching: OfflineODataParameters.UploadBatching = .automatic) -> OfflineODataParameters {
+        var parameters = OfflineODataParameters(storePath: dir.path, encryption: .unencrypted, definingQueries: queries, timeout: 20,
+                                                pageSize: pageSize, reconcileEvery: reconcileEvery, durability: .relaxed, keyDerivation: .minimum)
+        parameters.uploadBatching = batching
+        return parameters
     }
 }
 

@@ -152,3 +152,19 @@ final class RepeatableDouble: Transport, @unchecked Sendable {
         return HTTPResponse(status: response.status, headers: headers, body: body)
     }
 }
+
+/// Passes every exchange on and records "METHOD url" of each, and the bodies of `$batch` requests.
+final class RecordingTransport: Transport, @unchecked Sendable {
+    let inner: any Transport
+    private let log = Mutex<[(line: String, body: [UInt8]?)]>([])
+
+    init(_ inner: any Transport) { self.inner = inner }
+
+    var requests: [String] { log.withLock { $0.map(\.line) } }
+    var batchBodies: [String] { log.withLock { $0.filter { $0.line.hasSuffix("$batch") }.map { String(decoding: $0.body ?? [], as: UTF8.self) } } }
+
+    func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
+        log.withLock { $0.append(("\(request.method) \(request.url)", request.body)) }
+        return try await inner.exchange(request)
+    }
+}

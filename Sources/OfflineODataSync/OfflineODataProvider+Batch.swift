@@ -1,0 +1,148 @@
+import Foundation
+import OfflineODataModel
+import OfflineODataStore
+
+/// Upload in `$batch` requests (docs/Sync.md §6.1): a multipart batch of change sets, one per
+/// transaction ID or per lone request, with `Prefer: odata.continue-on-error` so that a failed
+/// change set does not stop the independent ones after it.
+extension OfflineODataProvider {
+    /// Sends `units` (change sets) as one `$batch` and confirms or archives every request by its
+    /// answer. False when the back end has no `$batch` (404, 405, 501): nothing was applied,
+    /// and the caller sends the requests one at a time.
+    func sendBatch(_ units: [[QueuedRequest]], run: inout UploadRun, store: OfflineStore) async throws(ODataError) -> Bool {
+        let firstSent = Self.imfDate(Date())
+        var attempts: [(requestID: Int64, repeatabilityID: String, firstSent: String)] = []
+        var items: [MultipartBatchRequest.Item] = []
+        var contentIDs: [[String]] = []
+        var number = 0
+        for unit in units {
+            var parts: [MultipartBatchRequest.Part] = []
+            var ids: [String] = []
+            var touched = Set<String>()
+            var created: [(path: String, reference: String)] = []
+            for request in unit {
+                number += 1
+                let id = String(number)
+                let entity = request.affectedEntitySet + request.affectedEntityKey
+                var headers = ["Accept": "application/json"]
+                if request.body != nil { headers["Content-Type"] = "application/json" }
+                if request.method != "POST" {
+                    if touched.contains(entity) {
+                        headers["If-Match"] = "*"
+                    } else {
+                        let current = try? store.currentServerETag(of: request.affectedEntitySet, key: request.affectedEntityKey)
+                        if let etag = run.etags[entity] ?? current ?? request.serverETag { headers["If-Match"] = etag }
+                    }
+                }
+                for (name, value) in request.customHeaders { headers[name] = value }
+                if parameters.enableRepeatableRequests {
+                    let repeatability = UUID().uuidString.lowercased()
+                    headers["Repeatability-Request-ID"] = repeatability
+                    headers["Repeatability-First-Sent"] = firstSent
+                    attempts.append((request.requestID, repeatability, firstSent))
+                } else {
+                    attempts.append((request.requestID, "", firstSent))
+                }
+                var url = request.url
+                while url.hasPrefix("/") { url.removeFirst() }
+                var body = request.body
+                // An entity created earlier in this change set with a temporary key: by Content-ID.
+                for (path, reference) in created {
+                    if url == path || url.hasPrefix(path + "/") || url.hasPrefix(path + "?") {
+                        url = reference + url.dropFirst(path.count)
+                    }
+                    body = body?.replacingOccurrences(of: "\"" + path + "\"", with: "\"" + reference + "\"")
+                        .replacingOccurrences(of: "\"/" + path + "\"", with: "\"" + reference + "\"")
+                }
+                if request.method == "POST", parameters.contentIDReferences,
+                   try store.hasGeneratedKey(request.affectedEntitySet, key: request.affectedEntityKey) {
+                    created.append((request.affectedEntitySet + request.affectedEntityKey, "$" + id))
+                }
+                guard let method = ODataMethod(name: request.method) else {
+                    throw SyncErrorCode.invalidParameter.error("queued request \(request.requestID) has the method '\(request.method)'")
+                }
+                parts.append(MultipartBatchRequest.Part(contentID: id, request: ODataRequest(method, url, headers: headers, body: body.map { Array($0.utf8) })))
+                ids.append(id)
+                touched.insert(entity)
+            }
+            items.append(.changeSet(boundary: "changeset_" + UUID().uuidString.lowercased(), parts))
+            contentIDs.append(ids)
+        }
+        let batch = MultipartBatchRequest(boundary: "batch_" + UUID().uuidString.lowercased(), items: items)
+        // Recorded before the send: after a crash these requests go alone, with their proofs.
+        try store.beginUploadAttempts(attempts)
+        let http = HTTPRequest(method: "POST", url: serviceRoot + "$batch",
+                               headers: requestHeaders([("Content-Type", batch.contentType), ("Accept", "multipart/mixed"),
+                                                        ("OData-MaxVersion", "4.01"), ("Prefer", "odata.continue-on-error")]),
+                               body: batch.serialized(), timeout: parameters.timeout)
+        let response = try await exchange(http)
+        let body = try await collect(response, http)
+        if [404, 405, 501].contains(response.status) { return false }
+        try check(response, body, http, what: "upload batch")
+        let answer: MultipartBatchResponse
+        do {
+            answer = try MultipartBatchResponse.parse(body, contentType: response.header("Content-Type") ?? "")
+        } catch {
+            throw SyncErrorCode.invalidPayload.error("upload batch: the answer is not a multipart batch response: \(error.message)",
+                                                     at: http.url)
+        }
+        for (index, unit) in units.enumerated() {
+            guard index < answer.items.count else {
+                // Not run (a back end that stops at the first failed change set): sent again next upload.
+                for request in unit { run.leftQueued.insert(request.requestID) }
+                continue
+            }
+            let parts: [MultipartBatchResponse.Part]
+            switch answer.items[index] {
+            case .changeSet(_, let inner): parts = inner
+            case .response(let part): parts = [part]
+            }
+            let ok = parts.allSatisfy { (200..<300).contains($0.response.status) }
+            if ok, parts.count == unit.count {
+                // Applied: each answer by its echoed Content-ID, else by position.
+                for (position, request) in unit.enumerated() {
+                    let id = contentIDs[index][position]
+                    let part = parts.first { $0.contentID == id } ?? parts[position]
+                    _ = try settle(request, status: part.response.status, header: { Self.partHeader(part.response, $0) },
+                                   body: part.response.body ?? [], run: &run, store: store)
+                }
+            } else if let failure = parts.first(where: { !(200..<300).contains($0.response.status) }) {
+                try failChangeSet(unit, ids: contentIDs[index], failure: failure, run: &run, store: store)
+            } else {
+                // An answer that does not fit the change set: nothing can be confirmed from it.
+                for request in unit { run.leftQueued.insert(request.requestID) }
+            }
+        }
+        publishSent(run)
+        return true
+    }
+
+    /// A change set the back end refused as a whole (atomic: none of it was applied): the request
+    /// the failure names (by Content-ID; the first when the back end does not echo it) is
+    /// archived with the back end's error, the others with 424 naming it.
+    func failChangeSet(_ unit: [QueuedRequest], ids: [String], failure: MultipartBatchResponse.Part,
+                       run: inout UploadRun, store: OfflineStore) throws(ODataError) {
+        let failing = failure.contentID.flatMap { ids.firstIndex(of: $0) } ?? 0
+        let detail = Self.errorDetail(failure.response.body ?? [])
+        let status = failure.response.status
+        let culprit = unit[failing]
+        for (position, request) in unit.enumerated() {
+            if position == failing {
+                try store.failUpload(requestID: request.requestID, httpStatus: status, code: detail.code,
+                                     message: detail.message ?? "\(request.method) \(request.url) answered \(status)", innerError: detail.inner)
+            } else {
+                try store.failUpload(requestID: request.requestID, httpStatus: 424, code: "changeSetFailed",
+                                     message: "not applied: its change set failed at \(culprit.method) \(culprit.url) (\(status)\(detail.message.map { ": " + $0 } ?? ""))",
+                                     innerError: nil)
+            }
+            run.failedEntities.insert(request.affectedEntitySet + request.affectedEntityKey)
+            run.summary.failed += 1
+        }
+    }
+
+    /// A header of a batch part's answer, by name in any case.
+    static func partHeader(_ response: ODataResponse, _ name: String) -> String? {
+        let lower = name.lowercased()
+        return response.headers.first { $0.key.lowercased() == lower }?.value
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import OfflineODataModel
+import OfflineODataStore
+import OfflineODataSync
+import Testing
+
+/// Upload in `$batch` against odatapy (docs/Sync.md §6.1): change sets by transaction ID, rolled
+/// back as a whole; `odata.continue-on-error`; Content-ID references to an entity created with a
+/// temporary key; the fallback to single requests; a lost batch answer.
+@Suite(.enabled(if: OdatapyServer.available, OdatapyServer.skipReason), .serialized)
+struct UploadBatchTests {
+    static let queries = UploadIntegrationTests.queries + [DefiningQuery(name: "Notes", url: "Notes")]
+
+    static func open(_ server: OdatapyServer, _ dir: SyncTempDir, _ transport: any Transport,
+                     configure: (inout OfflineODataParameters) -> Void = { _ in }) async throws -> (OfflineODataProvider, OfflineStore) {
+        var parameters = OfflineODataParameters.test(dir, queries: queries)
+        configure(&parameters)
+        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: parameters, transport: transport)
+        try await provider.open()
+        return (provider, try provider.store)
+    }
+
+    @Test("independent changes go in one $batch, each in a change set of its own, and are confirmed from its answer")
+    func oneBatch() async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let recorder = RecordingTransport(URLSessionTransport(timeout: 20))
+        let (provider, store) = try await Self.open(server, dir, recorder)
+        try UploadIntegrationTests.queueThree(store)
+        _ = try store.execute(.patch, "SalesOrders('SO002')", body: #"{"Note":"two"}"#)
+        let before = recorder.requests.count
+        #expect(try await provider.upload() == UploadSummary(succeeded: 4, failed: 0, remaining: 0))
+        #expect(Array(recorder.requests.dropFirst(before)) == ["POST \(server.serviceRoot)$batch"])
+        let body = try #require(recorder.batchBodies.last)
+        #expect(body.components(separatedBy: "Content-Type: multipart/mixed; boundary=changeset_").count - 1 == 4)
+        #expect(try await UploadIntegrationTests.note(server, "SO001") == "once")
+        #expect(try await UploadIntegrationTests.note(server, "SO002") == "two")
+        #expect(try await server.send("GET", "SalesOrders('SO008')").0 == 404)
+        #expect(try await server.send("GET", "SalesOrders('SO300')").0 == 200)
+        // The ETags of the answer were taken: the next change goes through.
+        _ = try store.execute(.patch, "SalesOrders('SO001')", body: #"{"Note":"twice"}"#)
+        #expect(try await provider.upload() == UploadSummary(succeeded: 1, failed: 0, remaining: 0))
+        #expect(try await UploadIntegrationTests.note(server, "SO001") == "twice")
+        try provider.close()
+    }
+
+    @Test("a change set (one transaction ID) that meets a conflict is rolled back as a whole and archived whole; the independent request after it still runs")
+    func changeSetRolledBack() async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let (provider, store) = try await Self.open(server, dir, URLSessionTransport(timeout: 20))
+        let together = RequestOptions(transactionID: "order-edit")
+        _ = try store.execute(.post, "SalesOrders", body: #"{"SalesOrderID":"SO400","BusinessPartnerID":"BP1","LifecycleStatus":"N","CurrencyCode":"USD","GrossAmount":1}"#,
+                              options: together)
+        _ = try store.execute(.patch, "SalesOrders('SO004')", body: #"{"Note":"mine"}"#, options: together)
+        _ = try store.execute(.patch, "SalesOrders('SO005')", body: #"{"Note":"independent"}"#)
+        // Another client changed SO004 since the download: the change set's PATCH gets 412.
+        try await server.send("PATCH", "SalesOrders('SO004')", json: #"{"Note":"theirs"}"#)
+        let summary = try await provider.upload()
+        #expect(summary == UploadSummary(succeeded: 1, failed: 2, remaining: 0))
+        let archive = try store.errorArchive()
+        #expect(archive.map(\.requestMethod) == ["POST", "PATCH"])
+        #expect(archive.map(\.httpStatusCode) == [424, 412])
+        #expect(archive.first?.message?.contains("PATCH SalesOrders('SO004')") == true)
+        // Rolled back: the create of the same change set is not on the back end.
+        #expect(try await server.send("GET", "SalesOrders('SO400')").0 == 404)
+        #expect(try await UploadIntegrationTests.note(server, "SO004") == "theirs")
+        #expect(try await UploadIntegrationTests.note(server, "SO005") == "independent")
+        try provider.close()
+    }
+
+    @Test("a note created offline with a temporary key, patched and its order patched, in one change set: the PATCH names it by Content-ID; the local note is re-keyed to the back end's key")
+    func temporaryKeyByContentID() async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let recorder = RecordingTransport(URLSessionTransport(timeout: 20))
+        let (provider, store) = try await Self.open(server, dir, recorder)
+        let together = RequestOptions(transactionID: "note")
+        let created = try #require(try store.execute(.post, "Notes", body: #"{"SalesOrderID":"SO001","Text":"draft"}"#, options: together).json())
+        let temporary = try #require(created["NoteID"]?.numberValue?.int64Value)
+        _ = try store.execute(.patch, "Notes(\(temporary))", body: #"{"Text":"final"}"#, options: together)
+        _ = try store.execute(.patch, "SalesOrders('SO001')", body: #"{"Note":"has a note"}"#, options: together)
+        let summary = try await provider.upload()
+        let archived = try store.errorArchive().map(\.message)
+        #expect(summary == UploadSummary(succeeded: 3, failed: 0, remaining: 0), "\(archived)")
+        let body = try #require(recorder.batchBodies.last)
+        #expect(body.contains("PATCH $1 HTTP/1.1"))
+        #expect(try store.execute(.get, "Notes(\(temporary))").status == 404)
+        #expect(try store.execute(.get, "Notes(3)").json()?["Text"]?.stringValue == "final")
+        let (status, remote) = try await server.send("GET", "Notes(3)")
+        #expect(status == 200 && String(decoding: remote, as: UTF8.self).contains("\"final\""))
+        try provider.close()
+    }
+
+    @Test("without Content-ID references the create with a temporary key goes alone first, and the requests after it are re-keyed before they are sent")
+    func temporaryKeyWithoutContentID() async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let recorder = RecordingTransport(URLSessionTransport(timeout: 20))
+        let (provider, store) = try await Self.open(server, dir, recorder) { $0.contentIDReferences = false }
+        let together = RequestOptions(transactionID: "note")
+        let created = try #require(try store.execute(.post, "Notes", body: #"{"SalesOrderID":"SO001","Text":"draft"}"#, options: together).json())
+        let temporary = try #require(created["NoteID"]?.numberValue?.int64Value)
+        _ = try store.execute(.patch, "Notes(\(temporary))", body: #"{"Text":"final"}"#, options: together)
+        let summary = try await provider.upload()
+        let archived = try store.errorArchive().map(\.message)
+        #expect(summary == UploadSummary(succeeded: 2, failed: 0, remaining: 0), "\(archived)")
+        #expect(!recorder.requests.contains { $0.contains("$1") } && !recorder.batchBodies.contains { $0.contains("$1") })
+        #expect(recorder.requests.contains("POST \(server.serviceRoot)Notes"))
+        #expect(recorder.batchBodies.last?.contains("PATCH Notes(3) HTTP/1.1") == true)
+        #expect(try store.execute(.get, "Notes(3)").json()?["Text"]?.stringValue == "final")
+        try provider.close()
+    }
+
+    @Test("a back end without $batch (404): the upload falls back to single requests and keeps doing so")
+    func noBatch() async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let faults = FaultInjectingTransport(URLSessionTransport(timeout: 20))
+        faults.inject(.status(404, #"{"error":{"code":"404","message":"no $batch here"}}"#, []), whenURLContains: "$batch")
+        let recorder = RecordingTransport(faults)
+        let (provider, store) = try await Self.open(server, dir, recorder)
+        try UploadIntegrationTests.queueThree(store)
+        #expect(try await provider.upload() == UploadSummary(succeeded: 3, failed: 0, remaining: 0))
+        _ = try store.execute(.patch, "SalesOrders('SO002')", body: #"{"Note":"single"}"#)
+        #expect(try await provider.upload() == UploadSummary(succeeded: 1, failed: 0, remaining: 0))
+        #expect(recorder.requests.filter { $0.hasSuffix("$batch") }.count == 1)
+        #expect(try await UploadIntegrationTests.note(server, "SO002") == "single")
+        try provider.close()
+    }
+
+    @Test("a batch's answer lost after the back end applied it: the next upload sends each request alone and proves its earlier success (409, 412, 404)")
+    func lostBatchAnswer() async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let faults = FaultInjectingTransport(URLSessionTransport(timeout: 20))
+        faults.inject(.applyThenDrop, whenURLContains: "$batch")
+        let (provider, store) = try await Self.open(server, dir, faults)
+        try UploadIntegrationTests.queueThree(store)
+        let error = await #expect(throws: ODataError.self) { try await provider.upload() }
+        #expect(error?.code == SyncErrorCode.connectionReset.code)
+        #expect(try store.requestQueue().count == 3)
+        let summary = try await provider.upload()
+        let archived = try store.errorArchive().map(\.message)
+        #expect(summary == UploadSummary(succeeded: 3, failed: 0, remaining: 0), "\(archived)")
+        #expect(try await server.keys("SalesOrders?$filter=SalesOrderID%20eq%20'SO300'", key: "SalesOrderID") == ["SO300"])
+        #expect(try await UploadIntegrationTests.note(server, "SO001") == "once")
+        #expect(try await server.send("GET", "SalesOrders('SO008')").0 == 404)
+        try provider.close()
+    }
+
+    @Test("a garbled batch answer is a typed error and leaves every request queued")
+    func garbledBatchAnswer() async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let faults = FaultInjectingTransport(URLSessionTransport(timeout: 20))
+        faults.inject(.status(200, "--x\r\nnot a part", [("Content-Type", "multipart/mixed; boundary=x")]), whenURLContains: "$batch")
+        let (provider, store) = try await Self.open(server, dir, faults)
+        try UploadIntegrationTests.queueThree(store)
+        let error = await #expect(throws: ODataError.self) { try await provider.upload() }
+        #expect(error?.code == SyncErrorCode.invalidPayload.code)
+        #expect(try store.requestQueue().count == 3 && store.errorArchive().isEmpty)
+        try provider.close()
+    }
+}
