@@ -98,7 +98,10 @@ extension OfflineODataProvider {
             case .response(let part): parts = [part]
             }
             let ok = parts.allSatisfy { (200..<300).contains($0.response.status) }
-            if ok, parts.count == unit.count {
+            if parts.contains(where: { Self.notProcessed.contains($0.response.status) }) {
+                // Not processed (busy, locked, logged out): stays queued for the next upload.
+                for request in unit { run.leftQueued.insert(request.requestID) }
+            } else if ok, parts.count == unit.count {
                 // Applied: each answer by its echoed Content-ID, else by position.
                 for (position, request) in unit.enumerated() {
                     let id = contentIDs[index][position]

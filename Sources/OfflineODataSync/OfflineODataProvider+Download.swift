@@ -151,7 +151,7 @@ extension OfflineODataProvider {
         } catch let error as TransportError {
             throw error.syncError(request)
         } catch is CancellationError {
-            throw SyncErrorCode.cancelled.error("the download was cancelled; nothing of it was applied")
+            throw SyncErrorCode.cancelled.error("\(request.method) \(request.url) was cancelled")
         } catch let error as ODataError {
             throw error
         } catch {
@@ -167,7 +167,7 @@ extension OfflineODataProvider {
         } catch let error as TransportError {
             throw error.syncError(request)
         } catch is CancellationError {
-            throw SyncErrorCode.cancelled.error("the download was cancelled; nothing of it was applied")
+            throw SyncErrorCode.cancelled.error("\(request.method) \(request.url) was cancelled while its answer came")
         } catch {
             throw SyncErrorCode.connectionReset.error("\(request.method) \(request.url): the answer broke off: \(error)", at: request.url)
         }
@@ -240,7 +240,7 @@ extension OfflineODataProvider {
         }
     }
 
-    func checkCancelled() throws(ODataError) {
-        if Task.isCancelled { throw SyncErrorCode.cancelled.error("the download was cancelled; nothing of it was applied") }
+    func checkCancelled(_ what: String = "the download was cancelled; nothing of it was applied") throws(ODataError) {
+        if Task.isCancelled { throw SyncErrorCode.cancelled.error(what) }
     }
 }

@@ -51,6 +51,11 @@ extension OfflineODataProvider {
         var leftQueued: Set<Int64> = []
     }
 
+    /// Uploads the RequestQueue (the requests of `categories`, or all): see the recipe above.
+    /// The upload fails as a whole only when the back end cannot be reached or answers the
+    /// upload itself with an error (SAP's semantics); a request the back end refuses goes to
+    /// the ErrorArchive and the upload goes on. Cancel with `cancelUpload()` or by cancelling
+    /// the calling task: what the back end acknowledged stays confirmed, the rest stays queued.
     @discardableResult
     public func upload(categories: [String]? = nil) async throws(ODataError) -> UploadSummary {
         let store = try self.store
@@ -58,11 +63,36 @@ extension OfflineODataProvider {
             if core.syncing { throw SyncErrorCode.busy.error("a download or upload is already running") }
             core.syncing = true
         }
-        defer { core.withLock { $0.syncing = false } }
+        defer { core.withLock { $0.syncing = false; $0.uploading = nil } }
+        let task = Task { () async throws -> UploadSummary in
+            try await self.uploadNow(store, categories: categories)
+        }
+        core.withLock { $0.uploading = task }
+        do {
+            return try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+        } catch let error as ODataError {
+            throw error
+        } catch {
+            throw SyncErrorCode.cancelled.error("the upload ended: \(error)")
+        }
+    }
+
+    /// Cancels a running upload: the request in flight may still be applied by the back end (its
+    /// attempt record makes the next upload check), everything not acknowledged stays queued.
+    public func cancelUpload() {
+        let task = core.withLock { $0.uploading }
+        task?.cancel()
+    }
+
+    func uploadNow(_ store: OfflineStore, categories: [String]?) async throws(ODataError) -> UploadSummary {
         var run = UploadRun(failedEntities: Set(try store.errorArchive().map { $0.affectedEntitySet + $0.affectedEntityKey }))
         defer { _ = try? store.logSyncEvent(type: "Upload", details: "succeeded=\(run.summary.succeeded) failed=\(run.summary.failed) remaining=\(run.summary.remaining)") }
         while true {
-            try checkCancelled()
+            try checkCancelled("the upload was cancelled; what the back end acknowledged is confirmed, the rest stays queued")
             let (units, retry) = try collectUnits(try store.requestQueue(), categories: categories, run: &run, store: store)
             if units.isEmpty { break }
             let batchUnsupported = core.withLock { $0.batchUnsupported }
@@ -71,7 +101,7 @@ extension OfflineODataProvider {
                 core.withLock { $0.batchUnsupported = true }
             }
             for request in units.joined() {
-                try checkCancelled()
+                try checkCancelled("the upload was cancelled; what the back end acknowledged is confirmed, the rest stays queued")
                 let entity = request.affectedEntitySet + request.affectedEntityKey
                 if run.failedEntities.contains(entity) {
                     try store.failUpload(requestID: request.requestID, httpStatus: 424, code: "dependencyFailed",
@@ -199,6 +229,14 @@ extension OfflineODataProvider {
             run.summary.succeeded += 1
             return confirmation.requestsRekeyed > 0
         }
+        if Self.notProcessed.contains(status) {
+            // Not about this request: the back end did not take it (try later, log in again).
+            var message = "upload: \(request.method) \(request.url) answered \(status)"
+            if let retry = header("Retry-After") { message += " (Retry-After: \(retry))" }
+            if let text = Self.errorText(body) { message += ": \(text)" }
+            message += "; it stays queued"
+            throw (status >= 500 || status == 429 ? SyncErrorCode.serverError : SyncErrorCode.requestRejected).error(message, at: request.url)
+        }
         let detail = Self.errorDetail(body)
         try store.failUpload(requestID: request.requestID, httpStatus: status, code: detail.code,
                              message: detail.message ?? "\(request.method) \(request.url) answered \(status)", innerError: detail.inner)
@@ -206,6 +244,11 @@ extension OfflineODataProvider {
         run.summary.failed += 1
         return false
     }
+
+    /// Answers that say the back end did not process the request and may later: the upload
+    /// stops with a typed error and the request stays queued (not archived): 401 and 407 (log in
+    /// again), 408, 423 (Gateway: the object is locked by another session), 429, 502, 503, 504.
+    static let notProcessed: Set<Int> = [401, 407, 408, 423, 429, 502, 503, 504]
 
     func publishSent(_ run: UploadRun) {
         progressHub.publish(SyncProgress(step: .sendingRequests, definingQuery: nil, pagesReceived: run.summary.succeeded + run.summary.failed))

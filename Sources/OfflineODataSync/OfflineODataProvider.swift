@@ -31,6 +31,7 @@ public final class OfflineODataProvider: Sendable {
         /// The back end answered `$batch` with 404, 405 or 501: uploads send one request at a time.
         var batchUnsupported = false
         var running: Task<[DownloadSummary], any Error>?
+        var uploading: Task<UploadSummary, any Error>?
     }
 
     public init(serviceRoot: String, parameters: OfflineODataParameters, transport: (any Transport)? = nil) throws(ODataError) {

@@ -177,3 +177,58 @@ struct UploadBatchTests {
         try provider.close()
     }
 }
+
+/// What stops an upload without losing or archiving anything: a back end that is busy or rate
+/// limits (503, 429 with `Retry-After`), a cancel.
+@Suite(.enabled(if: OdatapyServer.available, OdatapyServer.skipReason), .serialized)
+struct UploadInterruptionTests {
+    @Test("429 with Retry-After to a single request, 503 to a whole $batch: a typed server error, nothing archived, everything queued; the next upload sends it all", arguments: [true, false])
+    func busyBackEnd(batching: Bool) async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let faults = FaultInjectingTransport(URLSessionTransport(timeout: 20))
+        if batching {
+            faults.inject(.status(503, "busy", [("Retry-After", "30")]), whenURLContains: "$batch")
+        } else {
+            faults.inject(.status(429, #"{"error":{"code":"429","message":"slow down"}}"#, [("Retry-After", "2")]),
+                          whenURLContains: "SalesOrders('SO001')", method: "PATCH")
+        }
+        let (provider, store) = try await UploadBatchTests.open(server, dir, faults) {
+            $0.uploadBatching = batching ? .automatic : .never
+        }
+        try UploadIntegrationTests.queueThree(store)
+        let error = await #expect(throws: ODataError.self) { try await provider.upload() }
+        #expect(error?.code == SyncErrorCode.serverError.code)
+        #expect(error?.message.contains("Retry-After: \(batching ? 30 : 2)") == true, "\(error?.message ?? "")")
+        #expect(try store.errorArchive().isEmpty)
+        #expect(try store.requestQueue().count == (batching ? 3 : 2))   // one at a time: the create went first
+        #expect(try await provider.upload().failed == 0)
+        #expect(try store.requestQueue().isEmpty && store.errorArchive().isEmpty)
+        #expect(try await UploadIntegrationTests.note(server, "SO001") == "once")
+        try provider.close()
+    }
+
+    @Test("cancelUpload while a request waits on a slow link: a typed cancel, the request stays queued and goes with the next upload")
+    func cancel() async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let faults = FaultInjectingTransport(URLSessionTransport(timeout: 20))
+        faults.inject(.delay(30), whenURLContains: "$batch")
+        let (provider, store) = try await UploadBatchTests.open(server, dir, faults)
+        try UploadIntegrationTests.queueThree(store)
+        let running = Task { try await provider.upload() }
+        try await Task.sleep(for: .milliseconds(200))
+        provider.cancelUpload()
+        let result = await running.result
+        #expect(throws: ODataError.self) { try result.get() }
+        #expect((try? result.get()) == nil)
+        if case .failure(let error as ODataError) = result { #expect(error.code == SyncErrorCode.cancelled.code) }
+        #expect(try store.requestQueue().count == 3 && store.errorArchive().isEmpty)
+        #expect(try await provider.upload() == UploadSummary(succeeded: 3, failed: 0, remaining: 0))
+        try provider.close()
+    }
+}
