@@ -178,6 +178,36 @@ struct UploadBatchTests {
     }
 }
 
+extension UploadBatchTests {
+    @Test("deep insert: an order created offline with its items in one POST reaches the back end whole; afterwards the items are no longer pending, and a download updates them", arguments: [true, false])
+    func deepInsert(batching: Bool) async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let queries = [DefiningQuery(name: "Partners", url: "BusinessPartners"), DefiningQuery(name: "Orders", url: "SalesOrders?$expand=Items")]
+        var parameters = OfflineODataParameters.test(dir, queries: queries, batching: batching ? .automatic : .never)
+        parameters.definingQueries = queries
+        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: parameters)
+        try await provider.open()
+        let store = try provider.store
+        let body = #"{"SalesOrderID":"SO500","BusinessPartnerID":"BP1","LifecycleStatus":"N","CurrencyCode":"USD","GrossAmount":3,"Items":[{"SalesOrderID":"SO500","ItemNumber":10,"ProductID":"P1","Quantity":1},{"SalesOrderID":"SO500","ItemNumber":20,"ProductID":"P2","Quantity":2}]}"#
+        #expect(try store.execute(.post, "SalesOrders", body: body).status == 201)
+        #expect(try store.requestQueue().count == 1)
+        let summary = try await provider.upload()
+        let archived = try store.errorArchive().map(\.message)
+        #expect(summary == UploadSummary(succeeded: 1, failed: 0, remaining: 0), "\(archived)")
+        #expect(try await server.keys("SalesOrderItems?$filter=SalesOrderID%20eq%20'SO500'", key: "ItemNumber").count == 2)
+        let pending = try #require(try store.execute(.get, "SalesOrderItems?$filter=sap.haspendingchanges()").json())
+        #expect(pending["value"]?.arrayValue?.isEmpty == true, "\(pending)")
+        try await server.send("PATCH", "SalesOrderItems(SalesOrderID='SO500',ItemNumber=20)", json: #"{"Quantity":7}"#)
+        try await provider.download()
+        let item = try store.execute(.get, "SalesOrderItems(SalesOrderID='SO500',ItemNumber=20)").json()
+        #expect(item?["Quantity"]?.numberValue?.int64Value == 7)
+        try provider.close()
+    }
+}
+
 /// What stops an upload without losing or archiving anything: a back end that is busy or rate
 /// limits (503, 429 with `Retry-After`), a cancel.
 @Suite(.enabled(if: OdatapyServer.available, OdatapyServer.skipReason), .serialized)

@@ -39,7 +39,11 @@ extension ServiceTransaction {
             }
         }
         let predicate = confirmation.entityKey
-        let stillQueued = try queuedRequests().contains { $0.affectedEntitySet == set && $0.affectedEntityKey == predicate }
+        let queued = try queuedRequests()
+        let stillQueued = queued.contains { $0.affectedEntitySet == set && $0.affectedEntityKey == predicate }
+        if request.method == "POST", let body = request.body, body.contains("[") || body.dropFirst().contains("{") {
+            try confirmDeepInserted(requestID: requestID, top: EntityRef(set: set, keyBytes: entity), queued: queued)
+        }
         if request.method == "DELETE" {
             if !stillQueued {
                 _ = try batch.delete(keyBytes: entity, in: set)
@@ -70,13 +74,40 @@ extension ServiceTransaction {
                 image.kind = ServiceFormat.kindServer
                 image.stored = value
                 image.keyGenerated = false
-                if let next = try queuedRequests().first(where: { $0.affectedEntitySet == set && $0.affectedEntityKey == predicate }) {
+                if let next = queued.first(where: { $0.affectedEntitySet == set && $0.affectedEntityKey == predicate }) {
                     image.firstRequestID = next.requestID
                 }
                 try putImage(set, entity, image)
             }
         }
         return confirmation
+    }
+
+    /// The entities a deep insert created besides its top entity (their created images name the
+    /// request): the back end holds them now, so they are no longer pending or local, unless a
+    /// later queued request changes them. Their ETag is unknown until the next download (the
+    /// back end's answer to the create carries the top entity's only).
+    mutating func confirmDeepInserted(requestID: Int64, top: EntityRef, queued: [QueuedRequest]) throws(ODataError) {
+        var children: [EntityRef] = []
+        for (key, value) in try batch.allRecords(in: try batch.systemTreeHandle(ServiceFormat.imageTree)) {
+            guard let (set, keyBytes) = ServiceFormat.splitImageKey(key) else {
+                throw .queueCorrupted("odata.s.image", "a key without its set name")
+            }
+            let image = try ServerImage.decode(value, what: "server image of \(set)")
+            let ref = EntityRef(set: set, keyBytes: keyBytes)
+            if image.kind == ServiceFormat.kindCreated, image.firstRequestID == requestID, ref != top { children.append(ref) }
+        }
+        for child in children {
+            let text = try keyText(child.set, child.keyBytes)
+            guard !queued.contains(where: { $0.affectedEntitySet == child.set && $0.affectedEntityKey == text }) else { continue }
+            if let (_, meta) = try batch.storedRecord(child.set, keyBytes: child.keyBytes) {
+                var flags = meta.flags
+                flags.remove(.pending)
+                flags.remove(.local)
+                try batch.restamp(child.set, keyBytes: child.keyBytes, etag: nil, flags: flags)
+            }
+            try dropImage(child.set, child.keyBytes)
+        }
     }
 
     /// Moves an entity to the key the back end assigned: the entity and its server image, and
