@@ -172,13 +172,24 @@ public struct ODataJSONReader: Sendable {
                     return .deleted(try decodeDeleted(object, removedIndex: i, plan: plan))
                 }
             }
+            // V2 (SAP Gateway): `{"__metadata":{"id":…,"uri":…,"deleted":true}}`.
+            if let metadata = object["__metadata"]?.objectValue, metadata["deleted"]?.boolValue == true {
+                var deleted = try decodeDeleted(object, removedIndex: nil, plan: plan)
+                deleted.reason = "deleted"
+                do throws(ODataJSONFailure) {
+                    if let id = metadata["id"] ?? metadata["uri"] { deleted.id = try decoder.controlString(id) }
+                } catch {
+                    throw error.adding(.key("id")).adding(.key("__metadata"))
+                }
+                return .deleted(deleted)
+            }
         }
         return .entity(try decoder.decodeEntity(element, plan: plan, depth: 0))
     }
 
-    private func decodeDeleted(_ object: JSONObject, removedIndex: Int, plan: ODataStructuredPlan) throws(ODataJSONFailure) -> ODataDeletedEntity {
+    private func decodeDeleted(_ object: JSONObject, removedIndex: Int?, plan: ODataStructuredPlan) throws(ODataJSONFailure) -> ODataDeletedEntity {
         var deleted = ODataDeletedEntity()
-        if case .object(let removed) = object.values[removedIndex], let reason = removed["reason"] {
+        if let removedIndex, case .object(let removed) = object.values[removedIndex], let reason = removed["reason"] {
             do throws(ODataJSONFailure) {
                 deleted.reason = try decoder.controlString(reason)
             } catch {
@@ -190,7 +201,7 @@ public struct ODataJSONReader: Sendable {
             do throws(ODataJSONFailure) {
                 if key == "@id" || key == "@odata.id" {
                     deleted.id = try decoder.controlString(value)
-                } else if key.utf8.contains(ODataEntityDecoder.at) {
+                } else if key.utf8.contains(ODataEntityDecoder.at) || key == "__metadata" {
                     continue
                 } else if let m = plan.member(named: key, cursor: &cursor), case .property(let property) = plan.members[m] {
                     deleted.properties.append(ODataProperty(key, try decoder.decodeProperty(value, property, depth: 0)))

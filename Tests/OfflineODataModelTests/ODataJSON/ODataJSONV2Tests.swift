@@ -57,6 +57,24 @@ import Testing
         #expect(again.nextLink == page.nextLink)
     }
 
+    @Test("V2 delta page (SAP Gateway): an entry whose __metadata says deleted is a tombstone with its id; the __delta link is kept")
+    func deltaTombstone() throws {
+        let payload = """
+            {"d":{"results":[
+              {"__metadata":{"uri":"https://h/S.svc/Orders('1')","type":"S.Order"},"OrderID":"1","Amount":"5.000"},
+              {"__metadata":{"id":"https://h/S.svc/Orders('2')","uri":"https://h/S.svc/Orders('2')","deleted":true,"type":"S.Order"}},
+              {"__metadata":{"uri":"https://h/S.svc/Orders('3')","deleted":true},"OrderID":"3"},
+              {"__metadata":{"uri":"https://h/S.svc/Orders('4')","deleted":false},"OrderID":"4"}
+            ],"__delta":"https://h/S.svc/Orders?!deltatoken='D1'"}}
+            """
+        let page = try reader.readCollection(Array(payload.utf8), entitySet: "Orders")
+        #expect(page.entities.map { $0[property: "OrderID"] } == [.string("1"), .string("4")])
+        #expect(page.deleted.map(\.id) == ["https://h/S.svc/Orders('2')", "https://h/S.svc/Orders('3')"])
+        #expect(page.deleted.allSatisfy { $0.reason == "deleted" })
+        #expect(page.deleted.last?.properties == [ODataProperty("OrderID", .string("3"))])
+        #expect(page.deltaLink == "https://h/S.svc/Orders?!deltatoken='D1'")
+    }
+
     @Test("V2 single entity {\"d\":{…}}, V1 {\"d\":[…]} and bare arrays")
     func shapes() throws {
         let single = try reader.readEntity(Array(#"{"d":{"OrderID":"7"}}"#.utf8), entitySet: "Orders")
