@@ -43,8 +43,15 @@ public struct OfflineODataParameters: Sendable {
     /// Inside a change set, a request on an entity created earlier in it with a generated
     /// (temporary) key names it by Content-ID (`$1`), as OData allows. Off for a back end that
     /// answers `$1` with 404 (mock-sap, Gateway without deferred processing): the create then
-    /// goes alone first and the later requests are re-keyed before they are sent.
-    public var contentIDReferences = true
+    /// goes alone first and the later requests are re-keyed before they are sent. Nil (the
+    /// default): on for a V4 service, off for a V2 one.
+    public var contentIDReferences: Bool?
+    /// SAP's client (`sap-client`, e.g. "100"), sent as a header with every request.
+    public var sapClient: String?
+    /// Fetch a CSRF token (`X-CSRF-Token: Fetch`) before the first write of a session and send
+    /// it with every write; a `403` with `x-csrf-token: Required` fetches a new one and retries
+    /// once (SAP Gateway). A back end that issues no token is sent none.
+    public var csrfProtection = true
     /// A page larger than this is `pageTooLarge` (it cannot be a page of `pageSize` entities).
     public var maxPageBytes: Int
     /// Pages of one defining query at most (a back end whose next links loop).
@@ -114,6 +121,9 @@ public struct OfflineODataParameters: Sendable {
         guard timeout > 0, timeout.isFinite else { throw bad("timeout", "is \(timeout) (a positive number of seconds)") }
         guard maxPageBytes >= 1024 else { throw bad("maxPageBytes", "is \(maxPageBytes) (at least 1024)") }
         guard maxPages >= 1 else { throw bad("maxPages", "is \(maxPages) (at least 1)") }
+        if let sapClient, sapClient.isEmpty || !sapClient.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            throw bad("sapClient", "is '\(sapClient)' (digits, as 100)")
+        }
         guard maxRequestsPerBatch >= 1 else { throw bad("maxRequestsPerBatch", "is \(maxRequestsPerBatch) (at least 1)") }
         for (name, value) in customCookies {
             guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "=") && $0 != UInt8(ascii: ";") }),

@@ -54,14 +54,15 @@ extension OfflineODataProvider {
                     body = body?.replacingOccurrences(of: "\"" + path + "\"", with: "\"" + reference + "\"")
                         .replacingOccurrences(of: "\"/" + path + "\"", with: "\"" + reference + "\"")
                 }
-                if request.method == "POST", parameters.contentIDReferences,
+                if request.method == "POST", usesContentIDReferences(store),
                    try store.hasGeneratedKey(request.affectedEntitySet, key: request.affectedEntityKey) {
                     created.append((request.affectedEntitySet + request.affectedEntityKey, "$" + id))
                 }
-                guard let method = ODataMethod(name: request.method) else {
+                guard let method = ODataMethod(name: wireMethod(request.method, store)) else {
                     throw SyncErrorCode.invalidParameter.error("queued request \(request.requestID) has the method '\(request.method)'")
                 }
-                parts.append(MultipartBatchRequest.Part(contentID: id, request: ODataRequest(method, url, headers: headers, body: body.map { Array($0.utf8) })))
+                let wireBody = body.map { self.wireBody($0, set: request.affectedEntitySet, store: store) }
+                parts.append(MultipartBatchRequest.Part(contentID: id, request: ODataRequest(method, url, headers: headers, body: wireBody.map { Array($0.utf8) })))
                 ids.append(id)
                 touched.insert(entity)
             }
@@ -72,11 +73,10 @@ extension OfflineODataProvider {
         // Recorded before the send: after a crash these requests go alone, with their proofs.
         try store.beginUploadAttempts(attempts)
         let http = HTTPRequest(method: "POST", url: serviceRoot + "$batch",
-                               headers: requestHeaders([("Content-Type", batch.contentType), ("Accept", "multipart/mixed"),
-                                                        ("OData-MaxVersion", "4.01"), ("Prefer", "odata.continue-on-error")]),
+                               headers: requestHeaders([("Content-Type", batch.contentType), ("Accept", "multipart/mixed")]
+                                                       + versionHeaders(store) + [("Prefer", "odata.continue-on-error")]),
                                body: batch.serialized(), timeout: parameters.timeout)
-        let response = try await exchange(http)
-        let body = try await collect(response, http)
+        let (response, body) = try await writeExchange(http)
         if [404, 405, 501].contains(response.status) { return false }
         try check(response, body, http, what: "upload batch")
         let answer: MultipartBatchResponse

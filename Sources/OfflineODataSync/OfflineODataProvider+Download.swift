@@ -146,6 +146,9 @@ extension OfflineODataProvider {
             headers.removeAll { $0.name.lowercased() == name.lowercased() }
             headers.append((name: name, value: value))
         }
+        if let client = parameters.sapClient, !headers.contains(where: { $0.name.lowercased() == "sap-client" }) {
+            headers.append((name: "sap-client", value: client))
+        }
         let cookies = customCookies
         if !cookies.isEmpty {
             let text = cookies.keys.sorted().compactMap { name in cookies[name].map { "\(name)=\($0)" } }.joined(separator: "; ")

@@ -164,7 +164,7 @@ extension OfflineODataProvider {
             for (position, member) in unit.enumerated() where member.method == "POST" {
                 guard try store.hasGeneratedKey(member.affectedEntitySet, key: member.affectedEntityKey) else { continue }
                 temporaryKey = true
-                if !parameters.contentIDReferences && position < unit.count - 1 { sentBefore = true }
+                if !usesContentIDReferences(store) && position < unit.count - 1 { sentBefore = true }
             }
             if sentBefore {
                 if units.isEmpty { return ([unit], true) }
@@ -225,6 +225,10 @@ extension OfflineODataProvider {
             let serverKey = request.method == "POST"
                 ? try Self.serverKey(location: header("Location"), body, set: request.affectedEntitySet, store: store) : nil
             let confirmation = try store.confirmUpload(requestID: request.requestID, etag: etag, serverKey: serverKey)
+            if let message = header("sap-message") {
+                // A warning or note SAP Gateway sent with the success: kept in the EventLog.
+                _ = try? store.logSyncEvent(type: "BackEndMessage", details: "\(request.method) \(request.url): \(message)")
+            }
             if let etag { run.etags[confirmation.entitySet + confirmation.entityKey] = etag }
             run.summary.succeeded += 1
             return confirmation.requestsRekeyed > 0
@@ -281,14 +285,15 @@ extension OfflineODataProvider {
             var url = request.url
             while url.hasPrefix("/") { url.removeFirst() }
             let get = HTTPRequest(method: "GET", url: serviceRoot + url,
-                                  headers: requestHeaders([("Accept", "application/json"), ("OData-MaxVersion", "4.01")]),
+                                  headers: requestHeaders([("Accept", "application/json")] + versionHeaders(store)),
                                   timeout: parameters.timeout)
             let response = try await exchange(get)
             let body = try await collect(response, get)
-            guard response.status == 200, let now = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
+            guard response.status == 200, let json = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
                 return .unknown
             }
-            let etag = response.header("ETag") ?? now["@odata.etag"] as? String
+            let now = json["d"] as? [String: Any] ?? json   // V2: {"d":{…}}
+            let etag = response.header("ETag") ?? now["@odata.etag"] as? String ?? (now["__metadata"] as? [String: Any])?["etag"] as? String
             if sent.allSatisfy({ name, value in name.contains("@") || now[name].map { Self.sameJSON(value, $0) } ?? false }) {
                 return .applied(etag)
             }
@@ -304,13 +309,13 @@ extension OfflineODataProvider {
     /// Sends one queued request with its `If-Match` and repeatability headers; the answer and
     /// its body.
     func send(_ request: QueuedRequest, ifMatch: String?, attempt: UploadAttempt) async throws(ODataError) -> (HTTPResponse, [UInt8]) {
-        var http = uploadRequest(request, ifMatch: ifMatch)
+        let store = try self.store
+        var http = uploadRequest(request, ifMatch: ifMatch, store: store)
         if parameters.enableRepeatableRequests {
             http.headers.append((name: "Repeatability-Request-ID", value: attempt.requestID))
             http.headers.append((name: "Repeatability-First-Sent", value: attempt.firstSent))
         }
-        let response = try await exchange(http)
-        return (response, try await collect(response, http))
+        return try await writeExchange(http)
     }
 
     /// JSON values equal as OData values: numbers by value (`5.00` is `5.0`), the rest as JSON.
@@ -336,8 +341,8 @@ extension OfflineODataProvider {
         return formatter.string(from: date)
     }
 
-    func uploadRequest(_ request: QueuedRequest, ifMatch: String?) -> HTTPRequest {
-        var own: [(String, String)] = [("Accept", "application/json"), ("OData-MaxVersion", "4.01")]
+    func uploadRequest(_ request: QueuedRequest, ifMatch: String?, store: OfflineStore) -> HTTPRequest {
+        var own: [(String, String)] = [("Accept", "application/json")] + versionHeaders(store)
         if request.body != nil { own.append(("Content-Type", "application/json")) }
         if let ifMatch, request.method != "POST" { own.append(("If-Match", ifMatch)) }
         for name in request.customHeaders.keys.sorted() {
@@ -345,8 +350,9 @@ extension OfflineODataProvider {
         }
         var url = request.url
         while url.hasPrefix("/") { url.removeFirst() }
-        return HTTPRequest(method: request.method, url: serviceRoot + url, headers: requestHeaders(own),
-                           body: request.body.map { Array($0.utf8) }, timeout: parameters.timeout)
+        return HTTPRequest(method: wireMethod(request.method, store), url: serviceRoot + url, headers: requestHeaders(own),
+                           body: request.body.map { Array(wireBody($0, set: request.affectedEntitySet, store: store).utf8) },
+                           timeout: parameters.timeout)
     }
 
     /// `@odata.etag` of an entity body.
@@ -364,7 +370,8 @@ extension OfflineODataProvider {
            let values = try? KeyPredicate.parse(predicate, keys: keys) {
             return values
         }
-        guard !body.isEmpty, let json = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
+        guard !body.isEmpty, let outer = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
+        let json = outer["d"] as? [String: Any] ?? outer   // V2: {"d":{…}}
         var values: [ODataValue] = []
         for key in keys {
             guard let raw = json[key.name] else { return nil }

@@ -32,6 +32,9 @@ public final class OfflineODataProvider: Sendable {
         var batchUnsupported = false
         var running: Task<[DownloadSummary], any Error>?
         var uploading: Task<UploadSummary, any Error>?
+        /// The CSRF token of this session (nil: none fetched yet, or the back end issues none).
+        var csrfToken: String?
+        var csrfFetched = false
     }
 
     public init(serviceRoot: String, parameters: OfflineODataParameters, transport: (any Transport)? = nil) throws(ODataError) {

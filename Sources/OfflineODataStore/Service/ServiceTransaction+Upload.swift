@@ -351,3 +351,12 @@ extension OfflineStore {
         return compared > 0
     }
 }
+
+extension OfflineStore {
+    /// A queued request's body read with the model as the local service read it (keys may be
+    /// absent): what the upload writes again in the back end's dialect (V2 JSON for a V2 service).
+    package func readRequestBody(_ text: String, entitySet: String) throws(ODataError) -> ODataEntity {
+        try ensureOpen()
+        return try service.bodyReader.readEntity(Array(text.utf8), entitySet: entitySet)
+    }
+}

@@ -36,18 +36,23 @@ final class OdatapyServer: @unchecked Sendable {
 
     /// `port`: reuse a stopped server's port (a restart: delta links the client kept point at it).
     init(port: Int = 0, pageSize: Int? = nil, extraProperties: [String] = [], model: String? = nil) throws {
-        guard let python = Self.python else { throw ServerError("no Python with odatapy") }
-        process.executableURL = URL(fileURLWithPath: python)
-        var arguments = [Self.script, "--port", String(port)]
+        var arguments = ["--port", String(port)]
         if let model { arguments += ["--model", Self.packageRoot + "/Tests/Backends/odatapy/" + model] }
         if let pageSize { arguments += ["--page-size", String(pageSize)] }
         for extra in extraProperties { arguments += ["--extra-property", extra] }
-        process.arguments = arguments
+        self.port = try Self.launch(process, script: Self.script, arguments: arguments, name: "odatapy")
+    }
+
+    /// Starts a back end's launcher script (Tests/Backends/*/server.py) with the test Python and
+    /// waits for its first line, `PORT <n>`; the port.
+    static func launch(_ process: Process, script: String, arguments: [String], name: String) throws -> Int {
+        guard let python = Self.python else { throw ServerError("no Python with the test back ends") }
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [script] + arguments
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // First line: "PORT <n>".
         var line: [UInt8] = []
         let handle = out.fileHandleForReading
         let deadline = Date().addingTimeInterval(30)
@@ -60,20 +65,27 @@ final class OdatapyServer: @unchecked Sendable {
         let text = String(decoding: line, as: UTF8.self)
         guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
             process.terminate()
-            throw ServerError("odatapy did not start: '\(text)'")
+            throw ServerError("\(name) did not start: '\(text)'")
         }
-        self.port = port
+        return port
+    }
+
+    /// Kills a launched back end and reaps it (`Process.waitUntilExit` can wait forever on Linux
+    /// when called from a task, so the pid is reaped directly).
+    static func reap(_ process: Process) {
+        let pid = process.processIdentifier
+        guard pid > 0 else { return }
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        _ = waitpid(pid, &status, 0)
     }
 
     /// Kills the server and reaps it (`Process.waitUntilExit` can wait forever on Linux when
     /// called from a task, so the pid is reaped directly).
     func stop() {
-        let pid = process.processIdentifier
-        guard pid > 0, !stopped else { return }
+        guard !stopped else { return }
         stopped = true
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        _ = waitpid(pid, &status, 0)
+        Self.reap(process)
     }
 
     private var stopped = false
