@@ -67,7 +67,7 @@ struct ShellCommand: AsyncParsableCommand {
         try offline.close()
         var failure: (any Error)?
         do {
-            let parameters = try syncParameters(store, queries: [], pageSize: 1000, headers: [])
+            let parameters = try syncParameters(store, queries: [], pageSize: 1000)
             let provider = try OfflineODataProvider(serviceRoot: try await resolveServiceRoot(nil, parameters), parameters: parameters)
             try await provider.open()
             do { try await body(provider) } catch { failure = error }

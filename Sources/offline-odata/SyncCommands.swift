@@ -22,13 +22,12 @@ struct OpenCommand: AsyncParsableCommand {
     @Option(help: "Page size asked of the back end (Prefer: odata.maxpagesize).")
     var pageSize = 1000
 
-    @Option(name: .customLong("header"), help: "NAME:VALUE sent with every request (repeatable).")
-    var headers: [String] = []
+    @OptionGroup var backEnd: BackEndOptions
 
     func run() async throws {
         do {
             let queries = try definingQueries.map(parseDefiningQuery)
-            let parameters = try syncParameters(store, queries: queries, pageSize: pageSize, headers: headers)
+            let parameters = try syncParameters(store, queries: queries, pageSize: pageSize, backEnd: backEnd)
             let root = try await resolveServiceRoot(service, parameters)
             let provider = try OfflineODataProvider(serviceRoot: root, parameters: parameters)
             let started = Date()
@@ -65,12 +64,11 @@ struct DownloadCommand: AsyncParsableCommand {
     @Option(help: "Page size asked of the back end.")
     var pageSize = 1000
 
-    @Option(name: .customLong("header"), help: "NAME:VALUE sent with every request (repeatable).")
-    var headers: [String] = []
+    @OptionGroup var backEnd: BackEndOptions
 
     func run() async throws {
         do {
-            let parameters = try syncParameters(store, queries: [], pageSize: pageSize, headers: headers)
+            let parameters = try syncParameters(store, queries: [], pageSize: pageSize, backEnd: backEnd)
             let root = try await resolveServiceRoot(service, parameters)
             let provider = try OfflineODataProvider(serviceRoot: root, parameters: parameters)
             try await provider.open()
@@ -104,12 +102,11 @@ struct UploadCommand: AsyncParsableCommand {
     @Option(help: "The service root URL (default: the one kept in the store).")
     var service: String?
 
-    @Option(name: .customLong("header"), help: "NAME:VALUE sent with every request (repeatable).")
-    var headers: [String] = []
+    @OptionGroup var backEnd: BackEndOptions
 
     func run() async throws {
         do {
-            let parameters = try syncParameters(store, queries: [], pageSize: 1000, headers: headers)
+            let parameters = try syncParameters(store, queries: [], pageSize: 1000, backEnd: backEnd)
             let root = try await resolveServiceRoot(service, parameters)
             let provider = try OfflineODataProvider(serviceRoot: root, parameters: parameters)
             try await provider.open()
@@ -178,17 +175,28 @@ func parseDefiningQuery(_ text: String) throws -> DefiningQuery {
     return DefiningQuery(name: String(text[..<equals]), url: url)
 }
 
-func syncParameters(_ store: StoreOptions, queries: [DefiningQuery], pageSize: Int, headers: [String]) throws -> OfflineODataParameters {
+/// How the CLI reaches a back end: custom headers and SAP's client.
+struct BackEndOptions: ParsableArguments {
+    @Option(name: .customLong("header"), help: "NAME:VALUE sent with every request (repeatable).")
+    var headers: [String] = []
+
+    @Option(name: .customLong("sap-client"), help: "SAP client (sap-client) of an SAP Gateway service, e.g. 100.")
+    var sapClient: String?
+}
+
+func syncParameters(_ store: StoreOptions, queries: [DefiningQuery], pageSize: Int, backEnd: BackEndOptions? = nil) throws -> OfflineODataParameters {
     var custom: [String: String] = [:]
-    for header in headers {
+    for header in backEnd?.headers ?? [] {
         guard let colon = header.firstIndex(of: ":"), colon != header.startIndex else {
             throw CLIFailure(message: "a header is NAME:VALUE, not '\(header)'")
         }
         custom[String(header[..<colon])] = String(header[header.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
     }
     let location = store.location
-    return OfflineODataParameters(storeName: location.storeName, storePath: location.storePath, encryption: try store.storeEncryption(),
-                                  definingQueries: queries, customHeaders: custom, pageSize: pageSize)
+    var parameters = OfflineODataParameters(storeName: location.storeName, storePath: location.storePath, encryption: try store.storeEncryption(),
+                                            definingQueries: queries, customHeaders: custom, pageSize: pageSize)
+    parameters.sapClient = backEnd?.sapClient
+    return parameters
 }
 
 func resolveServiceRoot(_ given: String?, _ parameters: OfflineODataParameters) async throws -> String {
