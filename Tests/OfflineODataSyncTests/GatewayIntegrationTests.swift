@@ -53,6 +53,30 @@ struct GatewayIntegrationTests {
         try provider.close()
     }
 
+    @Test("a V2 defining query with multi-hop $expand (to_Item,to_Item/to_PricingElement,to_Partner) lands every level in its set, linked")
+    func nestedExpand() async throws {
+        let server = try MockSapServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let url = "A_SalesOrder?$filter=SoldToParty eq '1000006'&$expand=to_Item,to_Item/to_PricingElement,to_Partner"
+        let (provider, store) = try await Self.open(server, dir, queries: [DefiningQuery(name: "Deep", url: url)])
+        let remote = try await server.get("A_SalesOrder?$filter=SoldToParty%20eq%20'1000006'&$expand=to_Item/to_PricingElement,to_Partner")
+        let orders = remote?["results"] as? [[String: Any]] ?? []
+        let items = orders.flatMap { ($0["to_Item"] as? [String: Any])?["results"] as? [[String: Any]] ?? [] }
+        let elements = items.flatMap { ($0["to_PricingElement"] as? [String: Any])?["results"] as? [[String: Any]] ?? [] }
+        #expect(!orders.isEmpty && !items.isEmpty && !elements.isEmpty)
+        #expect(try store.keys("A_SalesOrder", key: "SalesOrder").count == orders.count)
+        #expect(try store.keys("A_SalesOrderItem", key: "SalesOrderItem").count == items.count)
+        #expect(try store.keys("A_SalesOrderItemPrElement", key: "PricingProcedureStep").count == elements.count)
+        // Linked: the local service expands the same levels.
+        let local = try #require(try store.execute(.get, "A_SalesOrder?$expand=to_Item/to_PricingElement").json())
+        let localElements = (local["value"]?.arrayValue ?? []).flatMap { $0["to_Item"]?.arrayValue ?? [] }
+            .flatMap { $0["to_PricingElement"]?.arrayValue ?? [] }
+        #expect(localElements.count == elements.count)
+        try provider.close()
+    }
+
     @Test("a delta link the back end refuses (400) is followed by a full read that reconciles")
     func refusedDelta() async throws {
         let server = try MockSapServer()

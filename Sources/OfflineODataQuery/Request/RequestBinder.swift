@@ -242,6 +242,7 @@ public struct RequestBinder: Sendable {
         var result: [BoundExpandItem] = []
         var named = Set<String>()
         var star: SyntaxExpandItem?
+        let items = model.version == .v2 ? Self.unfoldV2Paths(items) : items
         for item in items {
             switch item.target {
             case .star:
@@ -274,6 +275,41 @@ public struct RequestBinder: Sendable {
             }
         }
         return result
+    }
+
+    /// OData V2's `$expand=to_Item/to_PricingElement` (expand `to_Item`, and in each item its
+    /// `to_PricingElement`) as V4 writes it, `to_Item($expand=to_PricingElement)`. Items that
+    /// start with the same navigation are merged (`to_Item,to_Item/to_PricingElement`), their
+    /// nested expands joined. V4 has no such paths (4.01 ABNF `expandPath`).
+    static func unfoldV2Paths(_ items: [SyntaxExpandItem]) -> [SyntaxExpandItem] {
+        var out: [SyntaxExpandItem] = []
+        var index: [String: Int] = [:]
+        for item in items {
+            guard case .path(let segments) = item.target, segments.count > 1,
+                  segments.allSatisfy({ if case .member = $0 { return true } else { return false } }) else {
+                if case .path(let segments) = item.target, segments.count == 1, case .member(let name, _) = segments[0] {
+                    if let at = index[name], out[at].options.expand != nil, item.options == SyntaxQueryOptions() {
+                        continue   // `to_Item` after `to_Item/…`: already expanded
+                    }
+                    index[name] = out.count
+                }
+                out.append(item)
+                continue
+            }
+            guard case .member(let first, _) = segments[0] else { out.append(item); continue }
+            var rest = item
+            rest.target = .path(Array(segments.dropFirst()))
+            if let at = index[first] {
+                var merged = out[at]
+                merged.options.expand = unfoldV2Paths((merged.options.expand ?? []) + [rest])
+                out[at] = merged
+            } else {
+                index[first] = out.count
+                out.append(SyntaxExpandItem(target: .path([segments[0]]), options: SyntaxQueryOptions(expand: unfoldV2Paths([rest])),
+                                            position: item.position))
+            }
+        }
+        return out
     }
 
     func bindExpandItem(_ item: SyntaxExpandItem, navigation name: String, source: CSDLEntityType, sourceSet: String?,

@@ -63,6 +63,24 @@ import Testing
         }
     }
 
+    @Test("V2's multi-hop $expand (A/B) is unfolded into nested expands, merged by first navigation; a V4 model still refuses it")
+    func v2ExpandPaths() throws {
+        let parsed = try ODataURLParser.parse("SalesOrders?$expand=ToItems,ToItems/ToProduct,ToCustomer/ToOrders/ToItems,ToItems/ToOrder")
+        let unfolded = RequestBinder.unfoldV2Paths(try #require(parsed.options.expand))
+        func names(_ items: [SyntaxExpandItem]?) -> [String] {
+            (items ?? []).map { item in
+                guard case .path(let segments) = item.target, case .member(let name, _)? = segments.first else { return "?" }
+                return segments.count == 1 ? name : "?"
+            }
+        }
+        #expect(names(unfolded) == ["ToItems", "ToCustomer"])
+        #expect(names(unfolded[0].options.expand) == ["ToProduct", "ToOrder"])
+        #expect(names(unfolded[1].options.expand) == ["ToOrders"])
+        #expect(names(unfolded[1].options.expand?.first?.options.expand) == ["ToItems"])
+        // The model of these tests is V4: the path stays refused.
+        #expect(throws: ODataError.self) { try bind("SalesOrders?$expand=ToItems/ToProduct") }
+    }
+
     @Test func selectKeepsKeysAndExpandResolvesTargets() throws {
         let request = try bind("SalesOrders?$select=Note&$expand=ToItems($filter=Quantity gt 1;$orderby=ItemPosition desc;$top=2;$expand=ToProduct),ToCustomer")
         #expect(request.options.select == BoundSelection(all: false, properties: ["SalesOrderID", "Note"]))
