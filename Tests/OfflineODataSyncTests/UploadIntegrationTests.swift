@@ -245,4 +245,34 @@ extension UploadIntegrationTests {
         #expect(try await Self.note(server, "SO004") == "again")
         try provider.close()
     }
+
+    /// Found by the two-store property test: a download used to replace the version a pending
+    /// change was based on, so the upload sent the newer ETag and overwrote the other device's
+    /// change without a conflict.
+    @Test("a download between a local change and its upload does not hide another device's change: the upload meets 412; undo then shows the other device's version")
+    func downloadKeepsTheBaseOfPendingChanges() async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dirA = SyncTempDir(), dirB = SyncTempDir()
+        defer { dirA.cleanup(); dirB.cleanup() }
+        let a = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dirA, queries: Self.queries))
+        let b = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dirB, queries: Self.queries))
+        try await a.open()
+        try await b.open()
+        _ = try a.store.execute(.patch, "SalesOrders('SO002')", body: #"{"Note":"from A"}"#)
+        _ = try b.store.execute(.patch, "SalesOrders('SO002')", body: #"{"Note":"from B"}"#)
+        #expect(try await a.upload().succeeded == 1)
+        try await b.download()
+        // B's pending change stays on top of the download.
+        #expect(try b.store.execute(.get, "SalesOrders('SO002')").json()?["Note"]?.stringValue == "from B")
+        let summary = try await b.upload()
+        #expect(summary.failed == 1 && summary.succeeded == 0)
+        #expect(try b.store.errorArchive().first?.httpStatusCode == 412)
+        #expect(try await Self.note(server, "SO002") == "from A")
+        // Resolving by dropping B's change shows the version the download brought.
+        try b.store.deleteErrorArchiveEntry(requestID: try #require(try b.store.errorArchive().first?.requestID))
+        #expect(try b.store.execute(.get, "SalesOrders('SO002')").json()?["Note"]?.stringValue == "from A")
+        try a.close()
+        try b.close()
+    }
 }

@@ -526,7 +526,9 @@ struct DownloadApply {
             guard let local = pending[member] else { continue }
             if var image = try tx.image(member.set, member.keyBytes) {
                 if image.kind == ServiceFormat.kindServer, let fresh = try tx.batch.storedValue(member.set, keyBytes: member.keyBytes) {
-                    image.stored = fresh
+                    // Kept apart from the version the local changes are based on (their upload's
+                    // If-Match): a change by another client in between stays a conflict.
+                    image.fresh = fresh
                     try tx.putImage(member.set, member.keyBytes, image)
                 }
             }

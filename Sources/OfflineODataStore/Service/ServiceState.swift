@@ -10,7 +10,9 @@ enum ServiceFormat {
     static let countersVersion: UInt8 = 1
     /// docs/LocalService.md §5.2: system tree of the server images.
     static let imageTree = "image"
-    static let imageVersion: UInt8 = 1
+    static let imageVersion: UInt8 = 2
+    /// Images written before the downloaded version was kept apart (no `fresh`); still read.
+    static let imageVersion1: UInt8 = 1
     /// docs/LocalService.md §5.2: image kinds.
     static let kindServer: UInt8 = 1
     static let kindCreated: UInt8 = 2
@@ -80,6 +82,15 @@ struct ServerImage: Equatable {
     var keyGenerated: Bool
     var stored: [UInt8]
     var links: [Link] = []
+    /// The back end's version that a download brought after the local changes were made
+    /// (stored value, as `stored`); nil when none came. `stored` stays the version the local
+    /// changes are based on: the upload's `If-Match` and the proof of an unchanged entity come
+    /// from it, so another client's change in between is a conflict, never overwritten. Undo
+    /// restores `fresh` when there is one.
+    var fresh: [UInt8]? = nil
+
+    /// The newest version of the back end the store has: what undo restores.
+    var newest: [UInt8] { fresh ?? stored }
 
     func encode() -> [UInt8] {
         var out: [UInt8] = [ServiceFormat.imageVersion, kind] + ServiceCounters.le(UInt64(bitPattern: firstRequestID))
@@ -92,13 +103,15 @@ struct ServerImage: Equatable {
             let name = Array(link.navigation.utf8)
             out += Self.u32(name.count) + name + Self.u32(link.targetKey.count) + link.targetKey
         }
+        out += Self.u32(fresh?.count ?? 0)
+        out += fresh ?? []
         return out
     }
 
     static func u32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
 
     static func decode(_ bytes: [UInt8], what: String) throws(ODataError) -> ServerImage {
-        guard bytes.count >= 11, bytes[0] == ServiceFormat.imageVersion,
+        guard bytes.count >= 11, bytes[0] == ServiceFormat.imageVersion || bytes[0] == ServiceFormat.imageVersion1,
               bytes[1] == ServiceFormat.kindServer || bytes[1] == ServiceFormat.kindCreated, bytes[10] <= 1 else {
             throw .queueCorrupted(what, "server image header is malformed")
         }
@@ -127,6 +140,13 @@ struct ServerImage: Equatable {
                 throw .queueCorrupted(what, "navigation name is not UTF-8")
             }
             image.links.append(Link(navigation: name, targetKey: try take(try u32())))
+        }
+        if bytes[0] == ServiceFormat.imageVersion {
+            let fresh = try take(try u32())
+            if !fresh.isEmpty {
+                guard fresh.count >= StoredValue.trailerSize else { throw .queueCorrupted(what, "server image with a truncated downloaded version") }
+                image.fresh = fresh
+            }
         }
         guard p == bytes.count else { throw .queueCorrupted(what, "\(bytes.count - p) bytes after the server image") }
         return image

@@ -53,7 +53,7 @@ extension ServiceTransaction {
         for ref in ordered {
             guard let image = images[ref] else { continue }
             if image.kind == ServiceFormat.kindServer {
-                try batch.restore(ref.set, keyBytes: ref.keyBytes, stored: image.stored)
+                try batch.restore(ref.set, keyBytes: ref.keyBytes, stored: image.newest)
             }
             try dropImage(ref.set, ref.keyBytes)
         }

@@ -73,6 +73,7 @@ extension ServiceTransaction {
             if let value = try batch.storedValue(set, keyBytes: entity) {
                 image.kind = ServiceFormat.kindServer
                 image.stored = value
+                image.fresh = nil   // the back end applied this on the version it had: none is newer
                 image.keyGenerated = false
                 if let next = queued.first(where: { $0.affectedEntitySet == set && $0.affectedEntityKey == predicate }) {
                     image.firstRequestID = next.requestID

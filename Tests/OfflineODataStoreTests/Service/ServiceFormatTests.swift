@@ -19,22 +19,32 @@ import Testing
         }
     }
 
-    @Test("image records: local creation 11 bytes; server image with stored value and links (§5.2)")
+    @Test("image records: local creation 11 bytes; server image with stored value, links and the downloaded version (§5.2); version 1 images still read")
     func images() throws {
         let created = ServerImage(kind: 2, firstRequestID: 5, keyGenerated: true, stored: [])
-        #expect(created.encode() == [1, 2, 5, 0, 0, 0, 0, 0, 0, 0, 1])
+        #expect(created.encode() == [2, 2, 5, 0, 0, 0, 0, 0, 0, 0, 1])
         #expect(try ServerImage.decode(created.encode(), what: "t") == created)
         let stored: [UInt8] = [9, 0xFF, 0xFF, 0, 0, 0, 1]
-        let server = ServerImage(kind: 1, firstRequestID: 1, keyGenerated: false, stored: stored,
+        var server = ServerImage(kind: 1, firstRequestID: 1, keyGenerated: false, stored: stored,
                                  links: [ServerImage.Link(navigation: "N", targetKey: [0x20, 0x01])])
-        let header: [UInt8] = [1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0]
+        let header: [UInt8] = [2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0]
         let links: [UInt8] = [1, 0, 0, 0, 1, 0, 0, 0, 0x4E, 2, 0, 0, 0, 0x20, 0x01]
-        #expect(server.encode() == header + stored + links)
+        #expect(server.encode() == header + stored + links + [0, 0, 0, 0])
         #expect(try ServerImage.decode(server.encode(), what: "t") == server)
+        // Version 1 (no downloaded version) is still read.
+        let version1 = [1] + Array(header.dropFirst()) + stored + links
+        #expect(try ServerImage.decode(version1, what: "t") == server)
+        let fresh: [UInt8] = [8, 0xFF, 0xFF, 0, 0, 0, 1]
+        server.fresh = fresh
+        #expect(server.encode() == header + stored + links + [7, 0, 0, 0] + fresh)
+        #expect(try ServerImage.decode(server.encode(), what: "t") == server)
+        #expect(server.newest == fresh)
         let good = server.encode()
-        let truncatedValue: [UInt8] = [1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 2, 0, 0, 0, 0]
-        let badKind: [UInt8] = [1, 3] + Array(good.dropFirst(2))
-        let bads: [[UInt8]] = [Array(good.dropLast()), good + [0], badKind, truncatedValue, created.encode() + [0], [1, 2, 5]]
+        let truncatedValue: [UInt8] = [2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0]
+        let truncatedFresh = header + stored + links + [2, 0, 0, 0, 1, 2]
+        let badKind: [UInt8] = [2, 3] + Array(good.dropFirst(2))
+        let bads: [[UInt8]] = [Array(good.dropLast()), good + [0], badKind, truncatedValue, truncatedFresh, created.encode() + [0], [2, 2, 5],
+                               [3] + Array(good.dropFirst())]
         for bad in bads {
             expectStoreError("queueCorrupted", 3202) { _ = try ServerImage.decode(bad, what: "t") }
         }
