@@ -275,4 +275,22 @@ extension UploadIntegrationTests {
         try a.close()
         try b.close()
     }
+
+    @Test("an order whose customer no defining query downloads can still be edited offline (only the foreign keys a change sets are checked) and uploaded")
+    func editWithoutItsPrincipal() async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot,
+                                                parameters: .test(dir, queries: [DefiningQuery(name: "Orders", url: "SalesOrders")]))
+        try await provider.open()
+        let store = try provider.store
+        #expect(try store.execute(.patch, "SalesOrders('SO003')", body: #"{"Note":"no partner here"}"#).status == 204)
+        // Setting the foreign key itself still needs the partner locally.
+        #expect(throws: ODataError.self) { try store.execute(.patch, "SalesOrders('SO003')", body: #"{"BusinessPartnerID":"BP2"}"#) }
+        #expect(try await provider.upload() == UploadSummary(succeeded: 1, failed: 0, remaining: 0))
+        #expect(try await Self.note(server, "SO003") == "no partner here")
+        try provider.close()
+    }
 }

@@ -25,7 +25,11 @@ final class PageServer: @unchecked Sendable {
         let deltaPages = max(1, (pages.deltaCount + pages.pageSize - 1) / pages.pageSize)
         delta = (0..<deltaPages).map { pages.deltaPage($0) }
         metadata = pages.metadata
+        partners = pages.partnersPage(count: 10)
     }
+
+    /// A page of the first business partners (the customers the upload benchmark's creates name).
+    let partners: [UInt8]
 
     var totalBytes: Int { expanded.reduce(0) { $0 + $1.count } }
 
@@ -81,6 +85,19 @@ final class PageServer: @unchecked Sendable {
             let parts = line.split(separator: " ")
             guard parts.count >= 2 else { return }
             let target = String(parts[1]).replacingOccurrences(of: "%24", with: "$")
+            if parts[0] != "GET" {
+                // A write (the upload benchmark): read its body, answer at once.
+                let length = Self.contentLength(head)
+                while buffer.count < length {
+                    let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                    if n <= 0 { return }
+                    buffer += chunk[0..<n]
+                }
+                let body = Array(buffer[0..<length])
+                buffer.removeFirst(length)
+                guard writeAll(fd, Self.writeAnswer(method: String(parts[0]), target: target, head: head, body: body)) else { return }
+                continue
+            }
             let trackChanges = head.lowercased().contains("odata.track-changes")
             let body = route(target, trackChanges: trackChanges)
             let status = body == nil ? "404 Not Found" : "200 OK"
@@ -89,6 +106,48 @@ final class PageServer: @unchecked Sendable {
             let header = "HTTP/1.1 \(status)\r\nContent-Type: \(type)\r\nContent-Length: \(payload.count)\r\nOData-Version: 4.01\r\n\r\n"
             guard writeAll(fd, Array(header.utf8)), writeAll(fd, payload) else { return }
         }
+    }
+
+    static func contentLength(_ head: String) -> Int {
+        for line in head.split(separator: "\r\n") where line.lowercased().hasPrefix("content-length:") {
+            return Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+        }
+        return 0
+    }
+
+    /// The answer to a write: 201 to a POST, 204 with an ETag to the others; to a `$batch`, one
+    /// change set answer per change set of the request, each with a 201 or 204 per request and
+    /// its Content-ID echoed (as odatapy answers).
+    static func writeAnswer(method: String, target: String, head: String, body: [UInt8]) -> [UInt8] {
+        guard target.hasSuffix("$batch") else {
+            let status = method == "POST" ? "201 Created" : "204 No Content"
+            return Array("HTTP/1.1 \(status)\r\nETag: W/\"u\"\r\nContent-Length: 0\r\nOData-Version: 4.01\r\n\r\n".utf8)
+        }
+        var changeSets: [[(id: String, method: String)]] = []
+        var contentID = ""
+        for line in String(decoding: body, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("Content-Type: multipart/mixed; boundary=changeset_") {
+                changeSets.append([])
+            } else if line.hasPrefix("Content-ID: ") {
+                contentID = String(line.dropFirst("Content-ID: ".count))
+            } else if let space = line.firstIndex(of: " "), ["POST", "PATCH", "MERGE", "PUT", "DELETE"].contains(String(line[..<space])),
+                      line.hasSuffix(" HTTP/1.1"), !changeSets.isEmpty {
+                changeSets[changeSets.count - 1].append((contentID, String(line[..<space])))
+            }
+        }
+        var out = ""
+        for (n, changeSet) in changeSets.enumerated() {
+            out += "--b\r\nContent-Type: multipart/mixed; boundary=c\(n)\r\n\r\n"
+            for part in changeSet {
+                let status = part.method == "POST" ? "201 Created" : "204 No Content"
+                out += "--c\(n)\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\nContent-ID: \(part.id)\r\n\r\n"
+                out += "HTTP/1.1 \(status)\r\nETag: W/\"u\"\r\n\r\n\r\n"
+            }
+            out += "--c\(n)--\r\n\r\n"
+        }
+        out += "--b--\r\n"
+        let payload = Array(out.utf8)
+        return Array("HTTP/1.1 200 OK\r\nContent-Type: multipart/mixed; boundary=b\r\nContent-Length: \(payload.count)\r\nOData-Version: 4.01\r\n\r\n".utf8) + payload
     }
 
     static func headEnd(_ bytes: [UInt8]) -> Int? {
@@ -109,6 +168,7 @@ final class PageServer: @unchecked Sendable {
 
     private func route(_ target: String, trackChanges: Bool) -> [UInt8]? {
         if target.hasPrefix("/$metadata") { return metadata }
+        if target.hasPrefix("/BusinessPartners") { return partners }
         guard target.hasPrefix("/SalesOrders") else { return nil }
         let skip = target.range(of: "$skiptoken=").flatMap { Int(target[$0.upperBound...].prefix { $0.isNumber }) } ?? 0
         let index = skip / max(1, pages.pageSize)

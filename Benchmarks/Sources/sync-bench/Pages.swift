@@ -64,6 +64,17 @@ struct SyncPages {
         return out
     }
 
+    /// The first `count` business partners, as one page.
+    func partnersPage(count: Int) -> [UInt8] {
+        var out: [UInt8] = Array(#"{"@odata.context":"$metadata#BusinessPartners","value":["#.utf8)
+        for index in 0..<count {
+            guard let entity = generator.entityProperties(set: .businessPartners, index: index) else { break }
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out += entity
+        }
+        return out + Array("]}".utf8)
+    }
+
     /// The delta: every 100th order with a new note, in pages of `pageSize`.
     func deltaPage(_ index: Int) -> [UInt8] {
         let changed = Array(stride(from: 0, to: orders, by: 100))

@@ -108,8 +108,66 @@ func runPeer(_ name: String) async throws {
         metric("delta_seconds", now() - start)
         metric("delta_entities", Double(summaries.first?.entitiesApplied ?? 0))
         try provider.close()
+    case "upload-batch", "upload-single":
+        // 10,000 queued changes (a third each creates, updates, deletes) on a store of
+        // `entities` orders, uploaded in $batch requests or one at a time.
+        var parameters = storeParameters(dir)
+        parameters.definingQueries = [DefiningQuery(name: "Orders", url: "SalesOrders"), DefiningQuery(name: "Customers", url: "BusinessPartners")]
+        parameters.uploadBatching = name == "upload-batch" ? .automatic : .never
+        let changes = Int(option("changes", "10000")) ?? 10_000
+        let provider = try OfflineODataProvider(serviceRoot: url, parameters: parameters)
+        try await provider.open()
+        let store = try provider.store
+        let keys = try store.keys(of: "SalesOrders")
+        let customer = try store.keys(of: "BusinessPartners", key: "BusinessPartnerID").first ?? ""
+        // A created order copies an existing one (its customer is in the store) under a new key.
+        let template = try JSONSerialization.jsonObject(with: Data(try store.execute(.get, "SalesOrders('\(keys[0])')").body ?? [])) as? [String: Any] ?? [:]
+        guard keys.count * 3 >= changes * 2 else { throw BenchError("\(keys.count) orders are too few for \(changes) changes") }
+        var used = 0
+        for i in 0..<changes {
+            switch i % 3 {
+            case 0:
+                var order = template.filter { !$0.key.hasPrefix("@") }
+                order["SalesOrderID"] = "U\(i)"
+                order["CustomerID"] = customer
+                order["Note"] = "created offline"
+                let body = String(decoding: try JSONSerialization.data(withJSONObject: order), as: UTF8.self)
+                _ = try store.execute(.post, "SalesOrders", body: body)
+            case 1:
+                _ = try store.execute(.patch, "SalesOrders('\(keys[used])')", body: #"{"Note":"changed offline \#(i)"}"#)
+                used += 1
+            default:
+                _ = try store.execute(.delete, "SalesOrders('\(keys[used])')")
+                used += 1
+            }
+        }
+        let cpu = cpuTime()
+        let start = now()
+        let summary = try await provider.upload()
+        let seconds = now() - start
+        let cpuSeconds = cpuTime() - cpu
+        guard summary.succeeded == changes else { throw BenchError("upload: \(summary)") }
+        metric("seconds", seconds)
+        metric("requests_per_second", Double(changes) / seconds)
+        metric("client_cpu_us_per_request", cpuSeconds * 1e6 / Double(changes))
+        try provider.close()
     default:
         throw BenchError("unknown peer \(name)")
+    }
+}
+
+extension OfflineStore {
+    /// Every key of a set (single string keys).
+    func keys(of set: String, key: String = "SalesOrderID") throws -> [String] {
+        var out: [String] = []
+        var next: String? = set + "?$select=" + key
+        while let url = next {
+            let response = try execute(.get, url)
+            guard let body = response.body, let json = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { break }
+            out += (json["value"] as? [[String: Any]] ?? []).compactMap { $0[key] as? String }
+            next = json["@odata.nextLink"] as? String
+        }
+        return out
     }
 }
 
@@ -228,6 +286,44 @@ func runBenchmark() async throws {
         goals.append(String(format: "| initial download with $expand, %d entities | network path ≤ 1.15x applyDownload, ≥ 3x a SQLite client | peak RSS ≤ 64 MiB at 1M; 1 %% delta ≤ 5 %% of the initial | %.2fx applyDownload, %.2fx SQLite, %.1f MiB, delta %.1f %% | %@ |",
                             pages.entityCount, net / mem, sqlite / net, rss, 100 * delta / initial,
                             (net / mem <= 1.15 && sqlite / net >= 3) ? "bar met" : "bar not met"))
+    }
+    if let changes = Int(option("upload", "10000")), changes > 0 {
+        // Upload (issue 30): the server answers every write at once; each peer's process CPU
+        // during the upload is the client's, the parent's CPU meanwhile the server's.
+        let pages = SyncPages(entities: changes * 5, pageSize: pageSize)   // about one order in five entities
+        let server = PageServer(pages: pages)
+        try server.start()
+        let url = "http://127.0.0.1:\(server.port)/"
+        var results: [String: [Double]] = [:]
+        for round in 0..<rounds {
+            for peer in round % 2 == 0 ? ["upload-batch", "upload-single"] : ["upload-single", "upload-batch"] {
+                let serverCPU = cpuTime()
+                let m = try Workers.spawn(executable, ["peer", peer, "--url", url, "--entities", String(changes * 5), "--page-size", String(pageSize),
+                                                        "--changes", String(changes), "--dir", work + "/" + peer])
+                for (name, value) in m { results["\(peer).\(name)", default: []].append(value) }
+                // The parent serves the whole worker run (its open too); a bound, not the upload alone.
+                results["\(peer).server_cpu_us_per_request_bound", default: []].append((cpuTime() - serverCPU) * 1e6 / Double(changes))
+                FileHandle.standardError.write(Data("sync-bench upload round \(round + 1) \(peer): \(m)\n".utf8))
+            }
+        }
+        try? FileManager.default.removeItem(atPath: work)
+        for (key, values) in results.sorted(by: { $0.key < $1.key }) {
+            let parts = key.split(separator: ".")
+            csv.append("upload-\(changes),\(parts[0]),\(parts[1]),\(median(values))")
+        }
+        table.append("")
+        table.append("| upload of \(changes) queued changes | wall | requests/s | client CPU per request | server CPU per request (bound) |")
+        table.append("| --- | ---: | ---: | ---: | ---: |")
+        for peer in ["upload-batch", "upload-single"] {
+            table.append(String(format: "| %@ | %.2f s | %.0f | %.1f µs | %.1f µs |", peer == "upload-batch" ? "in $batch (100 per batch)" : "one request at a time",
+                                median(results["\(peer).seconds"] ?? []), median(results["\(peer).requests_per_second"] ?? []),
+                                median(results["\(peer).client_cpu_us_per_request"] ?? []),
+                                median(results["\(peer).server_cpu_us_per_request_bound"] ?? [])))
+        }
+        let batchCPU = median(results["upload-batch.client_cpu_us_per_request"] ?? [])
+        let singleCPU = median(results["upload-single.client_cpu_us_per_request"] ?? [])
+        goals.append(String(format: "| upload of %d queued changes | client CPU per request ≤ 50 µs | %.1f µs in $batch, %.1f µs one by one | %@ |",
+                            changes, batchCPU, singleCPU, max(batchCPU, singleCPU) <= 50 ? "bar met" : "bar not met"))
     }
     lines += goals
     lines.append("<!-- goals:end -->")

@@ -86,7 +86,7 @@ extension ServiceTransaction {
             default: continue
             }
         }
-        try checkComplete(set, keyBytes)
+        try checkComplete(set, keyBytes, changed: replace ? nil : Set(changes.properties.map(\.name)))
         return keyBytes
     }
 

@@ -153,8 +153,10 @@ extension ServiceTransaction {
     }
 
     /// After a create or replace: every non-nullable declared property has a value, and every
-    /// foreign key set refers to an entity that exists locally.
-    func checkComplete(_ set: String, _ keyBytes: [UInt8]) throws(ODataError) {
+    /// foreign key set refers to an entity that exists locally. After an update (`changed`: the
+    /// properties it set), only the foreign keys it changed: an order whose customer no defining
+    /// query downloads can still have its note edited.
+    func checkComplete(_ set: String, _ keyBytes: [UInt8], changed: Set<String>? = nil) throws(ODataError) {
         let info = try batch.setInfo(set)
         guard let (record, _) = try batch.storedRecord(set, keyBytes: keyBytes) else { return }
         for (i, property) in info.layout.properties.enumerated() where !property.isNullable {
@@ -165,6 +167,7 @@ extension ServiceTransaction {
         }
         for (navigation, plan) in batch.navigationPlans(of: set).sorted(by: { $0.key < $1.key }) {
             guard case .toKey(let target, let columns) = plan else { continue }
+            if let changed, !columns.contains(where: { changed.contains($0.path.first ?? "") }) { continue }
             let values = columns.map { $0.value(in: record) }
             if values.contains(where: \.isNull) { continue }
             let targetKey = try self.keyBytes(target, values)
