@@ -148,6 +148,7 @@ assemble() {
         query) name="OData queries (ours vs SQLite, SQLCipher)" ;;
         store) name="offline store (ours vs SQLite, SQLCipher)" ;;
         sync) name="sync download (ours over HTTP vs applyDownload, SQLite client)" ;;
+        sync-upload) name="sync upload (ours over loopback HTTP)" ;;
         *) name="$(basename "$f" .md)" ;;
       esac
       if [ -f "$f" ]; then
@@ -190,9 +191,13 @@ run_store() { # OUT-FILE COMMAND ENTITIES ROUNDS UPDATES
 }
 run_sync() { # OUT-FILE COMMAND ENTITIES ROUNDS
   Benchmarks/.build/release/sync-bench run --entities "$3" --rounds "$4" --page-size 1000 --work-dir "$work/sync" --out "$1" \
-    --csv "${1%.md}.csv" --command "$2"
+    --csv "${1%.md}.csv" --command "$2" --upload 0
 }
-sections=("$results/engine.md" "$results/json.md" "$results/query.md" "$results/store.md" "$results/sync.md")
+run_sync_upload() { # OUT-FILE COMMAND CHANGES ROUNDS
+  Benchmarks/.build/release/sync-bench run --entities "" --upload "$3" --rounds "$4" --page-size 1000 --work-dir "$work/sync" \
+    --out "$1" --csv "${1%.md}.csv" --command "$2"
+}
+sections=("$results/engine.md" "$results/json.md" "$results/query.md" "$results/store.md" "$results/sync.md" "$results/sync-upload.md")
 # The report at the repository root links the plots by this path.
 report() {
   plots "$results" "$results/plots"
@@ -244,6 +249,7 @@ case "$mode" in
   sync)
     build sync-bench
     run_sync "$results/sync.md" "make bench-sync" "$sync_scales" 3
+    run_sync_upload "$results/sync-upload.md" "make bench-sync" 10000 3
     report
     ;;
   report)

@@ -7,9 +7,10 @@ import OfflineODataStore
 /// change set does not stop the independent ones after it.
 extension OfflineODataProvider {
     /// Sends `units` (change sets) as one `$batch` and confirms or archives every request by its
-    /// answer. False when the back end has no `$batch` (404, 405, 501): nothing was applied,
-    /// and the caller sends the requests one at a time.
-    func sendBatch(_ units: [[QueuedRequest]], run: inout UploadRun, store: OfflineStore) async throws(ODataError) -> Bool {
+    /// answer; whether a confirmation re-keyed later requests. Nil when the back end has no
+    /// `$batch` (404, 405, 501): nothing was applied, and the caller sends the requests one at a
+    /// time.
+    func sendBatch(_ units: [[QueuedRequest]], run: inout UploadRun, store: OfflineStore) async throws(ODataError) -> Bool? {
         let firstSent = Self.imfDate(Date())
         var attempts: [(requestID: Int64, repeatabilityID: String, firstSent: String)] = []
         var items: [MultipartBatchRequest.Item] = []
@@ -77,7 +78,7 @@ extension OfflineODataProvider {
                                                        + versionHeaders(store) + [("Prefer", "odata.continue-on-error")]),
                                body: batch.serialized(), timeout: parameters.timeout)
         let (response, body) = try await writeExchange(http)
-        if [404, 405, 501].contains(response.status) { return false }
+        if [404, 405, 501].contains(response.status) { return nil }
         try check(response, body, http, what: "upload batch")
         let answer: MultipartBatchResponse
         do {
@@ -86,6 +87,8 @@ extension OfflineODataProvider {
             throw SyncErrorCode.invalidPayload.error("upload batch: the answer is not a multipart batch response: \(error.message)",
                                                      at: http.url)
         }
+        // Every outcome of the answer, applied in one commit.
+        var outcomes: [(request: QueuedRequest, outcome: UploadOutcome)] = []
         for (index, unit) in units.enumerated() {
             guard index < answer.items.count else {
                 // Not run (a back end that stops at the first failed change set): sent again next upload.
@@ -106,40 +109,41 @@ extension OfflineODataProvider {
                 for (position, request) in unit.enumerated() {
                     let id = contentIDs[index][position]
                     let part = parts.first { $0.contentID == id } ?? parts[position]
-                    _ = try settle(request, status: part.response.status, header: { Self.partHeader(part.response, $0) },
-                                   body: part.response.body ?? [], run: &run, store: store)
+                    outcomes.append((request, try outcome(request, status: part.response.status, header: { Self.partHeader(part.response, $0) },
+                                                          body: part.response.body ?? [], run: run, store: store)))
                 }
             } else if let failure = parts.first(where: { !(200..<300).contains($0.response.status) }) {
-                try failChangeSet(unit, ids: contentIDs[index], failure: failure, run: &run, store: store)
+                outcomes += failChangeSet(unit, ids: contentIDs[index], failure: failure)
             } else {
                 // An answer that does not fit the change set: nothing can be confirmed from it.
                 for request in unit { run.leftQueued.insert(request.requestID) }
             }
         }
+        let confirmations = try store.settleUploads(outcomes.map(\.outcome))
+        var rekeyed = false
+        for (n, (request, outcome)) in outcomes.enumerated() {
+            if record(outcome, request: request, confirmation: n < confirmations.count ? confirmations[n] : nil, run: &run) { rekeyed = true }
+        }
         publishSent(run)
-        return true
+        return rekeyed
     }
 
     /// A change set the back end refused as a whole (atomic: none of it was applied): the request
     /// the failure names (by Content-ID; the first when the back end does not echo it) is
     /// archived with the back end's error, the others with 424 naming it.
-    func failChangeSet(_ unit: [QueuedRequest], ids: [String], failure: MultipartBatchResponse.Part,
-                       run: inout UploadRun, store: OfflineStore) throws(ODataError) {
+    func failChangeSet(_ unit: [QueuedRequest], ids: [String], failure: MultipartBatchResponse.Part) -> [(request: QueuedRequest, outcome: UploadOutcome)] {
         let failing = failure.contentID.flatMap { ids.firstIndex(of: $0) } ?? 0
         let detail = Self.errorDetail(failure.response.body ?? [])
         let status = failure.response.status
         let culprit = unit[failing]
-        for (position, request) in unit.enumerated() {
+        return unit.enumerated().map { position, request in
             if position == failing {
-                try store.failUpload(requestID: request.requestID, httpStatus: status, code: detail.code,
-                                     message: detail.message ?? "\(request.method) \(request.url) answered \(status)", innerError: detail.inner)
-            } else {
-                try store.failUpload(requestID: request.requestID, httpStatus: 424, code: "changeSetFailed",
-                                     message: "not applied: its change set failed at \(culprit.method) \(culprit.url) (\(status)\(detail.message.map { ": " + $0 } ?? ""))",
-                                     innerError: nil)
+                return (request, .failed(requestID: request.requestID, status: status, code: detail.code,
+                                         message: detail.message ?? "\(request.method) \(request.url) answered \(status)", innerError: detail.inner))
             }
-            run.failedEntities.insert(request.affectedEntitySet + request.affectedEntityKey)
-            run.summary.failed += 1
+            return (request, .failed(requestID: request.requestID, status: 424, code: "changeSetFailed",
+                                     message: "not applied: its change set failed at \(culprit.method) \(culprit.url) (\(status)\(detail.message.map { ": " + $0 } ?? ""))",
+                                     innerError: nil))
         }
     }
 

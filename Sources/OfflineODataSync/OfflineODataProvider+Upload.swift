@@ -49,6 +49,24 @@ extension OfflineODataProvider {
         var etags: [String: String] = [:]
         /// Requests sent in this upload whose answer the back end left out: not sent again in it.
         var leftQueued: Set<Int64> = []
+        /// Requests archived without being sent (their entity failed) since the queue was last
+        /// brought up to date.
+        var archivedUnsent: Set<Int64> = []
+        /// Per request of the queue snapshot being sent: what its confirmation needs to know of
+        /// the rest of the queue (`QueueHint`).
+        var hints: [Int64: QueueHint] = [:]
+
+        /// The hints of a queue snapshot: each request's next request of the same entity.
+        mutating func learn(_ queue: [QueuedRequest]) {
+            hints.removeAll(keepingCapacity: true)
+            let knownUpTo = queue.last?.requestID ?? 0
+            var next: [String: Int64] = [:]
+            for request in queue.reversed() {
+                let entity = request.affectedEntitySet + request.affectedEntityKey
+                hints[request.requestID] = QueueHint(nextOfEntity: next[entity], knownUpTo: knownUpTo)
+                next[entity] = request.requestID
+            }
+        }
     }
 
     /// Uploads the RequestQueue (the requests of `categories`, or all): see the recipe above.
@@ -91,27 +109,63 @@ extension OfflineODataProvider {
     func uploadNow(_ store: OfflineStore, categories: [String]?) async throws(ODataError) -> UploadSummary {
         var run = UploadRun(failedEntities: Set(try store.errorArchive().map { $0.affectedEntitySet + $0.affectedEntityKey }))
         defer { _ = try? store.logSyncEvent(type: "Upload", details: "succeeded=\(run.summary.succeeded) failed=\(run.summary.failed) remaining=\(run.summary.remaining)") }
+        // The queue is read once and kept up to date in memory; it is read again after a
+        // confirmation re-keyed later requests, and at the end for requests queued meanwhile.
+        var queue = try store.requestQueue()
+        run.learn(queue)
+        var fresh = true
         while true {
             try checkCancelled("the upload was cancelled; what the back end acknowledged is confirmed, the rest stays queued")
-            let (units, retry) = try collectUnits(try store.requestQueue(), categories: categories, run: &run, store: store)
-            if units.isEmpty { break }
+            let (units, retry) = try collectUnits(queue, categories: categories, run: &run, store: store)
+            if units.isEmpty {
+                if fresh { break }
+                queue = try store.requestQueue()
+                run.learn(queue)
+                fresh = true
+                continue
+            }
+            fresh = false
+            var handled = Set(units.joined().map(\.requestID))
+            var rekeyed = false
             let batchUnsupported = core.withLock { $0.batchUnsupported }
+            var sentInBatch = false
             if parameters.uploadBatching == .automatic, !batchUnsupported, !retry {
-                if try await sendBatch(units, run: &run, store: store) { continue }
-                core.withLock { $0.batchUnsupported = true }
-            }
-            for request in units.joined() {
-                try checkCancelled("the upload was cancelled; what the back end acknowledged is confirmed, the rest stays queued")
-                let entity = request.affectedEntitySet + request.affectedEntityKey
-                if run.failedEntities.contains(entity) {
-                    try store.failUpload(requestID: request.requestID, httpStatus: 424, code: "dependencyFailed",
-                                         message: "not sent: an earlier request of \(entity) failed", innerError: nil)
-                    run.summary.failed += 1
-                    continue
+                if let outcome = try await sendBatch(units, run: &run, store: store) {
+                    sentInBatch = true
+                    rekeyed = outcome
+                } else {
+                    core.withLock { $0.batchUnsupported = true }
                 }
-                // A confirmation that re-keyed later requests: read the queue again.
-                if try await sendSingle(request, run: &run, store: store) { break }
             }
+            if !sentInBatch {
+                handled = []
+                for request in units.joined() {
+                    try checkCancelled("the upload was cancelled; what the back end acknowledged is confirmed, the rest stays queued")
+                    handled.insert(request.requestID)
+                    let entity = request.affectedEntitySet + request.affectedEntityKey
+                    if run.failedEntities.contains(entity) {
+                        try store.failUpload(requestID: request.requestID, httpStatus: 424, code: "dependencyFailed",
+                                             message: "not sent: an earlier request of \(entity) failed", innerError: nil)
+                        run.summary.failed += 1
+                        continue
+                    }
+                    // A confirmation that re-keyed later requests: read the queue again.
+                    if try await sendSingle(request, run: &run, store: store) {
+                        rekeyed = true
+                        break
+                    }
+                }
+            }
+            if rekeyed {
+                queue = try store.requestQueue()
+                run.learn(queue)
+                fresh = true
+            } else {
+                handled.formUnion(run.archivedUnsent)
+                handled.subtract(run.leftQueued)
+                queue.removeAll { handled.contains($0.requestID) }
+            }
+            run.archivedUnsent.removeAll()
         }
         run.summary.remaining = try store.requestQueue().count
         progressHub.publish(SyncProgress(step: .done))
@@ -150,6 +204,7 @@ extension OfflineODataProvider {
                         : "its change set (transaction \(member.options.transactionID ?? "")) holds a request of an entity that failed"
                     try store.failUpload(requestID: member.requestID, httpStatus: 424, code: "dependencyFailed",
                                          message: "not sent: \(reason)", innerError: nil)
+                    run.archivedUnsent.insert(member.requestID)
                     run.summary.failed += 1
                 }
                 run.failedEntities.formUnion(unitEntities)
@@ -195,7 +250,7 @@ extension OfflineODataProvider {
             // connection, a crash): an answer that proves our own earlier success confirms it.
             switch try await earlierAttempt(request, status: response.status, store: store) {
             case .applied(let etag):
-                _ = try store.confirmUpload(requestID: request.requestID, etag: etag, serverKey: nil)
+                _ = try store.confirmUpload(requestID: request.requestID, etag: etag, serverKey: nil, hint: run.hints[request.requestID])
                 if let etag { run.etags[entity] = etag }
                 run.summary.succeeded += 1
                 publishSent(run)
@@ -220,18 +275,22 @@ extension OfflineODataProvider {
     /// confirmation re-keyed later requests.
     func settle(_ request: QueuedRequest, status: Int, header: (String) -> String?, body: [UInt8],
                 run: inout UploadRun, store: OfflineStore) throws(ODataError) -> Bool {
+        let outcome = try self.outcome(request, status: status, header: header, body: body, run: run, store: store)
+        let confirmations = try store.settleUploads([outcome])
+        return record(outcome, request: request, confirmation: confirmations.first ?? nil, run: &run)
+    }
+
+    /// What an answer means for its request: confirmed (2xx) or failed (another status); a
+    /// status that says the back end did not process it (`notProcessed`) throws instead.
+    func outcome(_ request: QueuedRequest, status: Int, header: (String) -> String?, body: [UInt8],
+                 run: UploadRun, store: OfflineStore) throws(ODataError) -> UploadOutcome {
         if (200..<300).contains(status) {
             let etag = header("ETag") ?? Self.bodyETag(body)
             let serverKey = request.method == "POST"
                 ? try Self.serverKey(location: header("Location"), body, set: request.affectedEntitySet, store: store) : nil
-            let confirmation = try store.confirmUpload(requestID: request.requestID, etag: etag, serverKey: serverKey)
-            if let message = header("sap-message") {
-                // A warning or note SAP Gateway sent with the success: kept in the EventLog.
-                _ = try? store.logSyncEvent(type: "BackEndMessage", details: "\(request.method) \(request.url): \(message)")
-            }
-            if let etag { run.etags[confirmation.entitySet + confirmation.entityKey] = etag }
-            run.summary.succeeded += 1
-            return confirmation.requestsRekeyed > 0
+            // A warning or note SAP Gateway sent with the success: kept in the EventLog.
+            let message = header("sap-message").map { "\(request.method) \(request.url): \($0)" }
+            return .confirmed(requestID: request.requestID, etag: etag, serverKey: serverKey, hint: run.hints[request.requestID], message: message)
         }
         if Self.notProcessed.contains(status) {
             // Not about this request: the back end did not take it (try later, log in again).
@@ -242,11 +301,23 @@ extension OfflineODataProvider {
             throw (status >= 500 || status == 429 ? SyncErrorCode.serverError : SyncErrorCode.requestRejected).error(message, at: request.url)
         }
         let detail = Self.errorDetail(body)
-        try store.failUpload(requestID: request.requestID, httpStatus: status, code: detail.code,
-                             message: detail.message ?? "\(request.method) \(request.url) answered \(status)", innerError: detail.inner)
-        run.failedEntities.insert(request.affectedEntitySet + request.affectedEntityKey)
-        run.summary.failed += 1
-        return false
+        return .failed(requestID: request.requestID, status: status, code: detail.code,
+                       message: detail.message ?? "\(request.method) \(request.url) answered \(status)", innerError: detail.inner)
+    }
+
+    /// Counts an applied outcome into the run (summary, ETags, failed entities); true when the
+    /// confirmation re-keyed later requests.
+    func record(_ outcome: UploadOutcome, request: QueuedRequest, confirmation: UploadConfirmation?, run: inout UploadRun) -> Bool {
+        switch outcome {
+        case .confirmed(_, let etag, _, _, _):
+            if let etag, let confirmation { run.etags[confirmation.entitySet + confirmation.entityKey] = etag }
+            run.summary.succeeded += 1
+            return (confirmation?.requestsRekeyed ?? 0) > 0
+        case .failed:
+            run.failedEntities.insert(request.affectedEntitySet + request.affectedEntityKey)
+            run.summary.failed += 1
+            return false
+        }
     }
 
     /// Answers that say the back end did not process the request and may later: the upload

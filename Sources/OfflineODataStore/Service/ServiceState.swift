@@ -186,6 +186,27 @@ extension EntityWriteBatch {
         return found.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { ($0.key, $0.value) }
     }
 
+    /// The entities of a set whose keys come after `start`, as this batch sees them, in key order.
+    func entities(of set: String, after start: [UInt8]) throws(ODataError) -> [StoredEntity] {
+        let info = try catalog.set(set)
+        var found: [[UInt8]: [UInt8]] = [:]
+        var cursor = try mapEngine("scanning \(set)") { () throws(EngineError) in try snapshot.cursor(in: info.tree, from: start) }
+        while let (key, value) = try mapEngine("scanning \(set)", { () throws(EngineError) in try cursor.next() }) {
+            if key != start { found[key] = value }
+        }
+        for (key, pending) in overlay[info.tree] ?? [:] where start.lexicographicallyPrecedes(key.bytes) {
+            switch pending {
+            case .put(let value): found[key.bytes] = value
+            case .deleted: found[key.bytes] = nil
+            }
+        }
+        var out: [StoredEntity] = []
+        for (key, value) in found.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            out.append(try StoredEntity(keyBytes: key, value: value, info: info))
+        }
+        return out
+    }
+
     /// Every entity of a set as this batch sees it, in key order.
     func allEntities(of set: String) throws(ODataError) -> [StoredEntity] {
         let info = try catalog.set(set)

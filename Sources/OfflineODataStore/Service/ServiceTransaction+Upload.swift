@@ -12,14 +12,58 @@ package struct UploadConfirmation: Sendable, Hashable {
     package var requestsRekeyed: Int
 }
 
+/// What the back end answered to one request of a `$batch` (`OfflineStore.settleUploads`).
+package enum UploadOutcome: Sendable {
+    /// Applied: its new ETag, the key the back end assigned (a create), and a back-end message
+    /// (`sap-message`) for the EventLog.
+    case confirmed(requestID: Int64, etag: String?, serverKey: [ODataValue]?, hint: QueueHint?, message: String?)
+    /// Refused: into the ErrorArchive.
+    case failed(requestID: Int64, status: Int, code: String?, message: String?, innerError: String?)
+}
+
+/// What the upload knows of the queue (from the snapshot it read), so that a confirmation need
+/// not scan the whole queue: the next request of the same entity in that snapshot, and the
+/// highest RequestID it held (requests queued since are looked at).
+package struct QueueHint: Sendable, Hashable {
+    package var nextOfEntity: Int64?
+    package var knownUpTo: Int64
+
+    package init(nextOfEntity: Int64?, knownUpTo: Int64) {
+        self.nextOfEntity = nextOfEntity
+        self.knownUpTo = knownUpTo
+    }
+}
+
 extension ServiceTransaction {
+    /// The first queued request of an entity (set and key predicate) other than the one being
+    /// confirmed: with a hint, a point lookup of the snapshot's next request and a scan of the
+    /// requests queued after the snapshot; without, a scan of the queue.
+    func nextQueued(_ set: String, _ predicate: String, hint: QueueHint?) throws(ODataError) -> QueuedRequest? {
+        if let hint {
+            if let next = hint.nextOfEntity,
+               let row = try batch.storedEntity(OfflineSystemSets.requestQueue, keyBytes: try keyBytes(OfflineSystemSets.requestQueue, [.int64(next)])) {
+                let request = try QueuedRequest(stored: row)
+                if request.affectedEntitySet == set && request.affectedEntityKey == predicate { return request }
+            } else if hint.nextOfEntity == nil {
+                let after = try keyBytes(OfflineSystemSets.requestQueue, [.int64(hint.knownUpTo)])
+                for row in try batch.entities(of: OfflineSystemSets.requestQueue, after: after) {
+                    let request = try QueuedRequest(stored: row)
+                    if request.affectedEntitySet == set && request.affectedEntityKey == predicate { return request }
+                }
+                return nil
+            }
+        }
+        return try queuedRequests().first { $0.affectedEntitySet == set && $0.affectedEntityKey == predicate }
+    }
+
     /// The back end applied a queued request (docs/Sync.md §6): the request leaves the queue in
     /// this commit; the entity takes the back end's ETag; a server-assigned key replaces the
     /// local one in the entity, its server image and every later queued request; when no other
     /// request of the entity is queued it is no longer pending or local and its server image
     /// goes; a confirmed DELETE removes the entity's tombstone; `removeCreatedEntityAfterUpload`
     /// removes a created entity.
-    mutating func confirmUploaded(requestID: Int64, etag: String?, serverKey: [ODataValue]?) throws(ODataError) -> UploadConfirmation {
+    mutating func confirmUploaded(requestID: Int64, etag: String?, serverKey: [ODataValue]?,
+                                  hint: QueueHint? = nil) throws(ODataError) -> UploadConfirmation {
         let rowKey = try keyBytes(OfflineSystemSets.requestQueue, [.int64(requestID)])
         guard let row = try batch.storedEntity(OfflineSystemSets.requestQueue, keyBytes: rowKey) else {
             throw .queueRequestNotFound(OfflineSystemSets.requestQueue, requestID)
@@ -29,9 +73,11 @@ extension ServiceTransaction {
         let set = request.affectedEntitySet
         var entity = try keyBytes(set, predicate: request.affectedEntityKey)
         var confirmation = UploadConfirmation(entitySet: set, entityKey: request.affectedEntityKey, previousKey: nil, requestsRekeyed: 0)
+        var hint = hint
         if let serverKey, request.method == "POST" {
             let newKey = try keyBytes(set, serverKey)
             if newKey != entity {
+                hint = nil   // later requests were rewritten: the snapshot no longer names them
                 confirmation.requestsRekeyed = try rekey(set, from: entity, to: newKey)
                 confirmation.previousKey = request.affectedEntityKey
                 confirmation.entityKey = try keyText(set, newKey)
@@ -39,10 +85,10 @@ extension ServiceTransaction {
             }
         }
         let predicate = confirmation.entityKey
-        let queued = try queuedRequests()
-        let stillQueued = queued.contains { $0.affectedEntitySet == set && $0.affectedEntityKey == predicate }
+        let next = try nextQueued(set, predicate, hint: hint)
+        let stillQueued = next != nil
         if request.method == "POST", let body = request.body, body.contains("[") || body.dropFirst().contains("{") {
-            try confirmDeepInserted(requestID: requestID, top: EntityRef(set: set, keyBytes: entity), queued: queued)
+            try confirmDeepInserted(requestID: requestID, top: EntityRef(set: set, keyBytes: entity), queued: try queuedRequests())
         }
         if request.method == "DELETE" {
             if !stillQueued {
@@ -75,9 +121,7 @@ extension ServiceTransaction {
                 image.stored = value
                 image.fresh = nil   // the back end applied this on the version it had: none is newer
                 image.keyGenerated = false
-                if let next = queued.first(where: { $0.affectedEntitySet == set && $0.affectedEntityKey == predicate }) {
-                    image.firstRequestID = next.requestID
-                }
+                if let next { image.firstRequestID = next.requestID }
                 try putImage(set, entity, image)
             }
         }
@@ -262,11 +306,37 @@ extension OfflineStore {
 
     /// Confirms a request the back end applied (door for upload, docs/Sync.md §6), in one commit
     /// with the removal of its attempt record.
-    package func confirmUpload(requestID: Int64, etag: String?, serverKey: [ODataValue]?) throws(ODataError) -> UploadConfirmation {
+    package func confirmUpload(requestID: Int64, etag: String?, serverKey: [ODataValue]?,
+                               hint: QueueHint? = nil) throws(ODataError) -> UploadConfirmation {
         try ensureOpen()
         return try service.perform { (tx: inout ServiceTransaction) throws(ODataError) -> UploadConfirmation in
             try tx.batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: Self.attemptKey(requestID))
-            return try tx.confirmUploaded(requestID: requestID, etag: etag, serverKey: serverKey)
+            return try tx.confirmUploaded(requestID: requestID, etag: etag, serverKey: serverKey, hint: hint)
+        }
+    }
+
+    /// The outcomes of one `$batch` answer, applied in one commit (door for upload): each
+    /// confirmation as `confirmUpload`, each failure as `failUpload`, each back-end message as an
+    /// EventLog row; one commit instead of one per request. The confirmations, in order (nil for
+    /// a failure).
+    package func settleUploads(_ outcomes: [UploadOutcome]) throws(ODataError) -> [UploadConfirmation?] {
+        try ensureOpen()
+        return try service.perform { (tx: inout ServiceTransaction) throws(ODataError) -> [UploadConfirmation?] in
+            var out: [UploadConfirmation?] = []
+            for outcome in outcomes {
+                switch outcome {
+                case .confirmed(let requestID, let etag, let serverKey, let hint, let message):
+                    try tx.batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: Self.attemptKey(requestID))
+                    out.append(try tx.confirmUploaded(requestID: requestID, etag: etag, serverKey: serverKey, hint: hint))
+                    if let message { _ = try tx.logEvent(type: "BackEndMessage", details: message) }
+                case .failed(let requestID, let status, let code, let message, let innerError):
+                    try tx.batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: Self.attemptKey(requestID))
+                    _ = try tx.markFailed(requestID: requestID, httpStatus: status, code: code, message: message,
+                                          innerError: innerError, domain: nil)
+                    out.append(nil)
+                }
+            }
+            return out
         }
     }
 
