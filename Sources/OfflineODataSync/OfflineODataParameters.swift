@@ -46,6 +46,13 @@ public struct OfflineODataParameters: Sendable {
     /// goes alone first and the later requests are re-keyed before they are sent. Nil (the
     /// default): on for a V4 service, off for a V2 one.
     public var contentIDReferences: Bool?
+    /// The user the app opens the store for (SAP's `currentUser`). The store remembers the user
+    /// of its last open; when another user opens it with requests still queued, they are
+    /// uploaded first if `forceUploadOnUserSwitch`, else `open()` fails with
+    /// `previousUserChangesPending` naming the previous user (as it does when that upload fails).
+    public var currentUser: String?
+    /// See `currentUser` (SAP's `forceUploadOnUserSwitch`, off by default).
+    public var forceUploadOnUserSwitch = false
     /// SAP's client (`sap-client`, e.g. "100"), sent as a header with every request.
     public var sapClient: String?
     /// Fetch a CSRF token (`X-CSRF-Token: Fetch`) before the first write of a session and send

@@ -244,7 +244,7 @@ extension OfflineODataProvider {
         // The entity's ETag now: a request queued while an earlier one was pending carries the
         // ETag of that moment, which the earlier request's confirmation has since replaced.
         let current = try? store.currentServerETag(of: request.affectedEntitySet, key: request.affectedEntityKey)
-        var (response, body) = try await send(request, ifMatch: run.etags[entity] ?? current ?? request.serverETag, attempt: attempt)
+        var (response, body) = try await send(request, ifMatch: run.etags[entity] ?? current ?? request.serverETag, attempt: attempt, store: store)
         if attempt.previouslySent, !(200..<300).contains(response.status) {
             // The request may have been applied before and its answer lost (a dropped
             // connection, a crash): an answer that proves our own earlier success confirms it.
@@ -261,7 +261,7 @@ extension OfflineODataProvider {
                 // as a new request (new repeatability).
                 attempt = try store.renewUploadAttempt(requestID: request.requestID, repeatabilityID: UUID().uuidString.lowercased(),
                                                        firstSent: Self.imfDate(Date()))
-                (response, body) = try await send(request, ifMatch: etag, attempt: attempt)
+                (response, body) = try await send(request, ifMatch: etag, attempt: attempt, store: store)
             case .unknown:
                 break
             }
@@ -379,8 +379,7 @@ extension OfflineODataProvider {
 
     /// Sends one queued request with its `If-Match` and repeatability headers; the answer and
     /// its body.
-    func send(_ request: QueuedRequest, ifMatch: String?, attempt: UploadAttempt) async throws(ODataError) -> (HTTPResponse, [UInt8]) {
-        let store = try self.store
+    func send(_ request: QueuedRequest, ifMatch: String?, attempt: UploadAttempt, store: OfflineStore) async throws(ODataError) -> (HTTPResponse, [UInt8]) {
         var http = uploadRequest(request, ifMatch: ifMatch, store: store)
         if parameters.enableRepeatableRequests {
             http.headers.append((name: "Repeatability-Request-ID", value: attempt.requestID))

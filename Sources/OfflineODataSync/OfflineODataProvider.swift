@@ -84,6 +84,7 @@ public final class OfflineODataProvider: Sendable {
             if try store.isInitialDownloadComplete() {
                 do throws(ODataError) {
                     try registerMissingQueries(store)
+                    try await switchUser(store)
                 } catch {
                     try? store.close()
                     throw error
@@ -98,6 +99,39 @@ public final class OfflineODataProvider: Sendable {
         try await createAndDownload(storeParameters)
     }
 
+    /// The store setting that names the user of the last open.
+    static let userSetting = "currentUser"
+
+    /// Another user than last time opens the store (SAP's user switch): the previous user's
+    /// queued requests are uploaded first (`forceUploadOnUserSwitch`) or the open fails; then the
+    /// store is the new user's.
+    func switchUser(_ store: OfflineStore) async throws(ODataError) {
+        guard let user = parameters.currentUser else { return }
+        let previous = try store.syncSetting(Self.userSetting)
+        if let previous, previous != user {
+            let queued = try store.requestQueue().count
+            if queued > 0 {
+                guard parameters.forceUploadOnUserSwitch else {
+                    throw SyncErrorCode.previousUserChangesPending.error(
+                        "user '\(user)' opens a store with \(queued) queued requests of user '\(previous)': upload them as '\(previous)' first, or open with forceUploadOnUserSwitch")
+                }
+                let summary: UploadSummary
+                do {
+                    summary = try await uploadNow(store, categories: nil)
+                } catch {
+                    throw SyncErrorCode.previousUserChangesPending.error(
+                        "user '\(user)' opens a store with queued requests of user '\(previous)', and uploading them failed: \(error.name) (\(error.code)): \(error.message)")
+                }
+                let archived = try store.errorArchive().count
+                guard summary.remaining == 0, archived == 0 else {
+                    throw SyncErrorCode.previousUserChangesPending.error(
+                        "user '\(user)' opens a store with requests of user '\(previous)': \(summary.failed) failed in the upload (\(archived) in the ErrorArchive), \(summary.remaining) still queued")
+                }
+            }
+        }
+        if previous != user { try store.setSyncSetting(Self.userSetting, user) }
+    }
+
     /// The first open: `$metadata`, a new store, every defining query downloaded; on any
     /// failure the store is cleared again.
     private func createAndDownload(_ storeParameters: OfflineStoreParameters) async throws(ODataError) {
@@ -108,6 +142,7 @@ public final class OfflineODataProvider: Sendable {
         let store = try await OfflineStore.open(metadata: metadata, parameters: created)
         do throws(ODataError) {
             try store.setSyncSetting(Self.serviceRootSetting, serviceRoot)
+            if let user = parameters.currentUser { try store.setSyncSetting(Self.userSetting, user) }
             _ = try await runDownload(store, names: nil, forceFull: true)
             try store.markInitialDownloadComplete()
         } catch {

@@ -41,11 +41,15 @@ public enum SyncErrorCode {
     public static let invalidParameter = ODataErrorCode(.invalidInput, "invalidSyncParameter", 4024)
     /// 4025: `download(subset:)` names a defining query the store does not have.
     public static let unknownDefiningQuery = ODataErrorCode(.notFound, "unknownDefiningQuery", 4025)
+    /// 4026: another user opens a store that holds requests of the previous user, and they could
+    /// not be uploaded first (`forceUploadOnUserSwitch` off, or the upload failed); the message
+    /// names the previous user.
+    public static let previousUserChangesPending = ODataErrorCode(.preconditionFailed, "previousUserChangesPending", 4026)
 
     public static let all: [ODataErrorCode] = [
         communicationFailed, connectionRefused, connectionReset, timeout, tlsFailure, invalidURL, serverError,
         requestRejected, invalidPayload, invalidMetadata, pageTooLarge, tooManyPages, notOpen, busy, cancelled,
-        incompatibleMetadata, invalidParameter, unknownDefiningQuery,
+        incompatibleMetadata, invalidParameter, unknownDefiningQuery, previousUserChangesPending,
     ]
 
 }

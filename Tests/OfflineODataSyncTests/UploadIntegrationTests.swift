@@ -293,4 +293,50 @@ extension UploadIntegrationTests {
         #expect(try await Self.note(server, "SO003") == "no partner here")
         try provider.close()
     }
+
+    @Test("user switch: another user opening a store with queued requests of the previous one fails naming them, unless forceUploadOnUserSwitch uploads them first; a failed upload fails the open")
+    func userSwitch() async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        func parameters(_ user: String, force: Bool) -> OfflineODataParameters {
+            var parameters = OfflineODataParameters.test(dir, queries: Self.queries)
+            parameters.currentUser = user
+            parameters.forceUploadOnUserSwitch = force
+            return parameters
+        }
+        let alice = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: parameters("alice", force: false))
+        try await alice.open()
+        _ = try alice.store.execute(.patch, "SalesOrders('SO006')", body: #"{"Note":"by alice"}"#)
+        try alice.close()
+
+        let bob = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: parameters("bob", force: false))
+        let refused = await #expect(throws: ODataError.self) { try await bob.open() }
+        #expect(refused?.code == SyncErrorCode.previousUserChangesPending.code)
+        #expect(refused?.message.contains("'alice'") == true)
+        #expect(try await Self.note(server, "SO006") == "order 6")
+
+        // Forced, but the upload fails (another device changed the order): the open fails too.
+        try await server.send("PATCH", "SalesOrders('SO006')", json: #"{"Note":"elsewhere"}"#)
+        let forced = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: parameters("bob", force: true))
+        let failed = await #expect(throws: ODataError.self) { try await forced.open() }
+        #expect(failed?.code == SyncErrorCode.previousUserChangesPending.code)
+        #expect(failed?.message.contains("'alice'") == true && failed?.message.contains("ErrorArchive") == true)
+
+        // Alice resolves it (drops her change); then bob's forced open goes through and the store is his.
+        let again = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: parameters("alice", force: false))
+        try await again.open()
+        for entry in try again.store.errorArchive() { try? again.store.deleteErrorArchiveEntry(requestID: entry.requestID) }
+        _ = try again.store.execute(.patch, "SalesOrders('SO007')", body: #"{"Note":"alice again"}"#)
+        try again.close()
+        let bobNow = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: parameters("bob", force: true))
+        try await bobNow.open()
+        #expect(try await Self.note(server, "SO007") == "alice again")
+        #expect(try bobNow.store.requestQueue().isEmpty)
+        try bobNow.close()
+        let bobLater = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: parameters("bob", force: false))
+        try await bobLater.open()   // the same user: nothing to check
+        try bobLater.close()
+    }
 }
