@@ -91,6 +91,14 @@ struct ShellCommand: AsyncParsableCommand {
                     print("\(entry.requestID): \(entry.requestMethod) \(entry.requestURL) → \(entry.httpStatusCode) \(entry.message ?? "")")
                 }
                 return .ok
+            case .undo(let reference):
+                let (set, predicate) = try KeyPredicate.parseEntityReference(reference)
+                guard let predicate else { throw CLIFailure(message: "undo needs one entity with its key, e.g. undo SalesOrders('SO001')") }
+                let key = try KeyPredicate.parse(predicate, keys: try offline.keyProperties(of: set))
+                let undone = try offline.undoPendingChanges(set: set, key: key)
+                print(undone ? "undone: \(reference) is back to the back end's version; its queued requests are gone"
+                             : "\(reference) has no pending changes")
+                return .ok
             case .upload(let categories):
                 try await withProvider(reopening: &offline) { provider in
                     let start = Date()

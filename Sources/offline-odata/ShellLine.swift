@@ -19,6 +19,8 @@ enum ShellLine: Equatable {
     case upload([String])
     /// The ErrorArchive.
     case errors
+    /// Undo the pending changes of one entity (`Set(key)`).
+    case undo(String)
     case help
     case quit
     case empty
@@ -32,6 +34,7 @@ enum ShellLine: Equatable {
         download [NAME …]                  download the defining queries from the store's back end
         upload [CATEGORY …]                send the request queue to the back end
         errors                             the ErrorArchive
+        undo <Set(key)>                    drop an entity's pending changes (back to the back end's version)
         help                               this text
         quit                               leave (also exit, Ctrl-D)
         URLs are relative to the service root; a leading / is optional. System sets:
@@ -49,6 +52,9 @@ enum ShellLine: Equatable {
         case "download": return .download(rest.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init))
         case "upload": return .upload(rest.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init))
         case "errors": return .errors
+        case "undo":
+            guard !rest.isEmpty else { throw CLIFailure(message: "undo needs an entity, e.g. undo SalesOrders('SO001')") }
+            return .undo(normalize(String(rest)))
         case "explain":
             guard !rest.isEmpty else { throw CLIFailure(message: "explain needs a URL, e.g. explain /SalesOrders?$top=3") }
             return .explain(normalize(String(rest)))

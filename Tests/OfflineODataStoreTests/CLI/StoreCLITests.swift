@@ -91,6 +91,27 @@ import Testing
         #expect(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == String(generator.count(of: .salesOrders)))
     }
 
+    @Test("shell undo <entity>: the entity's pending changes go, its queued requests with them; an entity without changes says so")
+    func shellUndo() throws {
+        let scratch = R.Scratch()
+        defer { scratch.cleanup() }
+        let generator = try importGenerated(scratch)
+        let store = scratch.path + "/store"
+        let order = generator.salesOrderID(2)
+        let before = try R.run(["query", store, "SalesOrders('\(order)')?$select=Note"]).stdout
+        let result = try R.run(["shell", store,
+                                "-c", #"PATCH /SalesOrders('\#(order)') {"Note":"to be undone"}"#,
+                                "-c", "undo /SalesOrders('\(order)')",
+                                "-c", "undo SalesOrders('\(order)')",
+                                "-c", "GET /RequestQueue/$count"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("undone: SalesOrders('\(order)')"))
+        #expect(result.stdout.contains("SalesOrders('\(order)') has no pending changes"))
+        #expect(try R.run(["query", store, "SalesOrders('\(order)')?$select=Note"]).stdout == before)
+        let bad = try R.run(["shell", store, "-c", "undo SalesOrders"])
+        #expect(bad.status != 0 && bad.stderr.contains("undo needs one entity"))
+    }
+
     @Test func shellReadsLinesFromStandardInput() throws {
         let scratch = R.Scratch()
         defer { scratch.cleanup() }
