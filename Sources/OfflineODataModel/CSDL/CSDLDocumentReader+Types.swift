@@ -189,6 +189,9 @@ extension CSDLDocumentReader {
             defaultValue: element.attribute("DefaultValue"),
             concurrencyMode: element.attribute("ConcurrencyMode"),
             annotations: try annotations(of: element), sapAttributes: sapAttributes(element),
+            storeGeneratedPattern: element.attributes.first {
+                $0.name.namespace == CSDLNamespaces.entityFrameworkAnnotation && $0.name.local == "StoreGeneratedPattern"
+            }?.value,
             position: CSDLSourcePosition(element))
     }
 

@@ -32,6 +32,9 @@ public struct CSDLProperty: Sendable, Hashable {
     public var annotations: [CSDLAnnotation]
     /// `sap:` attributes by local name (`label`, `creatable`, `display-format`, ...).
     public var sapAttributes: [String: String]
+    /// Entity Framework's `StoreGeneratedPattern` (`Identity`, `Computed`), when written: the
+    /// back end generates the value.
+    public var storeGeneratedPattern: String?
     public var position: CSDLSourcePosition
 
     public init(name: String, type: CSDLTypeReference, typeAsWritten: String? = nil,
@@ -39,6 +42,7 @@ public struct CSDLProperty: Sendable, Hashable {
                 scale: CSDLScale? = nil, srid: String? = nil, isUnicode: Bool? = nil,
                 defaultValue: String? = nil, concurrencyMode: String? = nil,
                 annotations: [CSDLAnnotation] = [], sapAttributes: [String: String] = [:],
+                storeGeneratedPattern: String? = nil,
                 position: CSDLSourcePosition = CSDLSourcePosition(line: 0, column: 0)) {
         self.name = name
         self.type = type
@@ -53,6 +57,7 @@ public struct CSDLProperty: Sendable, Hashable {
         self.concurrencyMode = concurrencyMode
         self.annotations = annotations
         self.sapAttributes = sapAttributes
+        self.storeGeneratedPattern = storeGeneratedPattern
         self.position = position
     }
 }

@@ -19,4 +19,6 @@ public enum CSDLNamespaces {
     ]
     public static let metadataV2 = "http://schemas.microsoft.com/ado/2007/08/dataservices/metadata"
     public static let sap = "http://www.sap.com/Protocols/SAPData"
+    /// Entity Framework's annotation namespace (`StoreGeneratedPattern`, as Northwind writes it).
+    public static let entityFrameworkAnnotation = "http://schemas.microsoft.com/ado/2009/02/edm/annotation"
 }

@@ -106,17 +106,27 @@ extension ServiceTransaction {
         }
     }
 
-    /// True when the back end computes the property: `Core.Computed` or `sap:creatable="false"`.
+    /// True when the back end computes the property: `Core.Computed`, `Core.Permissions` Read
+    /// (read-only), `sap:creatable="false"`, or Entity Framework's `StoreGeneratedPattern`
+    /// (`Identity`, `Computed`).
     func isComputed(typeName: String, property: String) -> Bool {
         guard let type = model.entityType(qualifiedName: typeName),
               let declared = model.allProperties(of: type).first(where: { $0.name == property }) else { return false }
         if declared.sapAttributes["creatable"] == "false" { return true }
+        if let pattern = declared.storeGeneratedPattern, pattern == "Identity" || pattern == "Computed" { return true }
         return declared.annotations.contains { annotation in
-            guard annotation.term == "Org.OData.Core.V1.Computed" || annotation.termAsWritten.hasSuffix("Core.Computed") else {
-                return false
+            if annotation.term == "Org.OData.Core.V1.Computed" || annotation.termAsWritten.hasSuffix("Core.Computed") {
+                if case .constant(_, let text) = annotation.value { return text != "false" }
+                return true
             }
-            if case .constant(_, let text) = annotation.value { return text != "false" }
-            return true
+            if annotation.term == "Org.OData.Core.V1.Permissions" || annotation.termAsWritten.hasSuffix("Core.Permissions") {
+                // `Permission/Read` alone: the client may not write it.
+                if case .constant(_, let text) = annotation.value {
+                    let members = text.split(whereSeparator: { $0 == " " || $0 == "," }).map { $0.split(separator: "/").last.map(String.init) ?? "" }
+                    return members == ["Read"]
+                }
+            }
+            return false
         }
     }
 

@@ -38,4 +38,18 @@ struct LocalServiceCorpusTests {
         expectSameEntity(try #require(try h.entity("ProductSet", [.string(productID)])).toODataEntity(),
                          try product.toODataEntity(), "product restored")
     }
+
+    @Test("keys the back end generates are also recognised from StoreGeneratedPattern=\"Identity\" (Northwind) and Core.Permissions Read (TripPin): a create without the key gets a temporary one")
+    func generatedKeyPatterns() throws {
+        let northwind = try ServiceHarness(model: try StorageCorpora.model("northwind"))
+        let category = try northwind.run(.post, "Categories", #"{"CategoryName":"Offline"}"#)
+        #expect(category.status == 201, "\(category.bodyText ?? "")")
+        #expect(category.headers["Location"]?.hasPrefix("Categories(") == true)
+        let trippin = try ServiceHarness(model: try StorageCorpora.model("trippin"))
+        let photo = try trippin.run(.post, "Photos", #"{"Name":"offline.jpg"}"#)
+        #expect(photo.status == 201, "\(photo.bodyText ?? "")")
+        // A key the client gives is kept.
+        let person = try trippin.run(.post, "People", #"{"UserName":"fieldtech","FirstName":"F","LastName":"T"}"#)
+        #expect(person.status == 201 && person.headers["Location"] == "People('fieldtech')", "\(person.bodyText ?? "")")
+    }
 }
