@@ -437,7 +437,7 @@ extension OfflineODataProvider {
         let keys = try store.keyProperties(of: set)
         if let location,
            let (named, predicate) = try? KeyPredicate.parseEntityReference(location), named == set, let predicate,
-           let values = try? KeyPredicate.parse(predicate, keys: keys) {
+           let values = try? KeyPredicate.parse(predicate, keys: keys, version: store.model.urlVersion) {
             return values
         }
         guard !body.isEmpty, let outer = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }

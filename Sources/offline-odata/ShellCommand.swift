@@ -94,7 +94,7 @@ struct ShellCommand: AsyncParsableCommand {
             case .undo(let reference):
                 let (set, predicate) = try KeyPredicate.parseEntityReference(reference)
                 guard let predicate else { throw CLIFailure(message: "undo needs one entity with its key, e.g. undo SalesOrders('SO001')") }
-                let key = try KeyPredicate.parse(predicate, keys: try offline.keyProperties(of: set))
+                let key = try KeyPredicate.parse(predicate, keys: try offline.keyProperties(of: set), version: offline.model.urlVersion)
                 let undone = try offline.undoPendingChanges(set: set, key: key)
                 print(undone ? "undone: \(reference) is back to the back end's version; its queued requests are gone"
                              : "\(reference) has no pending changes")

@@ -203,3 +203,9 @@ extension ServiceModel {
         return (kind, nil)
     }
 }
+
+extension ServiceModel {
+    /// The URL and payload conventions of the service: `.v2` for a V2 model (V2 literals such
+    /// as `guid'…'` and `2000M`, V2 JSON), else `.v4`.
+    public var urlVersion: ODataVersion { version == .v2 ? .v2 : .v4 }
+}

@@ -228,7 +228,7 @@ public struct ResourcePathBinder: Sendable {
             if key.kind == .untyped, case .enumValue = value { return value }
             if value.kind == key.kind { return value }
             do {
-                let converted = try ODataValue.parseLiteral(text, as: key.kind)
+                let converted = try ODataValue.parseLiteral(text, as: key.kind, version: model.version == .v2 ? .v2 : .v4)
                 guard !converted.isNull else { break }
                 return converted
             } catch {

@@ -10,14 +10,15 @@ import OfflineODataModel
 /// `"$filter, position 12"`: a 0-based UTF-8 offset in the decoded option value.
 public enum ODataURLParser {
     /// A request URL relative to the service root: `Set?…`, `/Set…`, `Set(1)/Nav?$filter=…`.
-    public static func parse(_ relativeURL: String) throws(ODataError) -> SyntaxURL {
+    /// `version: .v2` (a V2 service) also reads V2's literals (`guid'…'`, `datetime'…'`, `2000M`).
+    public static func parse(_ relativeURL: String, version: ODataVersion = .v4) throws(ODataError) -> SyntaxURL {
         var text = Substring(relativeURL)
         if text.first == "/" { text = text.dropFirst() }
         guard let question = text.firstIndex(of: "?") else {
-            return SyntaxURL(path: try ResourcePathParser.parse(String(text)))
+            return SyntaxURL(path: try ResourcePathParser.parse(String(text), version: version))
         }
-        let path = try ResourcePathParser.parse(String(text[..<question]))
-        let options = try parseQueryOptions(String(text[text.index(after: question)...]))
+        let path = try ResourcePathParser.parse(String(text[..<question]), version: version)
+        let options = try QueryOptionsParser.parse(String(text[text.index(after: question)...]), version: version)
         return SyntaxURL(path: path, options: options)
     }
 

@@ -5,7 +5,7 @@ import OfflineODataModel
 /// optional `$`; each may appear once (any spelling). `@name=value` is a parameter alias
 /// (value parsed as an expression); other names are custom options.
 enum QueryOptionsParser {
-    static func parse(_ query: String) throws(ODataError) -> SyntaxQueryOptions {
+    static func parse(_ query: String, version: ODataVersion = .v4) throws(ODataError) -> SyntaxQueryOptions {
         var options = SyntaxQueryOptions()
         var seen: [String: String] = [:]
         let raw = Array(query.utf8)
@@ -26,7 +26,7 @@ enum QueryOptionsParser {
                                         option: "query", position: 0)
             }
             if name.hasPrefix("@") {
-                try parseAlias(name, value, into: &options)
+                try parseAlias(name, value, into: &options, version: version)
                 continue
             }
             let lower = name.lowercased()
@@ -34,6 +34,17 @@ enum QueryOptionsParser {
             guard name.hasPrefix("$") || SyntaxParser.systemOptionNames.contains(key) else {
                 options.customOptions.append(SyntaxCustomOption(
                     name: name, value: value.map { String(decoding: $0.bytes, as: UTF8.self) } ?? ""))
+                continue
+            }
+            if version == .v2, key == "inlinecount" {
+                // V2's $inlinecount=allpages|none is V4's $count=true|false.
+                let text = value.map { String(decoding: $0.bytes, as: UTF8.self) } ?? ""
+                guard text == "allpages" || text == "none", seen["count"] == nil else {
+                    throw ODataError.syntax(.invalidQueryOptionValue, "$inlinecount takes allpages or none (and not beside $count), not '\(ODataError.syntaxClip(text))'",
+                                            option: name, position: 0)
+                }
+                seen["count"] = name
+                options.count = text == "allpages"
                 continue
             }
             try checkSystemName(name, key: key)
@@ -47,7 +58,7 @@ enum QueryOptionsParser {
                 throw ODataError.syntax(.invalidQueryOptionValue, "query option \(name) needs '=' and a value",
                                         option: name, position: name.utf8.count)
             }
-            var parser = SyntaxParser(value.bytes, option: name, encodedSemicolons: value.encodedSemicolons)
+            var parser = SyntaxParser(value.bytes, option: name, encodedSemicolons: value.encodedSemicolons, version: version)
             try parser.parseOptionValue(key, display: name, into: &options, nested: false)
             guard parser.atEnd else { throw parser.unexpected("an operator or the end of \(name)") }
         }
@@ -70,7 +81,8 @@ enum QueryOptionsParser {
         }
     }
 
-    private static func parseAlias(_ name: String, _ value: PercentDecoded?, into options: inout SyntaxQueryOptions) throws(ODataError) {
+    private static func parseAlias(_ name: String, _ value: PercentDecoded?, into options: inout SyntaxQueryOptions,
+                                   version: ODataVersion) throws(ODataError) {
         let alias = String(name.dropFirst())
         guard let first = alias.utf8.first, SyntaxParser.isIdentifierStart(first),
               alias.utf8.allSatisfy({ SyntaxParser.isIdentifierChar($0) }) else {
@@ -81,7 +93,7 @@ enum QueryOptionsParser {
             throw ODataError.syntax(.duplicateQueryOption, "parameter alias \(name) is given twice", option: name, position: 0)
         }
         guard let value else { return }  // no value: absent, evaluates to null
-        var parser = SyntaxParser(value.bytes, option: name, encodedSemicolons: value.encodedSemicolons)
+        var parser = SyntaxParser(value.bytes, option: name, encodedSemicolons: value.encodedSemicolons, version: version)
         let expression = try parser.parseExpression()
         guard parser.atEnd else { throw parser.unexpected("an operator or the end of \(name)") }
         options.aliases[alias] = expression

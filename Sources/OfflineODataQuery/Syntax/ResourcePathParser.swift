@@ -6,7 +6,7 @@ import OfflineODataModel
 /// into a function call when `Name` is a function); `Name()` and `Ns.F(a=1)` are functions; a
 /// qualified name alone is a type cast; any other text (`O'Neil`, `-1`) is an identifier.
 enum ResourcePathParser {
-    static func parse(_ path: String) throws(ODataError) -> SyntaxResourcePath {
+    static func parse(_ path: String, version: ODataVersion = .v4) throws(ODataError) -> SyntaxResourcePath {
         let raw = Array(path.utf8)
         guard !raw.isEmpty else { return SyntaxResourcePath(segments: []) }
         var segments: [SyntaxResourceSegment] = []
@@ -19,7 +19,7 @@ enum ResourcePathParser {
                                         option: label, position: 0)
             }
             try checkOrder(segments, label: label, next: decoded.bytes)
-            var parser = SyntaxParser(decoded.bytes, option: label, encodedSemicolons: decoded.encodedSemicolons)
+            var parser = SyntaxParser(decoded.bytes, option: label, encodedSemicolons: decoded.encodedSemicolons, version: version)
             try parser.parseResourceSegment(into: &segments, base: base)
             base += decoded.bytes.count + 1
         }

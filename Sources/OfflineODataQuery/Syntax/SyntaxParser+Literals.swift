@@ -7,7 +7,7 @@ import OfflineODataModel
 extension SyntaxParser {
     func literal(_ text: String, at start: Int) throws(ODataError) -> SyntaxExpr {
         do {
-            let value = try ODataValue.inferLiteral(text)
+            let value = try ODataValue.inferLiteral(text, version: version)
             if value.isNull { return SyntaxExpr(.null, at: start) }
             return SyntaxExpr(.literal(value, text: text), at: start)
         } catch {
@@ -81,6 +81,10 @@ extension SyntaxParser {
                     while let c = current, Self.isDigit(c) { pos += 1 }
                 }
             }
+        }
+        // V2's type suffixes: `2000M` (Decimal), `12L` (Int64), `1.5D` (Double), `1.5F` (Single).
+        if version == .v2, let c = current, "MmLlDdFf".utf8.contains(c), !isIdentifierChar(at: pos + 1) {
+            pos += 1
         }
         if isIdentifierChar(at: pos) || current == UInt8(ascii: ".") {
             var stop = pos

@@ -127,6 +127,12 @@ extension SyntaxParser {
                 if current == UInt8(ascii: "/") { return try castPath(call) }
                 return call
             }
+            if version == .v2, name == "substringof", let contains = CanonicalFunctions.lookup("contains") {
+                // V2's substringof(needle, text) is V4's contains(text, needle).
+                let call = try parseCanonicalCall(contains, at: start)
+                guard case .call(let function, let arguments) = call.kind, arguments.count == 2 else { return call }
+                return SyntaxExpr(.call(name: function, arguments: [arguments[1], arguments[0]]), at: start)
+            }
             let lower = name.lowercased()
             if lower == "any" || lower == "all" {
                 throw error(.invalidLambda, "'\(name)' needs a collection path before it (Path/\(lower)(…))", at: start)

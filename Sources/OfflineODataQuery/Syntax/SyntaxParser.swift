@@ -23,17 +23,21 @@ struct SyntaxParser {
     let encodedSemicolons: Set<Int>
     var depth = 0
     var treeDepth = 0
+    /// `.v2`: the URL of a V2 service, whose literals also take V2's forms (`guid'…'`,
+    /// `datetime'…'`, `2000M`, `12L`, `X'…'`).
+    let version: ODataVersion
 
-    init(_ bytes: [UInt8], option: String?, encodedSemicolons: Set<Int> = []) {
+    init(_ bytes: [UInt8], option: String?, encodedSemicolons: Set<Int> = [], version: ODataVersion = .v4) {
         self.bytes = bytes
         self.pos = 0
         self.end = bytes.count
         self.option = option
         self.encodedSemicolons = encodedSemicolons
+        self.version = version
     }
 
-    init(_ text: String, option: String?) {
-        self.init(Array(text.utf8), option: option)
+    init(_ text: String, option: String?, version: ODataVersion = .v4) {
+        self.init(Array(text.utf8), option: option, version: version)
     }
 
     // MARK: cursor

@@ -132,7 +132,7 @@ extension OfflineStore {
         guard !query.url.isEmpty else { throw .offlineInvalidDefiningQuery(name, "has an empty URL") }
         let request: BoundRequest
         do {
-            request = try RequestBinder(model: model).bind(try ODataURLParser.parse(query.url))
+            request = try RequestBinder(model: model).bind(try ODataURLParser.parse(query.url, version: model.urlVersion))
         } catch {
             throw .offlineInvalidDefiningQuery(name, "URL '\(query.url)' is not a valid request: \(error.name) (\(error.code)): \(error.message)")
         }

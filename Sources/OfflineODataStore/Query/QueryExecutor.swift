@@ -25,7 +25,7 @@ public struct QueryExecutor {
 
     /// Parses, binds and runs `url` (relative to the service root, e.g. `SalesOrders?$top=3`).
     public func execute(_ url: String) throws(ODataError) -> QueryResult {
-        let syntax = try ODataURLParser.parse(url)
+        let syntax = try ODataURLParser.parse(url, version: model.urlVersion)
         let request = try RequestBinder(model: model).bind(syntax)
         return try execute(request)
     }
@@ -280,7 +280,7 @@ public struct QueryExecutor {
 
     /// The plan `url` would run with, as text (`explain`).
     public func explain(_ url: String) throws(ODataError) -> String {
-        let request = try RequestBinder(model: model).bind(try ODataURLParser.parse(url))
+        let request = try RequestBinder(model: model).bind(try ODataURLParser.parse(url, version: model.urlVersion))
         guard case .entityCollection(let set?, _) = request.path.target, request.path.steps.count == 1 else {
             return "key lookup or navigation path: no plan (entities are read by key)"
         }

@@ -10,7 +10,11 @@ extension EntityReader {
               case .string(let predicate)? = try row.value(named: "AffectedEntityKey") else { return nil }
         let info = try catalog.set(set)
         let keys = zip(info.keyNames, info.keyKinds).map { KeyProperty($0, $1 ?? .string) }
-        let values = try KeyPredicate.parse(predicate, keys: keys)
+        // The predicate as the store wrote it: V4 literals, or V2's for a V2 service (`guid'…'`).
+        let values: [ODataValue]
+        if let v4 = try? KeyPredicate.parse(predicate, keys: keys) { values = v4 } else {
+            values = try KeyPredicate.parse(predicate, keys: keys, version: .v2)
+        }
         return try entity(in: set, key: values)
     }
 }

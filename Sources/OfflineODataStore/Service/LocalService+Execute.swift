@@ -61,7 +61,7 @@ extension LocalService {
         let url: SyntaxURL
         let path: BoundResourcePath
         do {
-            url = try ODataURLParser.parse(request.url)
+            url = try ODataURLParser.parse(request.url, version: model.urlVersion)
             path = try ResourcePathBinder(model: model, aliases: url.options.aliases).bind(url.path)
         }
         if request.method == .get { return .read }

@@ -285,7 +285,7 @@ extension OfflineStore {
     /// the back end replaces): later requests in the same change set name it by Content-ID.
     package func hasGeneratedKey(_ set: String, key predicate: String) throws(ODataError) -> Bool {
         try ensureOpen()
-        let keyBytes = try storage.encodeKey(try KeyPredicate.parse(predicate, keys: try keyProperties(of: set)), in: set)
+        let keyBytes = try storage.encodeKey(try KeyPredicate.parse(predicate, keys: try keyProperties(of: set), version: model.urlVersion), in: set)
         guard let bytes = try storage.reader().systemValue(tree: ServiceFormat.imageTree, key: ServiceFormat.imageKey(set, keyBytes)) else {
             return false
         }
@@ -376,7 +376,7 @@ extension OfflineStore {
     /// the older ETag of that moment. Nil when the back end does not know the entity yet.
     package func currentServerETag(of set: String, key predicate: String) throws(ODataError) -> String? {
         try ensureOpen()
-        let values = try KeyPredicate.parse(predicate, keys: try keyProperties(of: set))
+        let values = try KeyPredicate.parse(predicate, keys: try keyProperties(of: set), version: model.urlVersion)
         let keyBytes = try storage.encodeKey(values, in: set)
         if let bytes = try storage.reader().systemValue(tree: ServiceFormat.imageTree, key: ServiceFormat.imageKey(set, keyBytes)) {
             let image = try ServerImage.decode(bytes, what: "server image of \(set)")
@@ -399,7 +399,7 @@ extension OfflineStore {
     package func serverValuesUnchanged(of set: String, key predicate: String, body: [UInt8]) throws(ODataError) -> Bool {
         try ensureOpen()
         let info = try storage.setInfo(set)
-        let keyBytes = try storage.encodeKey(try KeyPredicate.parse(predicate, keys: try keyProperties(of: set)), in: set)
+        let keyBytes = try storage.encodeKey(try KeyPredicate.parse(predicate, keys: try keyProperties(of: set), version: model.urlVersion), in: set)
         let base: EntityRecord
         if let bytes = try storage.reader().systemValue(tree: ServiceFormat.imageTree, key: ServiceFormat.imageKey(set, keyBytes)) {
             let image = try ServerImage.decode(bytes, what: "server image of \(set)")

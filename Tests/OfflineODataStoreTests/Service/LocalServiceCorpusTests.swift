@@ -52,4 +52,39 @@ struct LocalServiceCorpusTests {
         let person = try trippin.run(.post, "People", #"{"UserName":"fieldtech","FirstName":"F","LastName":"T"}"#)
         #expect(person.status == 201 && person.headers["Location"] == "People('fieldtech')", "\(person.bodyText ?? "")")
     }
+
+    @Test("a V2 service takes V2 URL literals (guid'…', datetime'…', 2000M) in keys and filters, and reads back the Location it writes")
+    func v2Literals() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineStore.open(metadata: try StorageCorpora.bytes("sepmra_prod_man/metadata.xml"),
+                                                parameters: OfflineFixtures.parameters(dir))
+        defer { try? store.close() }
+        try store.addDefiningQuery(DefiningQuery(name: "Addresses", url: "SEPMRA_I_Address"))
+        try await store.applyDownload(definingQuery: "Addresses", pages: [try StorageCorpora.bytes("sepmra_prod_man/SEPMRA_I_Address.json")])
+        let byKey = try store.execute(.get, "SEPMRA_I_Address(guid'00505691-2ec5-1ee6-afc3-b061c7b489c2')")
+        #expect(byKey.status == 200, "\(byKey.bodyText ?? "")")
+        let filtered = try store.execute(.get, "SEPMRA_I_Address?$filter=AddressValidityStartDate ge datetime'1999-01-01T00:00:00' and Latitude gt 48M&$select=CityName")
+        #expect(filtered.status == 200, "\(filtered.bodyText ?? "")")
+        #expect(filtered.bodyText?.contains("Munich") == true)
+        let created = try store.execute(.post, "SEPMRA_I_Address", body: """
+            {"AddressUUID":"00505691-2ec5-1ee6-afc3-00000000abcd","FormattedAddress":"Offline 1","AddressType":"02","CityName":"Walldorf",
+             "PostalCode":"69190","StreetName":"Dietmar-Hopp-Allee","HouseNumber":"16","Country":"DE"}
+            """)
+        #expect(created.status == 201, "\(created.bodyText ?? "")")
+        let location = try #require(created.headers["Location"])
+        #expect(location.contains("guid'"), "\(location)")
+        #expect(try store.execute(.get, location).status == 200)
+        // substringof(needle, text) and $inlinecount, V2's forms of contains and $count.
+        let search = try store.execute(.get, "SEPMRA_I_Address?$filter=substringof('Zeppelin',StreetName)&$inlinecount=allpages&$select=CityName")
+        #expect(search.status == 200, "\(search.bodyText ?? "")")
+        #expect(search.bodyText?.contains("Munich") == true && search.bodyText?.contains("@odata.count") == true)
+        #expect(throws: ODataError.self) { try store.execute(.get, "SEPMRA_I_Address?$inlinecount=some") }
+        // A V4 service keeps V4's literals only.
+        let v4dir = OfflineTempDir()
+        defer { v4dir.cleanup() }
+        let v4 = try await OfflineStore.open(metadata: try StorageCorpora.bytes("trippin/metadata.xml"), parameters: OfflineFixtures.parameters(v4dir))
+        defer { try? v4.close() }
+        #expect(throws: ODataError.self) { try v4.execute(.get, "Photos?$filter=Id eq 12L") }
+    }
 }
