@@ -23,6 +23,11 @@ func failAndExit(_ error: any Error) -> Never {
     case let e as CLIFailure:
         code = e.exitCode
         text = e.message
+    case let e as EngineError where e.kind == .wrongPassphrase:
+        // One name for a wrong passphrase or key in every command: the store's (`query` and
+        // `shell` open an OfflineStore, `check` and `stats` its engine).
+        code = 2
+        text = "\(StoreErrorCode.wrongEncryptionKey.error("the passphrase or key does not open the store: \(e.message)", at: e.file ?? ""))"
     case let e as EngineError:
         code = 2
         text = "\(e)"
@@ -30,6 +35,9 @@ func failAndExit(_ error: any Error) -> Never {
         // The back end could not be reached, or answered with an error (sync).
         code = 5
         text = "\(e)"
+    case let e as ODataError where e.code == EngineError.Kind.wrongPassphrase.rawValue:
+        code = 2
+        text = "\(StoreErrorCode.wrongEncryptionKey.error("the passphrase or key does not open the store: \(e.message)", at: e.location ?? ""))"
     case let e as ODataError:
         // Storage failures (wrong key, damaged or locked store) reach the facade as ODataErrors.
         code = StoreErrorCode.storageFailures.contains(e.code) ? 2 : 1

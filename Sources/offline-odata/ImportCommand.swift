@@ -61,6 +61,7 @@ struct ImportCommand: AsyncParsableCommand {
         if fm.fileExists(atPath: location.storePath, isDirectory: &isDirectory), !isDirectory.boolValue {
             throw CLIFailure(message: "not a directory: \(location.storePath)")
         }
+        let createdDirectory = !fm.fileExists(atPath: location.storePath)
         try fm.createDirectory(atPath: location.storePath, withIntermediateDirectories: true)
         if location.folderExists {
             guard replace else {
@@ -69,13 +70,30 @@ struct ImportCommand: AsyncParsableCommand {
             try OfflineStore.clear(storePath: location.storePath, storeName: location.storeName)
             try? fm.removeItem(atPath: location.engineDirectory)
         }
-        try Data(metadata).write(to: URL(fileURLWithPath: location.metadataFile))
-
         var parameters = OfflineStoreParameters(storeName: location.storeName, storePath: location.storePath,
                                                 encryption: try store.storeEncryption())
         parameters.definingQueries = files.map { DefiningQuery(name: $0.set, url: $0.set) }
+        // Declared with the store, so a bad one fails before anything is imported.
+        parameters.indexes = indexes
         let start = Date()
-        let offline = try await OfflineStore.open(metadata: metadata, parameters: parameters)
+        // Whatever fails from here on, no half-made store is left behind (no --replace needed).
+        // Only what this import made: the store folder, its metadata file, and the directory
+        // when the import created it and nothing else is in it.
+        func removeHalfMade() {
+            try? OfflineStore.clear(storePath: location.storePath, storeName: location.storeName)
+            try? fm.removeItem(atPath: location.metadataFile)
+            if createdDirectory, (try? fm.contentsOfDirectory(atPath: location.storePath))?.isEmpty == true {
+                try? fm.removeItem(atPath: location.storePath)
+            }
+        }
+        let offline: OfflineStore
+        do {
+            try Data(metadata).write(to: URL(fileURLWithPath: location.metadataFile))
+            offline = try await OfflineStore.open(metadata: metadata, parameters: parameters)
+        } catch {
+            removeHalfMade()
+            throw error
+        }
         print("created \(location.engineDirectory) in \(milliseconds(since: start)) (\(files.count) sets)")
         let totalBytes = max(1, files.reduce(0) { $0 + $1.bytes })
         let bar = ProgressBar(label: "importing")
@@ -96,9 +114,7 @@ struct ImportCommand: AsyncParsableCommand {
             }
             bar.done()
             for definition in indexes {
-                let t = Date()
-                try await offline.declareIndex(definition)
-                print("index \(definition.name) on \(definition.entitySet)(\(definition.properties.joined(separator: ","))) in \(milliseconds(since: t))")
+                print("index \(definition.name) on \(definition.entitySet)(\(definition.properties.joined(separator: ",")))")
             }
             let stats = try offline.stats()
             try offline.close()
@@ -110,6 +126,7 @@ struct ImportCommand: AsyncParsableCommand {
         } catch {
             bar.done()
             try? offline.close()
+            removeHalfMade()
             throw error
         }
     }

@@ -57,6 +57,5 @@ struct StoreOptions: ParsableArguments {
 
 /// Prints an engine error the way a user reads it and exits non-zero.
 func reportAndExit(_ error: any Error) -> Never {
-    FileHandle.standardError.write(Data(("error: \(error)\n").utf8))
-    Foundation.exit(error is EngineError ? 2 : 1)
+    failAndExit(error)
 }

@@ -20,6 +20,35 @@ import Testing
         return scratch.path + "/store"
     }
 
+    @Test("a wrong passphrase has one error name in every command (query, shell, check, stats, rekey) and exit code 2")
+    func wrongPassphraseEverywhere() throws {
+        let scratch = R.Scratch()
+        defer { scratch.cleanup() }
+        let store = try makeStore(scratch)
+        for arguments in [["query", store, "SalesOrders/$count"], ["shell", store, "-c", "GET SalesOrders/$count"], ["check", store],
+                          ["stats", store], ["rekey", store, "--new-passphrase", "other"]] {
+            expectOneLineError(try R.run(arguments, passphrase: "wrong"), status: 2, mentioning: "wrongEncryptionKey (3254)")
+        }
+    }
+
+    @Test("import --index naming no property fails before importing anything and leaves no store behind; a directory that held other files keeps them")
+    func importValidatesIndexesFirst() throws {
+        let scratch = R.Scratch()
+        defer { scratch.cleanup() }
+        _ = try R.writeGeneratedCorpus(to: scratch.path + "/corpus", orders: 4)
+        let bad = try R.run(["import", scratch.path + "/corpus", scratch.path + "/new", "--index", "SalesOrders:Nope"])
+        expectOneLineError(bad, status: 1, mentioning: "invalidIndexProperty")
+        #expect(!bad.stdout.contains("entities"), "imported before failing: \(bad.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path + "/new"))
+        try FileManager.default.createDirectory(atPath: scratch.path + "/kept", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: scratch.path + "/kept/notes.txt", contents: Data("mine".utf8))
+        _ = try R.run(["import", scratch.path + "/corpus", scratch.path + "/kept", "--index", "SalesOrders:Nope"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path + "/kept") == ["notes.txt"])
+        // Without --replace, the next import with a good index goes through.
+        let good = try R.run(["import", scratch.path + "/corpus", scratch.path + "/kept", "--index", "SalesOrders:CustomerID"])
+        #expect(good.status == 0, "\(good.stderr)")
+    }
+
     @Test func unknownCommandAndMissingArguments() throws {
         expectOneLineError(try R.run(["frobnicate"]), status: 64, mentioning: "frobnicate")
         expectOneLineError(try R.run(["query"]), status: 64, mentioning: "<path>")
