@@ -52,7 +52,8 @@ struct ShellCommand: AsyncParsableCommand {
                 }
             }
             try offline.close()
-            if failures > 0 && !commands.isEmpty { throw CLIFailure(message: "\(failures) line(s) failed", exitCode: 4) }
+            // A scripted session (-c, or lines piped in) tells its caller that a line failed.
+            if failures > 0 && (!commands.isEmpty || isatty(STDIN_FILENO) != 1) { throw CLIFailure(message: "\(failures) line(s) failed", exitCode: 4) }
         } catch {
             failAndExit(error)
         }

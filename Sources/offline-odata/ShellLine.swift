@@ -29,6 +29,7 @@ enum ShellLine: Equatable {
         GET <url>                          read (e.g. GET /SalesOrders?$top=3&$orderby=GrossAmount desc)
         POST <url> <json>                  create
         PATCH <url> [If-Match:<etag>] <json>   update the given properties (PUT replaces)
+        … <url> [Name:Value …] [<json>]    any request header, e.g. OfflineOData.TransactionID:t1 Prefer:return=minimal
         DELETE <url> [If-Match:<etag>]     delete
         explain <url>                      the query plan of a GET
         download [NAME …]                  download the defining queries from the store's back end
@@ -83,6 +84,10 @@ enum ShellLine: Equatable {
                 let value = String(next.dropFirst("if-match:".count))
                 guard !value.isEmpty else { throw CLIFailure(message: "If-Match: needs an ETag, e.g. If-Match:W/\"1\"") }
                 headers["If-Match"] = value
+            } else if let (name, value) = header(next) {
+                // Any request header as Name:Value (no blank in the value): Prefer,
+                // OfflineOData.TransactionID, OfflineOData.RemoveAfterUpload, custom tags, …
+                headers[name] = value
             } else {
                 url += " "
                 url += next
@@ -101,6 +106,15 @@ enum ShellLine: Equatable {
             guard body == nil else { throw CLIFailure(message: "\(method.rawValue) takes no body") }
         }
         return .request(method: method, url: normalize(url), headers: headers, body: body)
+    }
+
+    /// `Name:Value` when `word` is a request header: a token (letters, digits, `.`, `-`, `_`)
+    /// that starts with a letter, a colon, a non-empty value.
+    private static func header(_ word: Substring) -> (String, String)? {
+        guard let colon = word.firstIndex(of: ":"), colon != word.startIndex, word.index(after: colon) < word.endIndex,
+              let first = word.first, first.isLetter,
+              word[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" }) else { return nil }
+        return (String(word[..<colon]), String(word[word.index(after: colon)...]))
     }
 
     /// The first word of `text` and what follows it, without the blanks between: both are

@@ -124,6 +124,22 @@ import Testing
         #expect(!result.stdout.contains("never"))   // nothing runs after quit
     }
 
+    @Test("a piped shell session exits 4 when a line failed, as -c does; request headers are given as Name:Value words (a transaction ID reaches the queue)")
+    func pipedFailuresAndHeaders() throws {
+        let scratch = R.Scratch()
+        defer { scratch.cleanup() }
+        let generator = try importGenerated(scratch)
+        let store = scratch.path + "/store"
+        let failed = try R.run(["shell", store], stdin: "GET /Products/$count\nGET /Nope\n")
+        #expect(failed.status == 4, "\(failed.stderr)")
+        let order = generator.salesOrderID(1)
+        let lines = #"PATCH /SalesOrders('\#(order)') OfflineOData.TransactionID:t42 {"Note":"in a transaction"}"#
+            + "\nGET /RequestQueue?$select=TransactionID\n"
+        let ok = try R.run(["shell", store], stdin: lines)
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(ok.stdout.contains("\"TransactionID\": \"t42\""), "\(ok.stdout)")
+    }
+
     @Test func staleETagIsA412AndMakesTheShellFail() throws {
         let scratch = R.Scratch()
         defer { scratch.cleanup() }
