@@ -309,11 +309,8 @@ import Testing
         ]
         for (requests, location) in bad {
             expectServiceError("invalidBatch", 3114, h) { try h.run(.post, "$batch", #"{"requests":[\#(requests)]}"#) }
-            do {
-                try h.run(.post, "$batch", #"{"requests":[\#(requests)]}"#)
-            } catch let error as ODataError {
-                #expect(error.location == location, "\(requests)")
-            }
+            let error = #expect(throws: ODataError.self) { try h.run(.post, "$batch", #"{"requests":[\#(requests)]}"#) }
+            #expect(error?.location == location, "\(requests)")
         }
         expectServiceError("notSupported", 3111, h) {
             try h.run(.post, "$batch", #"{"requests":[{"id":"1",\#(p),"if":"true"}]}"#)

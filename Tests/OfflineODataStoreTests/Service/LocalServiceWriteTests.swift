@@ -47,12 +47,9 @@ import Testing
         let existing = try h.first("BusinessPartners")
         guard case .string(let id)? = try existing.key().first else { Issue.record("no key"); return }
         expectServiceError("duplicateKey", 3103, h) { try h.run(.post, "BusinessPartners", newPartner(id)) }
-        do {
-            try h.run(.post, "BusinessPartners", newPartner(id))
-        } catch let error as ODataError {
-            #expect(ODataResponse.status(for: error) == 409)
-            #expect(ODataResponse.error(error).status == 409)
-        }
+        let error = #expect(throws: ODataError.self) { try h.run(.post, "BusinessPartners", newPartner(id)) }
+        #expect(error.map { ODataResponse.status(for: $0) } == 409)
+        #expect(error.map { ODataResponse.error($0).status } == 409)
         try h.run(.post, "BusinessPartners", newPartner("9900000003"))
         expectServiceError("duplicateKey", 3103, h) { try h.run(.post, "BusinessPartners", newPartner("9900000003")) }
     }
@@ -126,9 +123,8 @@ import Testing
         expectServiceError("preconditionFailed", 3108, h) {
             try h.run(.patch, url, #"{"Note":"x"}"#, headers: ["If-Match": "W/\"nope\""])
         }
-        do {
-            try h.run(.patch, url, #"{"Note":"x"}"#, headers: ["If-Match": "W/\"nope\""])
-        } catch let e as ODataError { #expect(ODataResponse.status(for: e) == 412 && e.category == .preconditionFailed) }
+        let stale = #expect(throws: ODataError.self) { try h.run(.patch, url, #"{"Note":"x"}"#, headers: ["If-Match": "W/\"nope\""]) }
+        #expect(stale.map { ODataResponse.status(for: $0) } == 412 && stale?.category == .preconditionFailed)
         let r = try h.run(.patch, url, #"{"Note":"a"}"#, headers: ["If-Match": serverETag])
         let local = try #require(r.headers["ETag"])
         expectServiceError("preconditionFailed", 3108, h) {
