@@ -14,7 +14,7 @@ public struct ExpressionBinder: Sendable {
     /// target sets of navigation properties).
     public let entitySet: String?
     /// The type `$it` refers to: `entityType`, except in a binder made by `expanded(_:)`, where
-    /// `$it` stays the outer instance (URL §5.1.1.14, notes §7).
+    /// `$it` stays the outer instance (URL §5.1.1.14).
     public private(set) var itEntityType: String
     public private(set) var itEntitySet: String?
     public var aliases: [String: SyntaxExpr]

@@ -93,7 +93,7 @@ public struct BoundRequest: Sendable, Hashable {
 
 /// Binds a parsed URL against the model: the resource path, then each query option against the
 /// type the path addresses, checking that every option is allowed where it is used
-/// (docs/Query.md §2; URL Conventions §5, notes §0 and §10).
+/// (docs/Query.md §2; URL Conventions §5).
 public struct RequestBinder: Sendable {
     public let model: ServiceModel
     /// `$levels=max` expands this many levels (cycles end there).

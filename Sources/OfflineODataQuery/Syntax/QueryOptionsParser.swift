@@ -1,6 +1,6 @@
 import OfflineODataModel
 
-/// The query part of a URL (URL §5, notes §0): options split at `&`, each at its first `=`,
+/// The query part of a URL (URL §5): options split at `&`, each at its first `=`,
 /// name and value percent-decoded once. System option names are case-insensitive with an
 /// optional `$`; each may appear once (any spelling). `@name=value` is a parameter alias
 /// (value parsed as an expression); other names are custom options.

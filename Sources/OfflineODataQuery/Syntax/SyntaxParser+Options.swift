@@ -3,7 +3,7 @@ import OfflineODataModel
 /// System query option values (URL Conventions §5.1) and nested options in `( … )` after
 /// `$expand`/`$select` items and `/$count` (separated by raw `;`; docs/Query.md §1.4).
 extension SyntaxParser {
-    /// Where a nested option list appears; decides which options it may hold (notes §10).
+    /// Where a nested option list appears; decides which options it may hold (URL Conventions §5.1).
     enum NestedContext: Sendable {
         /// After `/$count` (in `$expand` or in an expression): `$filter`, `$search`.
         case countSegment

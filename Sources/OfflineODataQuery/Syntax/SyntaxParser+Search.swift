@@ -1,6 +1,6 @@
 import OfflineODataModel
 
-/// `$search` (URL §5.1.8, notes §15): words, `"phrases"`, upper-case `NOT`/`AND`/`OR`,
+/// `$search` (URL §5.1.8): words, `"phrases"`, upper-case `NOT`/`AND`/`OR`,
 /// implicit AND between space-separated expressions, grouping. Precedence: grouping, NOT, AND,
 /// OR. `AND`, `OR`, `NOT` in a position where they cannot be operators are words. A value in
 /// single quotes is the 4.01 "incomplete expression" form and becomes one phrase.
