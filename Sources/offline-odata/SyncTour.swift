@@ -77,7 +77,7 @@ struct SyncTour {
 
         start = Date()
         let uploaded = try await provider.upload()
-        step(7, "upload: each request sent once (repeatable-request headers), confirmed or archived", since: start)
+        step(7, "upload: the queue in one $batch (a change set per request, repeatable-request headers), each request confirmed or archived", since: start)
         print("     \(uploaded.succeeded) applied, \(uploaded.failed) in the ErrorArchive")
         for entry in try store.errorArchive() {
             print("     ErrorArchive: \(entry.requestMethod) \(entry.requestURL) → \(entry.httpStatusCode) \(entry.message ?? "")")
