@@ -38,6 +38,9 @@ public struct OfflineODataParameters: Sendable {
     /// one request at a time. `.automatic` sends batches until the back end answers `$batch`
     /// with 404, 405 or 501, then one at a time.
     public var uploadBatching: UploadBatching = .automatic
+    /// The form of `$batch` requests: multipart, or JSON (OData 4.01); `.automatic` sends JSON to
+    /// a service whose `$metadata` says 4.01 and multipart to the others.
+    public var uploadBatchFormat: UploadBatchFormat = .automatic
     /// Requests in one `$batch` at most (a change set is never split).
     public var maxRequestsPerBatch = 100
     /// Inside a change set, a request on an entity created earlier in it with a generated
@@ -93,6 +96,13 @@ public struct OfflineODataParameters: Sendable {
         self.durability = durability
         self.keyDerivation = keyDerivation
         self.indexes = indexes
+    }
+
+    /// The form of an upload's `$batch` requests.
+    public enum UploadBatchFormat: String, Sendable, Hashable {
+        case automatic
+        case multipart
+        case json
     }
 
     /// How an upload sends the queue.

@@ -71,20 +71,23 @@ extension OfflineODataProvider {
             contentIDs.append(ids)
         }
         let batch = MultipartBatchRequest(boundary: "batch_" + UUID().uuidString.lowercased(), items: items)
+        let json = try usesJSONBatch(store)
         // Recorded before the send: after a crash these requests go alone, with their proofs.
         try store.beginUploadAttempts(attempts)
         let http = HTTPRequest(method: "POST", url: serviceRoot + "$batch",
-                               headers: requestHeaders([("Content-Type", batch.contentType), ("Accept", "multipart/mixed")]
+                               headers: requestHeaders((json ? [("Content-Type", "application/json"), ("Accept", "application/json")]
+                                                             : [("Content-Type", batch.contentType), ("Accept", "multipart/mixed")])
                                                        + versionHeaders(store) + [("Prefer", "odata.continue-on-error")]),
-                               body: batch.serialized(), timeout: parameters.timeout)
+                               body: json ? Self.jsonBatch(batch) : batch.serialized(), timeout: parameters.timeout)
         let (response, body) = try await writeExchange(http)
         if [404, 405, 501].contains(response.status) { return nil }
         try check(response, body, http, what: "upload batch")
         let answer: MultipartBatchResponse
         do {
-            answer = try MultipartBatchResponse.parse(body, contentType: response.header("Content-Type") ?? "")
+            answer = json ? try Self.parseJSONBatchAnswer(body, units: contentIDs)
+                          : try MultipartBatchResponse.parse(body, contentType: response.header("Content-Type") ?? "")
         } catch {
-            throw SyncErrorCode.invalidPayload.error("upload batch: the answer is not a multipart batch response: \(error.message)",
+            throw SyncErrorCode.invalidPayload.error("upload batch: the answer is not a \(json ? "JSON" : "multipart") batch response: \(error.message)",
                                                      at: http.url)
         }
         // Every outcome of the answer, applied in one commit.
@@ -145,6 +148,81 @@ extension OfflineODataProvider {
                                      message: "not applied: its change set failed at \(culprit.method) \(culprit.url) (\(status)\(detail.message.map { ": " + $0 } ?? ""))",
                                      innerError: nil))
         }
+    }
+
+    /// Whether batches go in the JSON form (OData 4.01 §11.7.7.2 of the JSON format): `.json`, or
+    /// `.automatic` for a service whose `$metadata` says 4.01.
+    func usesJSONBatch(_ store: OfflineStore) throws(ODataError) -> Bool {
+        switch parameters.uploadBatchFormat {
+        case .json: return true
+        case .multipart: return false
+        case .automatic:
+            guard store.model.urlVersion == .v4 else { return false }
+            let head = String(decoding: try store.metadataBytes().prefix(512), as: UTF8.self)
+            return head.contains(#"Version="4.01""#)
+        }
+    }
+
+    /// The JSON form of a batch: each change set an atomicity group, each request with its id
+    /// (the Content-ID), method, URL, headers and body; a request that names an earlier one by
+    /// `$n` depends on it.
+    static func jsonBatch(_ batch: MultipartBatchRequest) -> [UInt8] {
+        var requests: [String] = []
+        for (group, item) in batch.items.enumerated() {
+            let parts: [MultipartBatchRequest.Part]
+            switch item {
+            case .changeSet(_, let inner): parts = inner
+            case .request(let part): parts = [part]
+            }
+            for part in parts {
+                let request = part.request
+                var members = [#""id":"# + V2JSON.string(part.contentID ?? ""), #""atomicityGroup":"# + V2JSON.string("g\(group + 1)"),
+                               #""method":"# + V2JSON.string(request.method.rawValue), #""url":"# + V2JSON.string(request.url)]
+                let references = parts.compactMap(\.contentID).filter { id in
+                    id != part.contentID && (request.url.hasPrefix("$" + id + "/") || request.url == "$" + id
+                        || request.body.map { String(decoding: $0, as: UTF8.self).contains("\"$" + id + "\"") } == true)
+                }
+                if !references.isEmpty { members.append(#""dependsOn":["# + references.map(V2JSON.string).joined(separator: ",") + "]") }
+                let headers = request.headers.sorted { $0.key < $1.key }.map { V2JSON.string($0.key.lowercased()) + ":" + V2JSON.string($0.value) }
+                members.append(#""headers":{"# + headers.joined(separator: ",") + "}")
+                if let body = request.body { members.append(#""body":"# + String(decoding: body, as: UTF8.self)) }
+                requests.append("{" + members.joined(separator: ",") + "}")
+            }
+        }
+        return Array((#"{"requests":["# + requests.joined(separator: ",") + "]}").utf8)
+    }
+
+    /// A JSON batch answer (`{"responses":[{"id","status","headers","body"}]}`) as the change sets
+    /// of the multipart form: each unit's responses by id. A failed atomicity group may answer
+    /// only its failing member (odatapy): the unit then holds that one, which fails it whole.
+    static func parseJSONBatchAnswer(_ body: [UInt8], units: [[String]]) throws(ODataError) -> MultipartBatchResponse {
+        guard let json = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+              let responses = json["responses"] as? [[String: Any]] else {
+            throw SyncErrorCode.invalidPayload.error("no \"responses\" array")
+        }
+        var byID: [String: MultipartBatchResponse.Part] = [:]
+        for response in responses {
+            guard let id = response["id"] as? String, let status = response["status"] as? Int else {
+                throw SyncErrorCode.invalidPayload.error("a response without id or status")
+            }
+            var headers: [String: String] = [:]
+            for (name, value) in response["headers"] as? [String: Any] ?? [:] { headers[name] = "\(value)" }
+            var bytes: [UInt8]?
+            if let value = response["body"], !(value is NSNull) {
+                if let text = value as? String { bytes = Array(text.utf8) } else if let data = try? JSONSerialization.data(withJSONObject: value) {
+                    bytes = [UInt8](data)
+                }
+            }
+            byID[id] = MultipartBatchResponse.Part(contentID: id, response: ODataResponse(status: status, headers: headers, body: bytes))
+        }
+        var items: [MultipartBatchResponse.Item] = []
+        for ids in units {
+            let parts = ids.compactMap { byID[$0] }
+            // A unit with no response at all ends the answer (nothing after it ran).
+            if parts.isEmpty { break }
+            items.append(.changeSet(boundary: "", parts))
+        }
+        return MultipartBatchResponse(boundary: "", items: items)
     }
 
     /// A header of a batch part's answer, by name in any case.
