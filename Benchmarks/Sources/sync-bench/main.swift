@@ -115,6 +115,7 @@ func runPeer(_ name: String) async throws {
         parameters.definingQueries = [DefiningQuery(name: "Orders", url: "SalesOrders"), DefiningQuery(name: "Customers", url: "BusinessPartners")]
         parameters.uploadBatching = name == "upload-batch" ? .automatic : .never
         parameters.maxRequestsPerBatch = Int(option("batch", "100")) ?? 100
+        parameters.uploadBatchFormat = .multipart   // the page server answers multipart batches
         let changes = Int(option("changes", "10000")) ?? 10_000
         let provider = try OfflineODataProvider(serviceRoot: url, parameters: parameters)
         try await provider.open()
