@@ -65,7 +65,7 @@ import Testing
         try makeStore(dir)
         let wrong = try run(["check", dir.store, "--passphrase", "nope"])
         #expect(wrong.status == 2)
-        #expect(wrong.stderr.contains("wrongPassphrase (2001)"))
+        #expect(wrong.stderr.contains("wrongEncryptionKey (3254)"))   // one name in every command
         let none = try run(["stats", dir.store])
         #expect(none.status != 0)
         #expect(none.stderr.contains("--passphrase"))
