@@ -5,6 +5,7 @@ import OfflineODataQuery
 /// `QueryExecutor` on the request's snapshot and writes OData JSON.
 ///
 /// - collections: `{"@odata.context":"$metadata#Set","@odata.count":n,"value":[…],"@odata.nextLink":…}`
+///   (`$metadata#Set(A,B)` with `$select=A,B`)
 /// - one entity: the entity with `"@odata.context":"$metadata#Set/$entity"`, `ETag` header
 /// - `/$count`: `text/plain`
 /// - a property: `{"@odata.context":…,"value":…}`; a null property 204
@@ -29,14 +30,24 @@ struct StoreReadHandler: ReadHandler {
         } catch where error.category == .notFound {
             return .error(error)
         }
-        var response = try respond(result, prefer: prefer, reader: reader)
+        var response = try respond(result, prefer: prefer, reader: reader, selectList: Self.selectList(url, model: model))
         if expandAffected, response.status == 200, let body = response.body, let set = result.entitySet {
             response.body = try addAffectedEntities(body, set: set, reader: reader)
         }
         return response
     }
 
-    private func respond(_ result: QueryResult, prefer: Preferences, reader: EntityReader) throws(ODataError) -> ODataResponse {
+    /// The `$select` list of a URL as the context URL carries it (`(Name,Price)`, OData 4.01
+    /// Protocol §10.9), or "" when the request selects no subset.
+    static func selectList(_ url: String, model: ServiceModel) -> String {
+        guard url.contains("select"),
+              let items = (try? ODataURLParser.parse(url, version: model.urlVersion))?.options.select, !items.isEmpty else { return "" }
+        let printed = items.map(SyntaxPrinter.print)
+        if printed.contains("*") { return "" }
+        return "(" + printed.joined(separator: ",") + ")"
+    }
+
+    private func respond(_ result: QueryResult, prefer: Preferences, reader: EntityReader, selectList: String = "") throws(ODataError) -> ODataResponse {
         let writer = ODataJSONWriter(model: model)
         let set = result.entitySet ?? ""
         var headers = ["Content-Type": "application/json", "OData-Version": "4.0"]
@@ -47,13 +58,13 @@ struct StoreReadHandler: ReadHandler {
         case .collection(let entities, let count, let nextLink):
             let annotated = try annotate(entities, set: set, reader: reader, when: prefer.includeLocalState)
             let collection = ODataEntityCollection(entities: annotated, count: count.map(Int64.init), nextLink: nextLink,
-                                                   context: "$metadata#" + set)
+                                                   context: "$metadata#" + set + selectList)
             let body = try writer.writeCollection(collection, entityType: try typeName(result))
             return ODataResponse(status: 200, headers: headers, body: body)
         case .entity(let entity):
             let annotated = try annotate([entity], set: set, reader: reader, when: prefer.includeLocalState)
             let one = annotated.first ?? entity
-            let body = try writer.writeEntity(one, entityType: try typeName(result), context: "$metadata#\(set)/$entity")
+            let body = try writer.writeEntity(one, entityType: try typeName(result), context: "$metadata#\(set)\(selectList)/$entity")
             if let etag = entity.control.etag { headers["ETag"] = etag }
             return ODataResponse(status: 200, headers: headers, body: body, entity: one)
         case .count(let count):

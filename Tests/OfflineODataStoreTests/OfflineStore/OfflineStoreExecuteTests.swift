@@ -18,7 +18,8 @@ import Testing
         let list = try store.execute(.get, "SalesOrders?$top=2&$count=true&$select=SalesOrderID,Note")
         #expect(list.status == 200 && list.headers["Content-Type"] == "application/json")
         let json = try #require(try list.json())
-        #expect(json["@odata.context"]?.stringValue == "$metadata#SalesOrders")
+        // The context names the selected properties (OData 4.01 Protocol §10.9).
+        #expect(json["@odata.context"]?.stringValue == "$metadata#SalesOrders(SalesOrderID,Note)")
         #expect(json["@odata.count"]?.numberValue?.text == "500")
         #expect(json["value"]?.arrayValue?.count == 2)
         #expect(json["value"]?[0]?["SalesOrderID"]?.stringValue == Self.order0)

@@ -207,6 +207,19 @@ final class LoadedStore {
 
 /// Shapes the specification fixes.
 @Suite struct SpecShapeTests {
+    @Test("@odata.context carries the $select list, for a collection and for one entity; without $select (or with *) it does not")
+    func contextWithSelect() async throws {
+        let loaded = try await LoadedStore()
+        defer { withExtendedLifetime(loaded) {} }
+        let store = loaded.store
+        let order = OfflineFixtures.sales.salesOrderID(0)
+        let context = { (url: String) throws -> String? in try store.execute(.get, url).json()?["@odata.context"]?.stringValue }
+        #expect(try context("SalesOrders?$select=Note,GrossAmount&$top=1") == "$metadata#SalesOrders(Note,GrossAmount)")
+        #expect(try context("SalesOrders('\(order)')?$select=Note") == "$metadata#SalesOrders(Note)/$entity")
+        #expect(try context("SalesOrders?$top=1") == "$metadata#SalesOrders")
+        #expect(try context("SalesOrders?$select=*&$top=1") == "$metadata#SalesOrders")
+    }
+
     @Test("/$value of a property is its raw value as text/plain, not a JSON wrapper")
     func rawValue() async throws {
         let loaded = try await LoadedStore()
