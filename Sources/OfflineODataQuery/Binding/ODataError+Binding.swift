@@ -2,7 +2,8 @@ import OfflineODataModel
 
 /// Binding errors, codes 1650–1699 (docs/Query.md §2.7, docs/Errors.md "Query binding").
 extension ODataError {
-    static func at(_ position: Int) -> String { "offset \(position)" }
+    /// Where in the expression: the same wording as the parser's locations (`position 12`).
+    static func at(_ position: Int) -> String { "position \(position)" }
 
     /// 1650: a name that is not a property (or navigation property) of a closed type.
     static func bindInvalidProperty(_ name: String, type: String, at position: Int) -> ODataError {
@@ -35,8 +36,13 @@ extension ODataError {
 
     /// 1655: a type name in `cast`/`isof`/a type-cast segment that the model does not declare.
     static func bindUnknownType(_ name: String, at position: Int) -> ODataError {
-        ODataError(.invalidInput, name: "unknownType", code: 1655,
-                   message: "unknown type '\(name)'", location: at(position))
+        if LocalStateFunction(name: name) != nil {
+            // `sap.islocal(1)` reads as a type cast; it is a function without parameters.
+            return ODataError(.invalidInput, name: "unknownType", code: 1655,
+                              message: "\(name) takes no arguments: write \(name)()", location: at(position))
+        }
+        return ODataError(.invalidInput, name: "unknownType", code: 1655,
+                          message: "unknown type '\(name)'", location: at(position))
     }
 
     /// 1656: valid OData that this implementation does not evaluate (geo functions,

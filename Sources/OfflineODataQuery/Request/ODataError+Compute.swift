@@ -26,11 +26,11 @@ extension ODataError {
                    message: message, location: "path, position \(position)")
     }
 
-    /// `location` of a binding error ("offset n", relative to an expression's own text) moved
+    /// `location` of a binding error ("position n", relative to an expression's own text) moved
     /// into a larger text: `"<place>, position <base + n>"`.
     func relocated(_ place: String, base: Int) -> ODataError {
         var copy = self
-        if let location, location.hasPrefix("offset "), let offset = Int(location.dropFirst(7)) {
+        if let location, location.hasPrefix("position "), let offset = Int(location.dropFirst(9)) {
             copy.location = "\(place), position \(base + offset)"
         } else if location == nil {
             copy.location = "\(place), position \(base)"

@@ -104,6 +104,10 @@ struct SyntaxParser {
 
     // MARK: errors
 
+    /// The binary operators written as words (URL §5.1.1.1–3).
+    static let binaryOperators: Set<String> = ["eq", "ne", "gt", "ge", "lt", "le", "and", "or", "add", "sub", "mul", "div", "divby",
+                                                "mod", "has", "in"]
+
     func error(_ code: ODataError.SyntaxCode, _ message: String, at position: Int? = nil) -> ODataError {
         .syntax(code, message, option: option, position: position ?? pos)
     }
@@ -117,6 +121,15 @@ struct SyntaxParser {
         if isWhitespace(byte(at: where_)) {
             var next = where_
             while isWhitespace(byte(at: next)) { next += 1 }
+            // An operator with nothing (or only blanks) after it: say so, not "whitespace".
+            var word = next
+            while word < end, let c = byte(at: word), (c >= 0x61 && c <= 0x7A) { word += 1 }
+            let name = text(next..<word)
+            if word > next, Self.binaryOperators.contains(name), !(word < end && !isWhitespace(byte(at: word))) {
+                var after = word
+                while isWhitespace(byte(at: after)) { after += 1 }
+                if after >= end { return error(.unexpectedEnd, "'\(name)' at position \(next) has no right operand", at: next) }
+            }
             let what = next >= end ? "whitespace at the end" : "whitespace before \(token(at: next))"
             return error(.urlSyntaxError, "unexpected \(what), expected \(expected)", at: where_)
         }

@@ -147,7 +147,7 @@ import Testing
         #expect(error.code == 1650)
         #expect(error.category == .invalidInput)
         #expect(error.message.contains("Nope") && error.message.contains("Ns.Product"))
-        #expect(error.location == "offset 4")
+        #expect(error.location == "position 4")
     }
 
     @Test func typeMismatches() throws {
@@ -178,7 +178,7 @@ import Testing
         let unknown = bindError(S.call("frobnicate", S.prop("Name"), at: 3))
         #expect(unknown?.name == "unknownFunction")
         #expect(unknown?.code == 1652)
-        #expect(unknown?.location == "offset 3")
+        #expect(unknown?.location == "position 3")
         let count = bindError(S.call("tolower", S.prop("Name"), S.prop("Name")))
         #expect(count?.name == "invalidArgumentCount")
         #expect(count?.code == 1653)
@@ -187,7 +187,7 @@ import Testing
         #expect(geo?.category == .notSupported)
         let badType = bindError(S.call("cast", S.prop("Name"), S.type("Ns.Nope", at: 9)))
         #expect(badType?.name == "unknownType")
-        #expect(badType?.location == "offset 9")
+        #expect(badType?.location == "position 9")
         let pattern = bindError(S.call("matchesPattern", S.prop("Name"), S.str("(unclosed")))
         #expect(pattern?.name == "invalidPattern")
     }
@@ -198,7 +198,7 @@ import Testing
         let error = bindError(nested)
         #expect(error?.name == "invalidLambdaVariable")
         #expect(error?.code == 1654)
-        #expect(error?.location == "offset 27")
+        #expect(error?.location == "position 27")
         // A variable is only in scope inside its lambda.
         let outside = S.bin(.and, S.path([.member("Tags", position: 0), .any(variable: "t", predicate: S.bool(true), position: 5)]),
                             S.bin(.eq, S.prop("t", at: 30), S.str("x")))

@@ -35,7 +35,7 @@ import Testing
     @Test func errorsPointAtTheOffendingToken() throws {
         let unknown = try #require(error("Price gt 1 and Nope eq 2"))
         #expect(unknown.name == "invalidProperty")
-        #expect(unknown.location == "offset 15")
+        #expect(unknown.location == "position 15")
         let mismatch = try #require(error("Rating eq '1'"))
         #expect(mismatch.name == "typeMismatch")
         #expect(error("Name")?.name == "typeMismatch")

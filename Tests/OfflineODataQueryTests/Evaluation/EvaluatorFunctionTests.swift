@@ -32,7 +32,7 @@ import Testing
         let error = Eval.error(S.call("substring", S.str("Hello"), S.int(1), S.int(-1, at: 22)))
         #expect(error?.name == "invalidArgument")
         #expect(error?.code == 1701)
-        #expect(error?.location == "offset 22")
+        #expect(error?.location == "position 22")
     }
 
     @Test func matchesPattern() throws {

@@ -76,12 +76,12 @@ import Testing
 
     @Test func misuseIsATypedErrorAtTheSegment() throws {
         let single = try #require(error("Name/$filter(true)"))
-        #expect(single.name == "invalidPath" && single.code == 1658 && single.location == "offset 5")
+        #expect(single.name == "invalidPath" && single.code == 1658 && single.location == "position 5")
         #expect(single.message.contains("Edm.String"), "\(single.message)")
         #expect(error("Category/$filter(true)/$count gt 1")?.code == 1658)
         #expect(error("Address/$filter(true)/$count gt 1")?.code == 1658)
         let notBoolean = try #require(error("Orders/$filter(Quantity)/$count gt 1"))
-        #expect(notBoolean.name == "typeMismatch" && notBoolean.code == 1651 && notBoolean.location == "offset 15")
+        #expect(notBoolean.name == "typeMismatch" && notBoolean.code == 1651 && notBoolean.location == "position 15")
         let unknown = try #require(error("Orders/$filter(Nope eq 1)/$count gt 1"))
         #expect(unknown.name == "invalidProperty" && unknown.message.contains("Ns.Order"))
         // Still a collection: a member needs any/all, $count or a key first.
@@ -89,7 +89,7 @@ import Testing
         // Key predicates: on entities only, of the key's type, all parts.
         #expect(error("Tags/$filter(true)('a') eq 'a'")?.code == 1658)
         let wrongType = try #require(error("Orders/$filter(true)('x')/Amount eq 1"))
-        #expect(wrongType.name == "typeMismatch" && wrongType.location == "offset 21")
+        #expect(wrongType.name == "typeMismatch" && wrongType.location == "position 21")
         #expect(error("Orders/$filter(true)(Nope=1)/Amount eq 1")?.code == 1658)
         #expect(error("Orders/$filter(true)(OrderID=Rating)/Amount eq 1")?.code == 1658)
         // $compute aliases belong to the outer instance, not to the members.

@@ -42,8 +42,8 @@ import Testing
     }
 
     static let filterCases: [Case] = [
-        Case(input: "Price gt", name: "urlSyntaxError", code: 1600, location: "$filter, position 5", mentions: "whitespace before 'gt'"),
-        Case(input: "Price gt ", name: "urlSyntaxError", code: 1600, location: "$filter, position 5", mentions: "gt"),
+        Case(input: "Price gt", name: "unexpectedEndOfInput", code: 1601, location: "$filter, position 6", mentions: "'gt' at position 6 has no right operand"),
+        Case(input: "Price gt ", name: "unexpectedEndOfInput", code: 1601, location: "$filter, position 6", mentions: "gt"),
         Case(input: "(Price gt 5", name: "unexpectedEndOfInput", code: 1601, location: "$filter, position 11", mentions: "')' or ','"),
         Case(input: "Name eq 'abc", name: "unterminatedString", code: 1609, location: "$filter, position 8", mentions: "'abc"),
         Case(input: "X eq ('a','b')", name: "invalidListOperand", code: 1611, location: "$filter, position 5", mentions: "right of 'in'"),
