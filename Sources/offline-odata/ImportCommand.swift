@@ -9,7 +9,7 @@ import OfflineODataStore
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Create a store from a folder with metadata.xml and one <EntitySet>.json per set.")
+        abstract: "Create a store from a folder with metadata.xml, one <EntitySet>.json per set, and links/<A>-<B>.json key pairs for many-to-many links.")
 
     @Argument(help: "The folder with metadata.xml and <EntitySet>.json files.")
     var corpus: String
@@ -113,6 +113,9 @@ struct ImportCommand: AsyncParsableCommand {
                 }
             }
             bar.done()
+            for (name, count) in try importLinks(into: offline, model: model) {
+                print("\(name): \(count) links")
+            }
             for definition in indexes {
                 print("index \(definition.name) on \(definition.entitySet)(\(definition.properties.joined(separator: ",")))")
             }
@@ -129,6 +132,55 @@ struct ImportCommand: AsyncParsableCommand {
             removeHalfMade()
             throw error
         }
+    }
+
+    /// Many-to-many links that the entity files cannot carry: `links/<A>-<B>.json`, a `value`
+    /// array of objects with the key properties of both sides (`{"EmployeeID":1,"TerritoryID":
+    /// "06897"}`), linked over A's navigation to B (recorded links, partners mirrored). A file
+    /// whose sets or navigation the model lacks is reported and skipped.
+    private func importLinks(into offline: OfflineStore, model: ServiceModel) throws -> [(String, Int)] {
+        let folder = corpus + "/links"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+        var done: [(String, Int)] = []
+        for file in names.sorted() where file.hasSuffix(".json") {
+            let pair = file.dropLast(".json".count).split(separator: "-", maxSplits: 1).map(String.init)
+            guard pair.count == 2, let sourceType = model.entityType(ofSet: pair[0]),
+                  let navigation = model.allNavigationProperties(of: sourceType).first(where: {
+                      model.navigationTarget(set: pair[0], navigation: $0.name)?.name == pair[1]
+                  }) else {
+                print("skipping links/\(file): no navigation from a set \(pair.first ?? "") to a set \(pair.last ?? "")")
+                continue
+            }
+            let sourceKeys = try offline.keyProperties(of: pair[0]), targetKeys = try offline.keyProperties(of: pair[1])
+            guard let json = try JSONSerialization.jsonObject(with: Data(try readFileBytes(folder + "/" + file))) as? [String: Any],
+                  let rows = json["value"] as? [[String: Any]] else {
+                throw CLIFailure(message: "links/\(file): not a {\"value\":[…]} of key pairs")
+            }
+            func key(_ row: [String: Any], _ keys: [KeyProperty], _ index: Int) throws -> [ODataValue] {
+                try keys.map { property in
+                    let literal: String
+                    switch row[property.name] {
+                    case let text as String: literal = property.kind == .string ? "'" + text.replacingOccurrences(of: "'", with: "''") + "'" : text
+                    case let number as NSNumber: literal = number.stringValue
+                    default: throw CLIFailure(message: "links/\(file), row \(index + 1): no \(property.name)")
+                    }
+                    return try ODataValue.parseLiteral(literal, as: property.kind)
+                }
+            }
+            let pairs = try rows.enumerated().map { index, row in (try key(row, sourceKeys, index), try key(row, targetKeys, index)) }
+            var start = 0
+            while start < pairs.count {
+                let chunk = pairs[start..<min(pairs.count, start + 1000)]
+                try offline.storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+                    for (source, target) in chunk {
+                        try batch.link(from: pair[0], key: source, navigation: navigation.name, to: target)
+                    }
+                }
+                start += chunk.count
+            }
+            done.append(("\(pair[0])/\(navigation.name)", pairs.count))
+        }
+        return done
     }
 
     /// `Set:Prop,Prop` → an index named `Set_Prop_Prop`.

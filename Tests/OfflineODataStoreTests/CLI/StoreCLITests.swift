@@ -112,6 +112,21 @@ import Testing
         #expect(bad.status != 0 && bad.stderr.contains("undo needs one entity"))
     }
 
+    @Test("import reads Northwind's many-to-many links (links/Employees-Territories.json): both sides navigate",
+          .enabled(if: StorageCorpora.available, "../shared/corpora not found"))
+    func importManyToManyLinks() throws {
+        let scratch = R.Scratch()
+        defer { scratch.cleanup() }
+        let corpus = StorageCorpora.root.appendingPathComponent("northwind").path
+        let result = try R.run(["import", corpus, scratch.path + "/nw"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Employees/Territories: 49 links"))
+        // Employee 2 has seven territories in the file; territory 06897 belongs to employee 1.
+        #expect(try R.run(["query", scratch.path + "/nw", "Employees(2)/Territories/$count"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "7")
+        let back = try R.run(["query", scratch.path + "/nw", "Territories('06897')/Employees?$select=EmployeeID"]).stdout
+        #expect(back.contains("\"EmployeeID\": 1"))
+    }
+
     @Test func shellReadsLinesFromStandardInput() throws {
         let scratch = R.Scratch()
         defer { scratch.cleanup() }
