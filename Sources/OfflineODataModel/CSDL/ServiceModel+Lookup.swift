@@ -209,3 +209,24 @@ extension ServiceModel {
     /// as `guid'…'` and `2000M`, V2 JSON), else `.v4`.
     public var urlVersion: ODataVersion { version == .v2 ? .v2 : .v4 }
 }
+
+extension ServiceModel {
+    /// Whether the default container imports a function (`.function`) or an action (`.action`)
+    /// of this name.
+    public func operationImport(named name: String) -> CSDLOperationKind? {
+        let local = Self.localName(name)
+        for schema in schemas {
+            for container in schema.entityContainers {
+                if container.functionImports.contains(where: { $0.name == local }) { return .function }
+                if container.actionImports.contains(where: { $0.name == local }) { return .action }
+            }
+        }
+        return nil
+    }
+}
+
+/// A function (no side effects, GET) or an action (side effects, POST).
+public enum CSDLOperationKind: Sendable, Hashable {
+    case function
+    case action
+}

@@ -53,6 +53,12 @@ public struct ResourcePathBinder: Sendable {
                     let type = try entityType(singleton.entityType, segment: name, position: position)
                     steps.append(.singleton(name))
                     state = .entity(set: nil, type: type)
+                } else if let kind = model.operationImport(named: name) {
+                    // As SAP's offline store: a function of the back end does not run offline.
+                    throw .requestNotSupported(kind == .function
+                        ? "'\(name)' is a function import of the back end, which the offline store does not evaluate"
+                        : "'\(name)' is an action import of the back end, which the offline store does not queue yet",
+                        location: "path, position \(position)")
                 } else {
                     throw .resourceNotFound("the service has no entity set or singleton '\(name)'", segment: name, position: position)
                 }

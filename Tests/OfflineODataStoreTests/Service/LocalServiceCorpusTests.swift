@@ -87,4 +87,18 @@ struct LocalServiceCorpusTests {
         defer { try? v4.close() }
         #expect(throws: ODataError.self) { try v4.execute(.get, "Photos?$filter=Id eq 12L") }
     }
+
+    @Test("TripPin's function import (GET) is notSupported with that category, not a 404; so is its action import (POST), which is not queued")
+    func operationImports() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineStore.open(metadata: try StorageCorpora.bytes("trippin/metadata.xml"), parameters: OfflineFixtures.parameters(dir))
+        defer { try? store.close() }
+        let function = #expect(throws: ODataError.self) { try store.execute(.get, "GetNearestAirport(lat=33,lon=-118)") }
+        #expect(function?.category == .notSupported && function?.message.contains("function import") == true)
+        let action = #expect(throws: ODataError.self) { try store.execute(.post, "ResetDataSource", body: "{}") }
+        #expect(action?.category == .notSupported)
+        #expect(try store.requestQueue().isEmpty)
+        #expect(throws: ODataError.self) { try store.execute(.get, "NoSuchThing") }
+    }
 }
