@@ -9,7 +9,7 @@ struct OfflineODataCLI: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, ShellCommand.self, ImportCommand.self, QueryCommand.self, CheckCommand.self,
             StatsCommand.self, CompactCommand.self, RekeyCommand.self, DumpCommand.self, EngineDemoCommand.self,
-            OpenCommand.self, DownloadCommand.self, UploadCommand.self, DefiningQueryCommand.self, SyncCrashWorkerCommand.self,
+            OpenCommand.self, DownloadCommand.self, UploadCommand.self, DefiningQueryCommand.self, IndexCommand.self, SyncCrashWorkerCommand.self,
             CrashWorkerCommand.self, StoreCrashWorkerCommand.self, EngineProbeCommand.self,
         ]
     )

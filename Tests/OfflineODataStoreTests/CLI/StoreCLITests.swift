@@ -127,6 +127,22 @@ import Testing
         #expect(back.contains("\"EmployeeID\": 1"))
     }
 
+    @Test("index add, list and drop on an existing store; a bad one is a typed error that changes nothing")
+    func indexCommands() throws {
+        let scratch = R.Scratch()
+        defer { scratch.cleanup() }
+        _ = try importGenerated(scratch)
+        let store = scratch.path + "/store"
+        let add = try R.run(["index", store, "add", "SalesOrders:LifecycleStatus"])
+        #expect(add.status == 0 && add.stdout.contains("index SalesOrders_LifecycleStatus"), "\(add.stderr)")
+        #expect(try R.run(["index", store, "list"]).stdout.contains("SalesOrders_LifecycleStatus: SalesOrders(LifecycleStatus)"))
+        let explain = try R.run(["query", store, "--explain", "SalesOrders?$filter=LifecycleStatus eq 'N'"]).stdout
+        #expect(explain.contains("SalesOrders_LifecycleStatus"), "\(explain)")
+        #expect(try R.run(["index", store, "add", "SalesOrders:Nope"]).status == 1)
+        #expect(try R.run(["index", store, "drop", "SalesOrders_LifecycleStatus"]).status == 0)
+        #expect(!(try R.run(["index", store, "list"]).stdout.contains("SalesOrders_LifecycleStatus")))
+    }
+
     @Test func shellReadsLinesFromStandardInput() throws {
         let scratch = R.Scratch()
         defer { scratch.cleanup() }
