@@ -197,6 +197,28 @@ struct UploadBatchTests {
         try provider.close()
     }
 
+    @Test("a batch's answer lost after apply, in front of a back end that honours repeatable requests per request of the batch: the requests sent again alone get their original answers, and each reached the back end once")
+    func lostBatchAnswerWithRepeatability() async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let double = RepeatableDouble(URLSessionTransport(timeout: 20))
+        let faults = FaultInjectingTransport(double)
+        faults.inject(.applyThenDrop, whenURLContains: "$batch")
+        let (provider, store) = try await Self.open(server, dir, faults) { $0.uploadBatchFormat = .multipart }
+        try UploadIntegrationTests.queueThree(store)
+        _ = await #expect(throws: ODataError.self) { try await provider.upload() }
+        let summary = try await provider.upload()
+        let archived = try store.errorArchive().map(\.message)
+        #expect(summary == UploadSummary(succeeded: 3, failed: 0, remaining: 0), "\(archived)")
+        // The batch reached the back end once; the three retries were answered by the double.
+        let writes = double.reachedBackEnd.filter { !$0.hasPrefix("GET") }
+        #expect(writes == ["POST \(server.serviceRoot)$batch"], "\(writes)")
+        #expect(try await UploadIntegrationTests.note(server, "SO001") == "once")
+        try provider.close()
+    }
+
     @Test("a garbled batch answer is a typed error and leaves every request queued")
     func garbledBatchAnswer() async throws {
         let server = try OdatapyServer()

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineODataStore
 import OfflineODataSync
 import Synchronization
 
@@ -127,8 +128,8 @@ final class FaultInjectingTransport: Transport, @unchecked Sendable {
 /// 5xx answers are not kept (the spec lets a client retry them). Counts what reached the back end.
 final class RepeatableDouble: Transport, @unchecked Sendable {
     let inner: any Transport
-    private let lock = NSLock()
-    private var answers: [String: (status: Int, headers: [(name: String, value: String)], body: [UInt8])] = [:]
+    let lock = NSLock()
+    var answers: [String: (status: Int, headers: [(name: String, value: String)], body: [UInt8])] = [:]
     private var forwarded: [String] = []
 
     init(_ inner: any Transport) { self.inner = inner }
@@ -147,9 +148,36 @@ final class RepeatableDouble: Transport, @unchecked Sendable {
         if let id, response.status < 500 {
             lock.withLock { answers[id] = (response.status, response.headers, body) }
         }
+        if request.url.hasSuffix("$batch"), response.status < 500 { keepPartAnswers(request, response, body) }
         var headers = response.headers
         if id != nil { headers.append((name: "Repeatability-Result", value: "accepted")) }
         return HTTPResponse(status: response.status, headers: headers, body: body)
+    }
+}
+
+extension RepeatableDouble {
+    /// The requests of a multipart `$batch` carry their own repeatability IDs: each part's answer
+    /// (matched by Content-ID) is kept under its part's ID, so that the request sent again alone
+    /// (after a lost batch answer) gets it back without reaching the back end again.
+    func keepPartAnswers(_ request: HTTPRequest, _ response: HTTPResponse, _ body: [UInt8]) {
+        guard let sent = try? MultipartBatchRequest.parse(request.body ?? [], contentType: request.header("Content-Type") ?? ""),
+              let answer = try? MultipartBatchResponse.parse(body, contentType: response.header("Content-Type") ?? "") else { return }
+        var idsByContentID: [String: String] = [:]
+        for item in sent.items {
+            let parts: [MultipartBatchRequest.Part]
+            switch item {
+            case .request(let part): parts = [part]
+            case .changeSet(_, let inner): parts = inner
+            }
+            for part in parts {
+                if let contentID = part.contentID, let id = part.request.header("Repeatability-Request-ID") { idsByContentID[contentID] = id }
+            }
+        }
+        for part in answer.parts where part.response.status < 500 {
+            guard let contentID = part.contentID, let id = idsByContentID[contentID] else { continue }
+            let headers = part.response.headers.map { (name: $0.key, value: $0.value) }
+            lock.withLock { answers[id] = (part.response.status, headers, part.response.body ?? []) }
+        }
     }
 }
 
