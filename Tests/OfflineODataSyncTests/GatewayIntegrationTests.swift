@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -232,5 +235,44 @@ struct GatewayIntegrationTests {
         try await signedIn.open()
         #expect(try signedIn.store.keys("A_SalesOrder", key: "SalesOrder").count > 0)
         try signedIn.close()
+    }
+
+    /// Runs the CLI (`offline-odata`, built beside the tests); exit status and output.
+    static func cli(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let binary = try #require(SyncCrashTests.binary, "offline-odata not built: run `swift build` before `swift test`")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        // Reaped directly: Process.waitUntilExit can wait forever on Linux when called from a task.
+        var status: Int32 = 0
+        _ = waitpid(process.processIdentifier, &status, 0)
+        let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return (code, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test("the CLI opens a V2 service root unchanged (with --sap-client), queues a change in the shell, uploads it and downloads")
+    func commandLine() async throws {
+        let server = try MockSapServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let opened = try Self.cli(["open", dir.path, "--unencrypted", "--service", server.serviceRoot, "--sap-client", "100",
+                                   "--defining-query", "Orders=A_SalesOrder?$filter=SoldToParty eq '1000006'&$expand=to_Item"])
+        #expect(opened.status == 0, "\(opened.output)")
+        #expect(opened.output.contains("A_SalesOrder"))
+        let shell = try Self.cli(["shell", dir.path, "--unencrypted", "-c", #"PATCH /A_SalesOrder('0000004712') {"PurchaseOrderByCustomer":"FROM CLI"}"#])
+        #expect(shell.status == 0, "\(shell.output)")
+        let uploaded = try Self.cli(["upload", dir.path, "--unencrypted", "--sap-client", "100"])
+        #expect(uploaded.status == 0 && uploaded.output.contains("1 applied"), "\(uploaded.output)")
+        #expect(try await server.get("A_SalesOrder('0000004712')")?["PurchaseOrderByCustomer"] as? String == "FROM CLI")
+        let downloaded = try Self.cli(["download", dir.path, "--unencrypted", "--sap-client", "100"])
+        #expect(downloaded.status == 0, "\(downloaded.output)")
+        let wrongClient = try Self.cli(["download", dir.path, "--unencrypted", "--sap-client", "300"])
+        #expect(wrongClient.status == 5 && wrongClient.output.contains("Client 300"), "\(wrongClient.output)")
     }
 }
