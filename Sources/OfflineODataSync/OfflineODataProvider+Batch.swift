@@ -71,7 +71,9 @@ extension OfflineODataProvider {
             contentIDs.append(ids)
         }
         let batch = MultipartBatchRequest(boundary: "batch_" + UUID().uuidString.lowercased(), items: items)
-        let json = try usesJSONBatch(store)
+        let json: Bool
+        if let decided = run.jsonBatch { json = decided } else { json = try usesJSONBatch(store) }
+        run.jsonBatch = json
         // Recorded before the send: after a crash these requests go alone, with their proofs.
         try store.beginUploadAttempts(attempts)
         let http = HTTPRequest(method: "POST", url: serviceRoot + "$batch",

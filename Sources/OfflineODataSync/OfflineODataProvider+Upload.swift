@@ -55,6 +55,8 @@ extension OfflineODataProvider {
         /// Per request of the queue snapshot being sent: what its confirmation needs to know of
         /// the rest of the queue (`QueueHint`).
         var hints: [Int64: QueueHint] = [:]
+        /// Whether batches go in the JSON form, decided at the first batch of the upload.
+        var jsonBatch: Bool?
 
         /// The hints of a queue snapshot: each request's next request of the same entity.
         mutating func learn(_ queue: [QueuedRequest]) {
@@ -77,25 +79,8 @@ extension OfflineODataProvider {
     @discardableResult
     public func upload(categories: [String]? = nil) async throws(ODataError) -> UploadSummary {
         let store = try self.store
-        try core.withLock { (core: inout Core) throws(ODataError) in
-            if core.syncing { throw SyncErrorCode.busy.error("a download or upload is already running") }
-            core.syncing = true
-        }
-        defer { core.withLock { $0.syncing = false; $0.uploading = nil } }
-        let task = Task { () async throws -> UploadSummary in
+        return try await runSync("upload", busy: "a download or upload is already running", slot: \.uploading) { () async throws(ODataError) in
             try await self.uploadNow(store, categories: categories)
-        }
-        core.withLock { $0.uploading = task }
-        do {
-            return try await withTaskCancellationHandler {
-                try await task.value
-            } onCancel: {
-                task.cancel()
-            }
-        } catch let error as ODataError {
-            throw error
-        } catch {
-            throw SyncErrorCode.cancelled.error("the upload ended: \(error)")
         }
     }
 

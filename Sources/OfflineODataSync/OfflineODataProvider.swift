@@ -243,15 +243,22 @@ public final class OfflineODataProvider: Sendable {
     @discardableResult
     public func download(subset: [String]? = nil) async throws(ODataError) -> [DownloadSummary] {
         let store = try self.store
-        try core.withLock { (core: inout Core) throws(ODataError) in
-            if core.syncing { throw SyncErrorCode.busy.error("a download is already running") }
-            core.syncing = true
-        }
-        defer { core.withLock { $0.syncing = false; $0.running = nil } }
-        let task = Task { () async throws -> [DownloadSummary] in
+        return try await runSync("download", busy: "a download is already running", slot: \.running) { () async throws(ODataError) in
             try await self.downloadNow(store, subset: subset)
         }
-        core.withLock { $0.running = task }
+    }
+
+    /// Runs a download or an upload: one at a time per provider, in a task kept in `slot`, which
+    /// `cancelDownload`/`cancelUpload` and the caller's own cancellation stop.
+    func runSync<T: Sendable>(_ what: String, busy: String, slot: WritableKeyPath<Core, Task<T, any Error>?>,
+                              _ body: @escaping @Sendable () async throws(ODataError) -> T) async throws(ODataError) -> T {
+        try core.withLock { (core: inout Core) throws(ODataError) in
+            if core.syncing { throw SyncErrorCode.busy.error(busy) }
+            core.syncing = true
+        }
+        defer { core.withLock { $0.syncing = false; $0[keyPath: slot] = nil } }
+        let task = Task { () async throws -> T in try await body() }
+        core.withLock { $0[keyPath: slot] = task }
         do {
             return try await withTaskCancellationHandler {
                 try await task.value
@@ -261,7 +268,7 @@ public final class OfflineODataProvider: Sendable {
         } catch let error as ODataError {
             throw error
         } catch {
-            throw SyncErrorCode.cancelled.error("the download ended: \(error)")
+            throw SyncErrorCode.cancelled.error("the \(what) ended: \(error)")
         }
     }
 

@@ -22,6 +22,16 @@ struct UploadBatchTests {
 
     static let formats: [OfflineODataParameters.UploadBatchFormat] = [.multipart, .json]
 
+    /// Queues, in transaction "note", a note created without its key (the store gives it a
+    /// temporary one, returned) and a PATCH of it.
+    static func queueNoteWithTemporaryKey(_ store: OfflineStore) throws -> Int64 {
+        let together = RequestOptions(transactionID: "note")
+        let created = try #require(try store.execute(.post, "Notes", body: #"{"SalesOrderID":"SO001","Text":"draft"}"#, options: together).json())
+        let temporary = try #require(created["NoteID"]?.numberValue?.int64Value)
+        _ = try store.execute(.patch, "Notes(\(temporary))", body: #"{"Text":"final"}"#, options: together)
+        return temporary
+    }
+
     @Test("independent changes go in one $batch, each in a change set of its own, and are confirmed from its answer", arguments: formats)
     func oneBatch(format: OfflineODataParameters.UploadBatchFormat) async throws {
         let server = try OdatapyServer()
@@ -90,11 +100,8 @@ struct UploadBatchTests {
         defer { dir.cleanup() }
         let recorder = RecordingTransport(URLSessionTransport(timeout: 20))
         let (provider, store) = try await Self.open(server, dir, recorder) { $0.uploadBatchFormat = format }
-        let together = RequestOptions(transactionID: "note")
-        let created = try #require(try store.execute(.post, "Notes", body: #"{"SalesOrderID":"SO001","Text":"draft"}"#, options: together).json())
-        let temporary = try #require(created["NoteID"]?.numberValue?.int64Value)
-        _ = try store.execute(.patch, "Notes(\(temporary))", body: #"{"Text":"final"}"#, options: together)
-        _ = try store.execute(.patch, "SalesOrders('SO001')", body: #"{"Note":"has a note"}"#, options: together)
+        let temporary = try Self.queueNoteWithTemporaryKey(store)
+        _ = try store.execute(.patch, "SalesOrders('SO001')", body: #"{"Note":"has a note"}"#, options: RequestOptions(transactionID: "note"))
         let summary = try await provider.upload()
         let archived = try store.errorArchive().map(\.message)
         #expect(summary == UploadSummary(succeeded: 3, failed: 0, remaining: 0), "\(archived)")
@@ -119,10 +126,7 @@ struct UploadBatchTests {
             $0.contentIDReferences = false
             $0.uploadBatchFormat = format
         }
-        let together = RequestOptions(transactionID: "note")
-        let created = try #require(try store.execute(.post, "Notes", body: #"{"SalesOrderID":"SO001","Text":"draft"}"#, options: together).json())
-        let temporary = try #require(created["NoteID"]?.numberValue?.int64Value)
-        _ = try store.execute(.patch, "Notes(\(temporary))", body: #"{"Text":"final"}"#, options: together)
+        let temporary = try Self.queueNoteWithTemporaryKey(store)
         let summary = try await provider.upload()
         let archived = try store.errorArchive().map(\.message)
         #expect(summary == UploadSummary(succeeded: 2, failed: 0, remaining: 0), "\(archived)")

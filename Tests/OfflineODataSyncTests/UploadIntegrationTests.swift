@@ -194,20 +194,27 @@ extension UploadIntegrationTests {
         try provider.close()
     }
 
+    /// A provider (one request at a time) with `{"Note":"mine"}` queued for SO004, whose first
+    /// upload lost the connection before the request reached the back end.
+    static func updateWhoseFirstAttemptDropped(_ server: OdatapyServer, _ dir: SyncTempDir) async throws -> (OfflineODataProvider, OfflineStore) {
+        let transport = FaultInjectingTransport(URLSessionTransport(timeout: 20))
+        transport.inject(.fail(.reset), whenURLContains: "SalesOrders('SO004')", method: "PATCH")
+        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dir, queries: queries, batching: .never),
+                                                transport: transport)
+        try await provider.open()
+        let store = try provider.store
+        _ = try store.execute(.patch, "SalesOrders('SO004')", body: #"{"Note":"mine"}"#)
+        _ = await #expect(throws: ODataError.self) { try await provider.upload() }   // dropped before it reached the back end
+        return (provider, store)
+    }
+
     @Test("a real conflict on a retried update stays a conflict: the back end's values differ from the ones sent")
     func retriedConflictStaysAConflict() async throws {
         let server = try OdatapyServer()
         defer { server.stop() }
         let dir = SyncTempDir()
         defer { dir.cleanup() }
-        let transport = FaultInjectingTransport(URLSessionTransport(timeout: 20))
-        transport.inject(.fail(.reset), whenURLContains: "SalesOrders('SO004')", method: "PATCH")
-        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dir, queries: Self.queries, batching: .never),
-                                                transport: transport)
-        try await provider.open()
-        let store = try provider.store
-        _ = try store.execute(.patch, "SalesOrders('SO004')", body: #"{"Note":"mine"}"#)
-        _ = await #expect(throws: ODataError.self) { try await provider.upload() }   // dropped before it reached the back end
+        let (provider, store) = try await Self.updateWhoseFirstAttemptDropped(server, dir)
         try await server.send("PATCH", "SalesOrders('SO004')", json: #"{"Note":"theirs"}"#)
         let summary = try await provider.upload()
         #expect(summary.failed == 1 && summary.succeeded == 0)
@@ -225,14 +232,7 @@ extension UploadIntegrationTests {
         defer { server.stop() }
         let dir = SyncTempDir()
         defer { dir.cleanup() }
-        let transport = FaultInjectingTransport(URLSessionTransport(timeout: 20))
-        transport.inject(.fail(.reset), whenURLContains: "SalesOrders('SO004')", method: "PATCH")
-        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dir, queries: Self.queries, batching: .never),
-                                                transport: transport)
-        try await provider.open()
-        let store = try provider.store
-        _ = try store.execute(.patch, "SalesOrders('SO004')", body: #"{"Note":"mine"}"#)
-        _ = await #expect(throws: ODataError.self) { try await provider.upload() }
+        let (provider, store) = try await Self.updateWhoseFirstAttemptDropped(server, dir)
         // What the back end made of the cut-off attempt: a change without values.
         #expect(try await server.send("PATCH", "SalesOrders('SO004')", json: "{}").0 == 204)
         let summary = try await provider.upload()

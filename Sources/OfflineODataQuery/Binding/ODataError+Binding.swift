@@ -3,7 +3,10 @@ import OfflineODataModel
 /// Binding errors, codes 1650–1699 (docs/Query.md §2.7, docs/Errors.md "Query binding").
 extension ODataError {
     /// Where in the expression: the same wording as the parser's locations (`position 12`).
-    static func at(_ position: Int) -> String { "position \(position)" }
+    static func at(_ position: Int) -> String { positionPrefix + String(position) }
+
+    /// What `at` writes before the number; `relocated` reads the number back after it.
+    static let positionPrefix = "position "
 
     /// 1650: a name that is not a property (or navigation property) of a closed type.
     static func bindInvalidProperty(_ name: String, type: String, at position: Int) -> ODataError {

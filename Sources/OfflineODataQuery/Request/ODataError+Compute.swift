@@ -30,7 +30,7 @@ extension ODataError {
     /// into a larger text: `"<place>, position <base + n>"`.
     func relocated(_ place: String, base: Int) -> ODataError {
         var copy = self
-        if let location, location.hasPrefix("position "), let offset = Int(location.dropFirst(9)) {
+        if let location, location.hasPrefix(Self.positionPrefix), let offset = Int(location.dropFirst(Self.positionPrefix.count)) {
             copy.location = "\(place), position \(base + offset)"
         } else if location == nil {
             copy.location = "\(place), position \(base)"
