@@ -8,19 +8,32 @@ protocol FlatEntitySink {
     mutating func property(member: Int, slot: Int, _ scan: inout ODataFlatPageReader.Scan) -> Bool
     /// The entity is complete; false: the page is not flat.
     mutating func endEntity(etag: String?) -> Bool
+    /// Reads the expanded content of navigation `member` at the scan's position (an array or an
+    /// object); false: the page is not flat.
+    mutating func expanded(member: Int, _ expansion: ODataFlatPageReader.Expansion, _ scan: inout ODataFlatPageReader.Scan) -> Bool
+}
+
+extension FlatEntitySink {
+    /// Records take no expanded content.
+    mutating func expanded(member: Int, _ expansion: ODataFlatPageReader.Expansion, _ scan: inout ODataFlatPageReader.Scan) -> Bool {
+        false
+    }
 }
 
 /// Entities as records: each value decoded as the general reader decodes it.
 struct RecordSink: FlatEntitySink {
     let slotCount: Int
     let decoder: ODataEntityDecoder
+    /// The entities' nesting depth (the general reader's entity decoder counts it).
+    let depth: Int
     var entities: [ODataFlatPageReader.Entity] = []
     private var values: [ODataValue?] = []
     private var dynamic: [ODataProperty] = []
 
-    init(slotCount: Int, decoder: ODataEntityDecoder) {
+    init(slotCount: Int, decoder: ODataEntityDecoder, depth: Int = 0) {
         self.slotCount = slotCount
         self.decoder = decoder
+        self.depth = depth
         entities.reserveCapacity(1024)
     }
 
@@ -31,7 +44,7 @@ struct RecordSink: FlatEntitySink {
 
     mutating func property(member: Int, slot: Int, _ scan: inout ODataFlatPageReader.Scan) -> Bool {
         guard let property = scan.reader.property(member), let value = scan.value(),
-              let decoded = try? decoder.decodeProperty(value, property, depth: 0) else { return false }
+              let decoded = try? decoder.decodeProperty(value, property, depth: depth) else { return false }
         if slot >= 0 {
             values[slot] = decoded
         } else {
@@ -62,7 +75,13 @@ struct EncodedSink: FlatEntitySink {
     /// one with them): its depth below the entity, and the length of a string or number.
     let complexDepthAllowed: Bool
     let maxTokenSize: Int
+    /// The entities' nesting depth (the general reader's entity decoder counts it).
+    let depth: Int
     var entities: [ODataFlatPageReader.EncodedEntity] = []
+    /// Per navigation member read in place, the sink of its entities.
+    var nested: [Int: EncodedSink] = [:]
+    /// The current entity's expanded entities.
+    private var expandedEntities: [ODataFlatPageReader.ExpandedEntities] = []
 
     /// The kinds transcoded in place (for a member whose slot declares its kind).
     enum Fast: UInt8 {
@@ -128,7 +147,8 @@ struct EncodedSink: FlatEntitySink {
     }
 
     init(codec: EntityCodec, decoder: ODataEntityDecoder, fast: [Fast], complexForms: [ComplexForm?] = [],
-         complexDepthAllowed: Bool = false, maxTokenSize: Int = 0, stringKeySlots: [Int] = []) {
+         complexDepthAllowed: Bool = false, maxTokenSize: Int = 0, stringKeySlots: [Int] = [], depth: Int = 0) {
+        self.depth = depth
         self.codec = codec
         self.decoder = decoder
         self.fast = fast
@@ -145,6 +165,7 @@ struct EncodedSink: FlatEntitySink {
     }
 
     mutating func beginEntity() {
+        expandedEntities = []
         data.removeAll(keepingCapacity: true)
         for slot in starts.indices { starts[slot] = -1 }
         for slot in stringKeySlots { plainString[slot] = false }
@@ -160,7 +181,7 @@ struct EncodedSink: FlatEntitySink {
             // Written in place.
         } else {
             guard let property = scan.reader.property(member), let value = scan.value(),
-                  let decoded = try? decoder.decodeProperty(value, property, depth: 0),
+                  let decoded = try? decoder.decodeProperty(value, property, depth: depth),
                   codec.append(decoded, asSlot: slot, to: &data) else { return false }
         }
         starts[slot] = start
@@ -435,8 +456,22 @@ struct EncodedSink: FlatEntitySink {
         }
         // No dynamic properties.
         out.append(0)
-        entities.append(ODataFlatPageReader.EncodedEntity(codec: out, etag: etag, stringKey: stringKey()))
+        entities.append(ODataFlatPageReader.EncodedEntity(codec: out, etag: etag, stringKey: stringKey(), expanded: expandedEntities))
         return true
+    }
+
+    /// The expanded entities by the navigation's own sink (taken out while it reads, so that
+    /// it is not copied).
+    mutating func expanded(member: Int, _ expansion: ODataFlatPageReader.Expansion, _ scan: inout ODataFlatPageReader.Scan) -> Bool {
+        guard var sink = nested.removeValue(forKey: member) else { return false }
+        sink.entities = []
+        let ok = scan.expandedEntities(expansion, &sink)
+        if ok, !sink.entities.isEmpty {
+            expandedEntities.append(ODataFlatPageReader.ExpandedEntities(navigation: expansion.name, entities: sink.entities))
+        }
+        sink.entities = []
+        nested[member] = sink
+        return ok
     }
 
     /// The ordered-key encoding of the key slots' strings (`OrderedKeyEncoding`: tag, the bytes

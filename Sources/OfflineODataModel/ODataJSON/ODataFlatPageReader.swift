@@ -25,6 +25,8 @@ public struct ODataFlatPageReader: Sendable {
     private let plan: ODataStructuredPlan
     let decoder: ODataEntityDecoder
     private let maxDocumentSize: Int
+    /// `ODataJSONReaderOptions.maxNesting`.
+    private let maxNesting: Int
     /// The JSON limits, for values inside an entity (with the entity's depth taken off).
     private let jsonOptions: JSONReaderOptions
     /// Per member of the plan: its name's UTF-8, and its slot in the layout (-1: none).
@@ -44,6 +46,19 @@ public struct ODataFlatPageReader: Sendable {
     private let slotNames: [String]
     /// Member indices of the key properties, when entities must have them.
     private let requiredMembers: [Int]
+    /// Navigation members whose expanded content is read in place (`expanding`), by member
+    /// index; any other expanded content makes the page not flat.
+    private var expansions: [Int: Expansion] = [:]
+    /// The JSON nesting limit left to the general reader's entity decoder at this reader's
+    /// entities: 0 for a page's entities, 1 for entities expanded inside them.
+    private var nesting = 0
+
+    /// An expanded navigation read in place: the reader of its entities.
+    struct Expansion: Sendable {
+        let name: String
+        let isCollection: Bool
+        let reader: ODataFlatPageReader
+    }
 
     /// A reader for entities of `entitySet`, stored by a layout naming `slots`; nil when the
     /// general reader must read every page (limits below a flat page's depth, an unknown set).
@@ -71,13 +86,33 @@ public struct ODataFlatPageReader: Sendable {
         isProperty = properties.map { $0 != nil }
         slotCount = slots.count
         slotNames = slots
+        maxNesting = reader.options.maxNesting
         requiredMembers = reader.options.requireKeyProperties ? plan.keyNames.map { plan.index[$0] ?? -1 } : []
         if requiredMembers.contains(-1) { return nil }
     }
 
+    /// This reader, also reading the expanded content of `navigation` in place (a collection:
+    /// an array of entities; a single navigation: an entity object), as `target` reads the
+    /// entities of the navigation's target type. Nil when `navigation` is not a navigation
+    /// property of this type, `target` reads another type or expands content itself (one
+    /// level), or the reader's limits leave no room for the nested entities.
+    public func expanding(_ navigation: String, with target: ODataFlatPageReader) -> ODataFlatPageReader? {
+        guard nesting == 0, target.nesting == 0, target.expansions.isEmpty, let member = plan.index[navigation],
+              case .navigation(_, let targetType, let isCollection) = plan.members[member], targetType == target.typeName,
+              jsonOptions.maxDepth >= 5, target.maxNesting >= 2 else { return nil }
+        var nested = target
+        nested.nesting = 1
+        var copy = self
+        copy.expansions[member] = Expansion(name: navigation, isCollection: isCollection, reader: nested)
+        return copy
+    }
+
+    /// The names of the navigations read in place.
+    public var expandedNavigations: [String] { expansions.values.map(\.name).sorted() }
+
     /// The page's entities, or nil when the general reader must read it.
     public func read(_ bytes: [UInt8]) -> [Entity]? {
-        var sink = RecordSink(slotCount: slotCount, decoder: decoder)
+        var sink = RecordSink(slotCount: slotCount, decoder: decoder, depth: nesting)
         return scan(bytes, &sink) ? sink.entities : nil
     }
 
@@ -89,6 +124,26 @@ public struct ODataFlatPageReader: Sendable {
         /// With `stringKeySlots`: the `OrderedKeyEncoding` of those slots' values, in that
         /// order, when each is a string read in place (no escapes); nil otherwise.
         public var stringKey: [UInt8]?
+        /// The entities of each navigation read in place (`expanding`), in payload order; an
+        /// expanded navigation with no entity (an empty array, null) is left out.
+        public var expanded: [ExpandedEntities] = []
+    }
+
+    /// The entities expanded under one navigation of an entity.
+    public struct ExpandedEntities: Sendable {
+        public var navigation: String
+        public var entities: [EncodedEntity]
+    }
+
+    /// The stored form of the entities of an expanded navigation (`readEncoded`): their set's
+    /// codec and the slots of a key of strings.
+    public struct NestedForm: Sendable {
+        public var codec: EntityCodec
+        public var stringKeySlots: [Int]
+        public init(codec: EntityCodec, stringKeySlots: [Int] = []) {
+            self.codec = codec
+            self.stringKeySlots = stringKeySlots
+        }
     }
 
     /// The page's entities encoded by `codec` (the codec of the layout this reader was made for)
@@ -99,7 +154,22 @@ public struct ODataFlatPageReader: Sendable {
     ///
     /// `stringKeySlots`: slots (of a key whose properties are all strings) whose ordered-key
     /// encoding each entity also gets (`EncodedEntity.stringKey`), made from the same bytes.
-    public func readEncoded(_ bytes: [UInt8], codec: EntityCodec, stringKeySlots: [Int] = []) -> [EncodedEntity]? {
+    ///
+    /// `expanded`: per navigation read in place, the stored form of its entities; a page with
+    /// expanded content of a navigation not named there is not flat.
+    public func readEncoded(_ bytes: [UInt8], codec: EntityCodec, stringKeySlots: [Int] = [],
+                            expanded: [String: NestedForm] = [:]) -> [EncodedEntity]? {
+        guard var sink = encodedSink(codec: codec, stringKeySlots: stringKeySlots) else { return nil }
+        for (member, expansion) in expansions {
+            guard let form = expanded[expansion.name],
+                  let nested = expansion.reader.encodedSink(codec: form.codec, stringKeySlots: form.stringKeySlots) else { continue }
+            sink.nested[member] = nested
+        }
+        return scan(bytes, &sink) ? sink.entities : nil
+    }
+
+    /// The sink that encodes this reader's entities by `codec` (nil: another layout's codec).
+    private func encodedSink(codec: EntityCodec, stringKeySlots: [Int]) -> EncodedSink? {
         guard codec.names == slotNames else { return nil }
         // Per member, how its value is transcoded in place (`EncodedSink.Fast`): only where the
         // slot declares the property's own primitive kind.
@@ -116,11 +186,12 @@ public struct ODataFlatPageReader: Sendable {
                   let plan = decoder.plans.plan(name), !plan.isEntity else { return nil }
             return EncodedSink.ComplexForm(plan)
         }
-        var sink = EncodedSink(codec: codec, decoder: decoder, fast: fast, complexForms: complexForms,
-                               complexDepthAllowed: jsonOptions.maxDepth - 4 > 0,
-                               maxTokenSize: jsonOptions.maxTokenSize,
-                               stringKeySlots: stringKeySlots.allSatisfy { $0 >= 0 && $0 < slotCount } ? stringKeySlots : [])
-        return scan(bytes, &sink) ? sink.entities : nil
+        // A complex value in place sits one level below its entity (3 on a page, 5 expanded).
+        return EncodedSink(codec: codec, decoder: decoder, fast: fast, complexForms: complexForms,
+                           complexDepthAllowed: jsonOptions.maxDepth - (nesting == 0 ? 4 : 6) > 0,
+                           maxTokenSize: jsonOptions.maxTokenSize,
+                           stringKeySlots: stringKeySlots.allSatisfy { $0 >= 0 && $0 < slotCount } ? stringKeySlots : [],
+                           depth: nesting)
     }
 
     /// The plan of member `member` when it is a property.
@@ -129,14 +200,19 @@ public struct ODataFlatPageReader: Sendable {
     private func scan<Sink: FlatEntitySink>(_ bytes: [UInt8], _ sink: inout Sink) -> Bool {
         guard bytes.count <= maxDocumentSize else { return false }
         return bytes.withUnsafeBufferPointer { buffer in
-            names.withUnsafeBufferPointer { names in
-                nameEnds.withUnsafeBufferPointer { nameEnds in
-                    memberSlots.withUnsafeBufferPointer { slots in
-                        isProperty.withUnsafeBufferPointer { isProperty in
-                            var scan = Scan(buffer: buffer, reader: self,
-                                            members: Scan.Members(names: names, nameEnds: nameEnds, slots: slots, isProperty: isProperty))
-                            return scan.page(&sink)
-                        }
+            withScan(buffer) { scan in scan.page(&sink) }
+        }
+    }
+
+    /// `body` with a scan of `buffer` by this reader (its member tables borrowed for it).
+    func withScan<R>(_ buffer: UnsafeBufferPointer<UInt8>, _ body: (inout Scan) -> R) -> R {
+        names.withUnsafeBufferPointer { names in
+            nameEnds.withUnsafeBufferPointer { nameEnds in
+                memberSlots.withUnsafeBufferPointer { slots in
+                    isProperty.withUnsafeBufferPointer { isProperty in
+                        var scan = Scan(buffer: buffer, reader: self,
+                                        members: Scan.Members(names: names, nameEnds: nameEnds, slots: slots, isProperty: isProperty))
+                        return body(&scan)
                     }
                 }
             }
@@ -424,6 +500,8 @@ public struct ODataFlatPageReader: Sendable {
                         }
                         if members.isProperty[member] {
                             guard sink.property(member: member, slot: members.slots[member], &self) else { return false }
+                        } else if let expansion = reader.expansions[member], startsContent() {
+                            guard sink.expanded(member: member, expansion, &self) else { return false }
                         } else {
                             // Only what leaves nothing to store: null, or V2's deferred link.
                             guard case .navigation(_, let target, _) = reader.plan.members[member], let value = value(),
@@ -444,6 +522,30 @@ public struct ODataFlatPageReader: Sendable {
             }
             for member in reader.requiredMembers where small ? mask & (1 << UInt64(member)) == 0 : seen[member] != number { return false }
             return sink.endEntity(etag: etag)
+        }
+
+        /// Whether the value at the scan's position is an array or an object (expanded content,
+        /// or V2's deferred link, which the expansion's reader refuses).
+        mutating func startsContent() -> Bool {
+            skipSpace()
+            return i < buffer.count && (buffer[i] == 0x5B || buffer[i] == 0x7B)
+        }
+
+        /// The expanded content at the scan's position (after `startsContent`), read by the
+        /// expansion's reader into `sink`: an array of entities for a collection, one entity
+        /// object for a single navigation. False: not flat.
+        mutating func expandedEntities<Sink: FlatEntitySink>(_ expansion: Expansion, _ sink: inout Sink) -> Bool {
+            let depth = entityDepth + (expansion.isCollection ? 2 : 1)
+            guard depth <= reader.jsonOptions.maxDepth, buffer[i] == (expansion.isCollection ? 0x5B : 0x7B) else { return false }
+            let start = i
+            let (ok, end) = expansion.reader.withScan(buffer) { nested -> (Bool, Int) in
+                nested.i = start
+                nested.entityDepth = depth
+                let ok = expansion.isCollection ? nested.elements(&sink) : nested.entity(&sink)
+                return (ok, nested.i)
+            }
+            i = end
+            return ok
         }
 
         /// A navigation value that the general reader reads as no content (null) or as a

@@ -146,7 +146,7 @@ struct DownloadApply {
         // form is spooled in that form (`StagedPage`), and never read again.
         let stagingInfo = try? writer.storage.setInfo(set)
         let checks = PageReadAhead(reader: reader, set: set, readers: readers, automatic: PageReadAhead.stagingWidth,
-                                   preparingFor: stagingInfo)
+                                   preparingFor: stagingInfo, catalog: writer.storage.currentCatalog())
         var checking: [PageReadAhead.Ticket] = []
         do throws(ODataError) {
             while let page = try pages.nextPage() {
@@ -206,7 +206,7 @@ struct DownloadApply {
         var applied = 0
         // Every page is read (on other threads, in parallel) before the one commit applies them.
         let ahead = PageReadAhead(reader: reader, set: set, readers: readers, automatic: PageReadAhead.applyingWidth,
-                                  preparingFor: try? writer.storage.setInfo(set))
+                                  preparingFor: try? writer.storage.setInfo(set), catalog: writer.storage.currentCatalog())
         var tickets: [PageReadAhead.Ticket] = []
         for (i, page) in pages.enumerated() { tickets.append(ahead.submit(page, number: i)) }
         try service.perform(in: writer) { (tx: inout ServiceTransaction) throws(ODataError) in
@@ -256,7 +256,7 @@ struct DownloadApply {
             // Pages are read (JSON to entities) on other threads while the commits before them
             // are applied; the spool itself is read here, in order.
             let ahead = PageReadAhead(reader: reader, set: set, readers: readers, automatic: PageReadAhead.applyingWidth,
-                                      preparingFor: try? writer.storage.setInfo(set))
+                                      preparingFor: try? writer.storage.setInfo(set), catalog: writer.storage.currentCatalog())
             var submitted = marker.pagesApplied
             func readNext() throws(ODataError) -> PageReadAhead.Ticket {
                 guard let page = try mapEngine("reading the staged download", { () throws(EngineError) in try spool.next() }) else {
@@ -421,9 +421,7 @@ struct DownloadApply {
                 spool = staging
                 marker.spoolBase = marker.pages
             }
-            let page = read.storedEntries(for: info).flatMap { entries in
-                info.map { StagedPage.encode(entries, layoutCount: $0.layout.properties.count, downloadedSize: ticket.page.count) }
-            } ?? ticket.page
+            let page = read.stagedForm(for: info, downloadedSize: ticket.page.count) ?? ticket.page
             try mapEngine("staging a downloaded page") { () throws(EngineError) in try staging.append(page) }
             marker.pages += 1
         }
@@ -478,16 +476,28 @@ struct DownloadApply {
                 throw ODataError.storeUnknownEntitySet(set)
             }
             tx.batch.reserve(staged.count, in: set)
+            // Expanded entities read in place follow their parent (as `put` stores them).
+            let nested = read.nested
+            var next = 0
             for (i, entry) in staged.enumerated() {
                 let position = EntityPosition(page: number, entity: i)
+                var end = next
+                while end < nested.count, nested[end].parent == i { end += 1 }
+                defer { next = end }
                 if skips.contains(position) { continue }
                 do throws(ODataError) {
                     _ = try tx.batch.put(storedKey: entry.key, value: entry.value, info: info)
+                    for child in nested[next..<end] {
+                        guard let target = tx.batch.catalog.sets[child.info.name], target === child.info else {
+                            throw ODataError.storeUnknownEntitySet(child.info.name)
+                        }
+                        _ = try tx.batch.put(storedKey: child.entry.key, value: child.entry.value, info: target)
+                    }
                 } catch {
                     failure = position
                     throw error
                 }
-                counts.applied += 1
+                counts.applied += 1 + (end - next)
             }
             return
         }

@@ -34,6 +34,17 @@ final class PageReadAhead {
         /// The page's engine records for a bulk load (§7.4), made by the reader when the page
         /// is loaded in bulk and every entity could be stored as it is; nil otherwise.
         var loadable: DownloadBulk.Records?
+        /// With `staged`: the expanded entities the flat reader read in place (§7.2), each
+        /// after its parent (`parent`: the index of its top-level entity in `staged`), in
+        /// payload order. A page with them is applied by commits only (its stored form has
+        /// one set).
+        var nested: [NestedEntry] = []
+
+        struct NestedEntry {
+            let parent: Int
+            let info: SetInfo
+            let entry: StagedPage.Entry
+        }
 
         init(staged entries: [StagedPage.Entry]) {
             collection = ODataEntityCollection()
@@ -52,14 +63,18 @@ final class PageReadAhead {
         /// and none has navigation content to apply (expanded entities, `@odata.bind`): what
         /// a staged download spools instead of the JSON (docs/OfflineStore.md §7.3).
         func stagedForm(for info: SetInfo?, downloadedSize: Int) -> [UInt8]? {
-            guard let info, let entries = storedEntries(for: info) else { return nil }
+            guard let info else { return nil }
+            if !nested.isEmpty, let staged, let stagedFor, stagedFor === info {
+                return StagedPage.encode(staged, nested: nested, layoutCount: info.layout.properties.count, downloadedSize: downloadedSize)
+            }
+            guard let entries = storedEntries(for: info) else { return nil }
             return StagedPage.encode(entries, layoutCount: info.layout.properties.count, downloadedSize: downloadedSize)
         }
 
         /// Every top-level entity prepared for `info`, when the page needs nothing else (see
         /// `stagedForm`).
         func storedEntries(for info: SetInfo?) -> [StagedPage.Entry]? {
-            guard let info else { return nil }
+            guard let info, nested.isEmpty else { return nil }
             if let staged, let stagedFor, stagedFor === info { return staged }
             if staged == nil, let loadable, let stagedFor, stagedFor === info { return loadable.entries() }
             guard let prepared, prepared.info === info else { return nil }
@@ -142,10 +157,16 @@ final class PageReadAhead {
         /// `prepare`).
         private func readPage(prepare: Bool) throws(ODataError) -> Page {
             if StagedPage.isStaged(page) {
-                return Page(staged: try StagedPage.decode(page, layoutCount: layoutCount, page: number))
+                let expansions = flat?.expansions.values
+                let decoded = try StagedPage.decode(page, layoutCount: layoutCount, page: number) { name in
+                    expansions?.first { $0.target.name == name }?.target
+                }
+                var read = Page(staged: decoded.entries)
+                read.nested = decoded.nested
+                return read
             }
             if prepare, let flat, let info = preparingFor, flat.misses.load(ordering: .relaxed) < PageReadAhead.flatMissLimit {
-                if let read = flatPage(flat.reader, info: info) { return read }
+                if let read = flatPage(flat, info: info) { return read }
                 flat.misses.add(1, ordering: .relaxed)
             }
             var read = Page(try reader.readCollection(page, entitySet: set), preparingFor: prepare ? preparingFor : nil)
@@ -159,21 +180,43 @@ final class PageReadAhead {
         /// commit puts as it is, a spool or a bulk load takes), every entity prepared; nil when
         /// the page is not flat or an entity cannot be stored as it is: the general reader then
         /// reads it (and the commit way reports the entity).
-        private func flatPage(_ flat: ODataFlatPageReader, info: SetInfo) -> Page? {
+        private func flatPage(_ flat: FlatReading, info: SetInfo) -> Page? {
             // A key of strings only (the usual one) is encoded by the reader, from the same bytes.
-            let stringKey = info.keyKinds.allSatisfy { $0 == .string }
-            guard var entities = flat.readEncoded(page, codec: info.codec, stringKeySlots: stringKey ? info.keyIndices : []) else { return nil }
+            guard var entities = flat.reader.readEncoded(page, codec: info.codec, stringKeySlots: FlatReading.stringKeySlots(info),
+                                                         expanded: flat.forms) else { return nil }
             var entries: [StagedPage.Entry] = []
+            var nested: [Page.NestedEntry] = []
             entries.reserveCapacity(entities.count)
             for i in entities.indices {
+                if !entities[i].expanded.isEmpty {
+                    let groups = entities[i].expanded
+                    entities[i].expanded = []
+                    for group in groups {
+                        guard let expansion = flat.expansions[group.navigation] else { return nil }
+                        for child in group.entities {
+                            // Nothing for `put`'s link to do: the values it would set are there.
+                            guard expansion.matches(parent: entities[i].codec, child: child.codec),
+                                  let entry = try? EntityWriteBatch.prepare(encoded: child.codec, info: expansion.target,
+                                                                            etag: child.etag, flags: [], typeName: expansion.typeName,
+                                                                            key: child.stringKey) else { return nil }
+                            nested.append(Page.NestedEntry(parent: i, info: expansion.target, entry: entry))
+                        }
+                    }
+                }
                 // Moved out, so that the stored value grows the codec bytes' own buffer (a copy
                 // left in `entities` made `StoredValue.encode` copy them: a second allocation for
                 // every entity).
                 var codec: [UInt8] = []
                 swap(&codec, &entities[i].codec)
                 guard let entry = try? EntityWriteBatch.prepare(encoded: codec, info: info, etag: entities[i].etag, flags: [],
-                                                                typeName: flat.typeName, key: entities[i].stringKey) else { return nil }
+                                                                typeName: flat.reader.typeName, key: entities[i].stringKey) else { return nil }
                 entries.append(entry)
+            }
+            if !nested.isEmpty {
+                var read = Page(staged: entries)
+                read.stagedFor = info
+                read.nested = nested
+                return read
             }
             if let bulk, bulk.info === info, let records = bulk.records(entries) {
                 // The records hold every key and value: the entries go (a page in memory once,
@@ -257,7 +300,37 @@ final class PageReadAhead {
     final class FlatReading: Sendable {
         let reader: ODataFlatPageReader
         let misses = Atomic<Int>(0)
-        init(_ reader: ODataFlatPageReader) { self.reader = reader }
+        /// The navigations whose expanded entities `reader` reads in place, by name, and the
+        /// stored form it gives them.
+        let expansions: [String: FlatExpansion]
+        let forms: [String: ODataFlatPageReader.NestedForm]
+
+        /// The flat reader of `info`'s set, reading in place the expanded content of every
+        /// navigation whose entities `put` would store without linking work (`FlatExpansion`).
+        init?(reader general: ODataJSONReader, set: String, info: SetInfo, catalog: StorageCatalog?) {
+            guard var reader = ODataFlatPageReader(reader: general, entitySet: set, slots: info.layout.properties.map(\.name)) else {
+                return nil
+            }
+            var expansions: [String: FlatExpansion] = [:]
+            var forms: [String: ODataFlatPageReader.NestedForm] = [:]
+            for expansion in catalog.map({ FlatExpansion.resolve($0, set: info) }) ?? [] {
+                guard let target = ODataFlatPageReader(reader: general, entitySet: expansion.target.name,
+                                                       slots: expansion.target.layout.properties.map(\.name)),
+                      let expanded = reader.expanding(expansion.navigation, with: target) else { continue }
+                reader = expanded
+                expansions[expansion.navigation] = FlatExpansion(expansion, typeName: target.typeName)
+                forms[expansion.navigation] = ODataFlatPageReader.NestedForm(codec: expansion.target.codec,
+                                                                             stringKeySlots: Self.stringKeySlots(expansion.target))
+            }
+            self.reader = reader
+            self.expansions = expansions
+            self.forms = forms
+        }
+
+        /// The key slots, when the key is of strings only (the reader then encodes the key).
+        static func stringKeySlots(_ info: SetInfo) -> [Int] {
+            info.keyKinds.allSatisfy { $0 == .string } ? info.keyIndices : []
+        }
     }
 
     static let flatMissLimit = 4
@@ -282,12 +355,13 @@ final class PageReadAhead {
     static var stagingWidth: Int { min(4, processors) }
 
     /// `readers`: `OfflineStoreParameters.downloadReaders` (nil: `automatic`).
-    init(reader: ODataJSONReader, set: String, readers: Int?, automatic: Int, preparingFor: SetInfo? = nil) {
+    /// `catalog`: the writer's, for expanded content read in place (nil: none is).
+    init(reader: ODataJSONReader, set: String, readers: Int?, automatic: Int, preparingFor: SetInfo? = nil,
+         catalog: StorageCatalog? = nil) {
         self.reader = reader
         self.set = set
         self.preparingFor = preparingFor
-        flat = preparingFor.flatMap { ODataFlatPageReader(reader: reader, entitySet: set, slots: $0.layout.properties.map(\.name)) }
-            .map(FlatReading.init)
+        flat = preparingFor.flatMap { FlatReading(reader: reader, set: set, info: $0, catalog: catalog) }
         self.width = max(0, readers ?? automatic)
         queues = (0..<self.width).map { DispatchQueue(label: "OfflineODataStore.download.read.\($0)") }
     }
@@ -332,5 +406,86 @@ final class PageReadAhead {
     deinit {
         // Reads still running when the caller stopped early (an error or a cancellation).
         running.wait()
+    }
+}
+
+/// A navigation whose expanded entities a download reads in place (docs/OfflineStore.md §7.2):
+/// one whose referential constraint `put` satisfies by values alone. Each nested entity must
+/// already hold the values its link would set (the foreign key on the child for `keyPrefix`
+/// and `byIndex`, on the parent for `toKey`), byte for byte in the stored form; where one does
+/// not, the page is read by the general reader, whose `put` fills or sets them (or refuses the
+/// link). Recorded links (no constraint) are always left to it.
+struct FlatExpansion: Sendable {
+    let navigation: String
+    let target: SetInfo
+    /// Slots whose stored values must be identical: in the parent's layout and in the child's.
+    let pairs: [Pair]
+    /// The qualified name of the target's entity type (what the general reader gives them).
+    var typeName: String?
+
+    struct Pair: Sendable {
+        let parent: Int
+        let child: Int
+    }
+
+    init(_ other: FlatExpansion, typeName: String) {
+        self = other
+        self.typeName = typeName
+    }
+
+    private init(navigation: String, target: SetInfo, pairs: [Pair]) {
+        self.navigation = navigation
+        self.target = target
+        self.pairs = pairs
+    }
+
+    /// The navigations of `info`'s set that qualify, sorted by name.
+    static func resolve(_ catalog: StorageCatalog, set info: SetInfo) -> [FlatExpansion] {
+        var out: [FlatExpansion] = []
+        for (navigation, plan) in (catalog.navigation[info.name] ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard let target = catalog.sets[plan.target] else { continue }
+            // (parent column, child column), all top-level properties.
+            var columns: [(parent: IndexColumn?, child: Int?)] = []
+            switch plan {
+            case .keyPrefix(_, let sourceColumns):
+                columns = zip(sourceColumns, target.keyNames).map { ($0, target.propertyIndex[$1]) }
+            case .byIndex(_, let sourceColumns, let indexName):
+                guard let index = catalog.indexes[indexName], index.columns.count == sourceColumns.count,
+                      index.columns.allSatisfy({ $0.path.count == 1 }) else { continue }
+                columns = zip(sourceColumns, index.columns).map { ($0, $1.top) }
+            case .toKey(_, let sourceColumns):
+                columns = zip(sourceColumns, target.keyNames).map { ($0, target.propertyIndex[$1]) }
+            case .link:
+                continue
+            }
+            var pairs: [Pair] = []
+            for (parent, child) in columns {
+                guard let parent, parent.path.count == 1, let child,
+                      let kind = info.codec.declaredKind(at: parent.top), target.codec.declaredKind(at: child) == kind else {
+                    pairs = []
+                    break
+                }
+                pairs.append(Pair(parent: parent.top, child: child))
+            }
+            guard !pairs.isEmpty else { continue }
+            out.append(FlatExpansion(navigation: navigation, target: target, pairs: pairs))
+        }
+        return out
+    }
+
+    /// Whether every pair holds the same value, present, in both entities' codec bytes.
+    func matches(parent: [UInt8], child: [UInt8]) -> Bool {
+        parent.withUnsafeBytes { p in
+            child.withUnsafeBytes { c in
+                for pair in pairs {
+                    guard let a = try? EntityCodec.slotRange(pair.parent, in: p),
+                          let b = try? EntityCodec.slotRange(pair.child, in: c),
+                          p[a].elementsEqual(c[b]) else {
+                        return false
+                    }
+                }
+                return true
+            }
+        }
     }
 }

@@ -138,6 +138,9 @@ public final class EntityStorage: Sendable {
         try setInfo(set).keyNames
     }
 
+    /// The current catalog.
+    func currentCatalog() -> StorageCatalog { state.withLock { $0 } }
+
     /// The set as the current catalog has it.
     func setInfo(_ set: String) throws(ODataError) -> SetInfo {
         try state.withLock { catalog throws(ODataError) in try catalog.set(set) }

@@ -226,7 +226,7 @@ import Testing
         }
         expectStoreError("storeRecordCorrupted", 3265) { _ = try StagedPage.decode(form + [0], layoutCount: layoutCount, page: 0) }
         var version = form
-        version[1] = 2
+        version[1] = 3
         expectStoreError("storeRecordCorrupted", 3265) { _ = try StagedPage.decode(version, layoutCount: layoutCount, page: 0) }
         expectStoreError("storeRecordCorrupted", 3265) { _ = try StagedPage.decode(form, layoutCount: layoutCount - 1, page: 0) }
         var huge = form

@@ -1,0 +1,151 @@
+import Foundation
+import OfflineODataFixtures
+import Testing
+@testable import OfflineODataModel
+@testable import OfflineODataStore
+
+/// Expanded content read in place (docs/OfflineStore.md §7.2): a download of orders with their
+/// items expanded stores, links and indexes exactly what the general reader's entities store,
+/// in one commit or staged, and where a nested entity lacks the values its link sets (a foreign
+/// key left out, another order's key) the page is read by the general reader, with its outcome.
+@Suite struct ExpandedDownloadTests {
+    /// Orders pages (`pageSize` orders each) with every order's items expanded; `item` may change
+    /// each item (its order's index and the item) before it is written.
+    static func orderPages(pageSize: Int = 20, item: (Int, inout ODataEntity) -> Void = { _, _ in },
+                           annotate: Bool = false) throws -> [[UInt8]] {
+        let model = try ServiceModel.parse(metadata: OfflineFixtures.metadata)
+        let reader = ODataJSONReader(model: model)
+        let generator = OfflineFixtures.sales
+        let orders = try OfflineFixtures.pages(.salesOrders, pageSize: pageSize)
+        var pages: [[UInt8]] = []
+        var orderIndex = 0
+        for page in orders {
+            var collection = try reader.readCollection(page, entitySet: "SalesOrders")
+            for i in collection.entities.indices {
+                var items: [ODataEntity] = []
+                for index in generator.itemRange(ofSalesOrder: orderIndex) {
+                    var entity = try reader.readEntity(try #require(generator.entityProperties(set: .salesOrderItems, index: index)),
+                                                       entitySet: "SalesOrderItems")
+                    item(orderIndex, &entity)
+                    items.append(entity)
+                }
+                collection.entities[i].navigation.append(ODataNavigationValue("ToItems", .entities(items, count: nil, nextLink: nil)))
+                orderIndex += 1
+            }
+            var bytes = try ODataJSONWriter(model: model).writeCollection(collection, entitySet: "SalesOrders")
+            if annotate {
+                // A property annotation: the flat reader leaves the page to the general reader.
+                let text = String(decoding: bytes, as: UTF8.self)
+                    .replacingOccurrences(of: #""SalesOrderID":"#, with: #""Note@Core.Description":"x","SalesOrderID":"#)
+                bytes = Array(text.utf8)
+            }
+            pages.append(bytes)
+        }
+        return pages
+    }
+
+    /// What a user sees after downloading `pages`.
+    static func outcome(_ pages: [[UInt8]], batchBytes: Int = 4 << 20) async throws -> [String] {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(
+            dir, definingQueries: [DefiningQuery(name: "Orders", url: "SalesOrders?$expand=ToItems")], downloadBatchBytes: batchBytes))
+        defer { try? store.close() }
+        let summary = try await store.applyDownload(definingQuery: "Orders", pages: pages)
+        var seen = ["\(summary)"]
+        seen.append(try store.execute(.get, "SalesOrders?$orderby=SalesOrderID&$expand=ToItems($orderby=ItemPosition)").bodyText ?? "")
+        seen.append(try store.execute(.get, "SalesOrderItems?$orderby=SalesOrderID,ItemPosition").bodyText ?? "")
+        // Through the items' foreign-key index, and the membership: a second download of
+        // nothing removes every entity it brought.
+        let order = OfflineFixtures.sales.salesOrderID(3)
+        seen.append(try store.execute(.get, "SalesOrders('\(order)')/ToItems/$count").bodyText ?? "")
+        seen.append(try store.execute(.get, "SalesOrderItems?$filter=SalesOrderID eq '\(order)'&$select=ItemPosition").bodyText ?? "")
+        seen += try store.service.eventLog().filter { $0.type == "DownloadRejected" }.map { $0.details ?? "" }
+        let empty = try await store.applyDownload(definingQuery: "Orders", pages: [Array(#"{"value":[]}"#.utf8)])
+        seen.append("removed \(empty.entitiesRemoved)")
+        seen.append(try store.execute(.get, "SalesOrderItems/$count").bodyText ?? "")
+        return seen
+    }
+
+    @Test("orders with expanded items: read in place, stored as the general reader's entities are (one commit and staged)",
+          arguments: [4 << 20, 2_000])
+    func sameAsGeneral(batchBytes: Int) async throws {
+        let flat = try Self.orderPages()
+        let general = try Self.orderPages(annotate: true)
+        let expected = try await Self.outcome(general, batchBytes: batchBytes)
+        #expect(expected[0].contains("entitiesRejected: 0"), "\(expected[0])")
+        #expect(try await Self.outcome(flat, batchBytes: batchBytes) == expected)
+    }
+
+    @Test("the readers take the flat pages in place, with every item after its order, and leave the annotated ones")
+    func readInPlace() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(dir))
+        defer { try? store.close() }
+        let info = try store.storage.setInfo("SalesOrders")
+        let ahead = PageReadAhead(reader: store.service.validator, set: "SalesOrders", readers: 0, automatic: 0, preparingFor: info,
+                                  catalog: store.storage.currentCatalog())
+        #expect(ahead.flat?.reader.expandedNavigations == ["ToCustomer", "ToItems"])
+        let page = try Self.orderPages()[0]
+        let read = try ahead.submit(page, number: 0).take()
+        let staged = try #require(read.staged)
+        #expect(staged.count == 20)
+        #expect(read.nested.count == (0..<20).reduce(0) { $0 + OfflineFixtures.sales.itemRange(ofSalesOrder: $1).count })
+        #expect(read.nested.map(\.parent) == read.nested.map(\.parent).sorted())
+        #expect(read.storedEntries(for: info) == nil, "a page with nested entities is spooled as JSON")
+        let annotated = try ahead.submit(try Self.orderPages(annotate: true)[0], number: 1).take()
+        #expect(annotated.staged == nil && annotated.nested.isEmpty)
+    }
+
+    @Test("a stored-form page with nested entities round-trips; damaged, it is a typed error at every truncation, never a crash")
+    func nestedStagedForm() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(dir))
+        defer { try? store.close() }
+        let info = try store.storage.setInfo("SalesOrders"), items = try store.storage.setInfo("SalesOrderItems")
+        let ahead = PageReadAhead(reader: store.service.validator, set: "SalesOrders", readers: 0, automatic: 0, preparingFor: info,
+                                  catalog: store.storage.currentCatalog())
+        let read = try ahead.submit(try Self.orderPages(pageSize: 3)[0], number: 0).take()
+        let form = try #require(read.stagedForm(for: info, downloadedSize: 1000))
+        #expect(form[1] == StagedPage.versionNested)
+        let layoutCount = info.layout.properties.count
+        let sets: (String) -> SetInfo? = { $0 == "SalesOrderItems" ? items : nil }
+        let decoded = try StagedPage.decode(form, layoutCount: layoutCount, page: 0, nestedSet: sets)
+        #expect(decoded.entries.map(\.key) == read.staged?.map(\.key) && decoded.entries.map(\.value) == read.staged?.map(\.value))
+        #expect(decoded.nested.map(\.parent) == read.nested.map(\.parent))
+        #expect(decoded.nested.map(\.entry.key) == read.nested.map(\.entry.key))
+        #expect(decoded.nested.map(\.entry.value) == read.nested.map(\.entry.value))
+        #expect(decoded.nested.allSatisfy { $0.info === items })
+        // Read back by a reader of the download (after a crash, from the spool): the same page.
+        let again = try ahead.submit(form, number: 1).take()
+        #expect(again.nested.map(\.entry.value) == read.nested.map(\.entry.value))
+        for cut in 0..<form.count {
+            expectStoreError("storeRecordCorrupted", 3265) {
+                _ = try StagedPage.decode(Array(form[0..<cut]), layoutCount: layoutCount, page: 0, nestedSet: sets)
+            }
+        }
+        expectStoreError("storeRecordCorrupted", 3265) { _ = try StagedPage.decode(form + [0], layoutCount: layoutCount, page: 0, nestedSet: sets) }
+        expectStoreError("storeRecordCorrupted", 3265) { _ = try StagedPage.decode(form, layoutCount: layoutCount, page: 0, nestedSet: { _ in nil }) }
+        expectStoreError("storeRecordCorrupted", 3265) { _ = try StagedPage.decode(form, layoutCount: layoutCount, page: 0) }
+    }
+
+    @Test("an item with another order's key takes the general reader's way, with its outcome: the link refused and logged")
+    func mismatchedItems() async throws {
+        let sales = OfflineFixtures.sales
+        // The general reader requires the item's key, which holds the foreign key: the only
+        // mismatch a page can carry is another order's key, whose link `put` refuses.
+        let moved: (Int, inout ODataEntity) -> Void = { order, entity in
+            guard order == 5 else { return }
+            entity.properties = entity.properties.map {
+                $0.name == "SalesOrderID" ? ODataProperty("SalesOrderID", .string(sales.salesOrderID(6))) : $0
+            }
+        }
+        let expected = try await Self.outcome(try Self.orderPages(item: moved, annotate: true), batchBytes: 2_000)
+        let flat = try await Self.outcome(try Self.orderPages(item: moved), batchBytes: 2_000)
+        #expect(flat == expected)
+        #expect(flat[0].contains("entitiesRejected: 1"), "\(flat[0])")
+        #expect(flat.contains { $0.contains("invalidLink") }, "\(flat.suffix(4))")
+    }
+}
