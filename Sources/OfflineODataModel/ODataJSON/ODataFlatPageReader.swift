@@ -500,7 +500,7 @@ public struct ODataFlatPageReader: Sendable {
                         }
                         if members.isProperty[member] {
                             guard sink.property(member: member, slot: members.slots[member], &self) else { return false }
-                        } else if let expansion = reader.expansions[member], startsContent() {
+                        } else if let expansion = reader.expansions[member], startsContent(), !startsDeferred() {
                             guard sink.expanded(member: member, expansion, &self) else { return false }
                         } else {
                             // Only what leaves nothing to store: null, or V2's deferred link.
@@ -529,6 +529,21 @@ public struct ODataFlatPageReader: Sendable {
         mutating func startsContent() -> Bool {
             skipSpace()
             return i < buffer.count && (buffer[i] == 0x5B || buffer[i] == 0x7B)
+        }
+
+        /// Whether the object at the scan's position starts with V2's `"__deferred"` member (a
+        /// deferred link, read as no content as without an expansion).
+        func startsDeferred() -> Bool {
+            var at = i
+            guard at < buffer.count, buffer[at] == 0x7B else { return false }
+            at += 1
+            while at < buffer.count, buffer[at] == 0x20 || buffer[at] == 0x0A || buffer[at] == 0x0D || buffer[at] == 0x09 { at += 1 }
+            let name: StaticString = "\"__deferred\""
+            let count = name.utf8CodeUnitCount
+            guard at + count <= buffer.count else { return false }
+            let expected = UnsafeBufferPointer(start: name.utf8Start, count: count)
+            for k in 0..<count where buffer[at + k] != expected[k] { return false }
+            return true
         }
 
         /// The expanded content at the scan's position (after `startsContent`), read by the
