@@ -28,6 +28,9 @@ struct DownloadBulk {
         let generation: [UInt8]
         /// Buffers of pages already loaded, for the next pages' records.
         let buffers: RecordBuffers
+        /// The forms of the sets whose expanded entities are loaded with the page's (§7.2), by
+        /// set name.
+        var nested: [String: Form] = [:]
 
         /// The records of a page's entities, or nil when an entity cannot be stored as it is
         /// (the page then takes the commit way, which reports the entity).
@@ -161,8 +164,26 @@ struct DownloadBulk {
     var applied = 0
     /// False once a page could not be taken: later pages go the commit way.
     var isOpen = true
+    /// The loads of the fresh sets whose expanded entities (read in place, §7.2) come with the
+    /// download's pages, by set name: each with its own set, indexes and keys taken, all into
+    /// the one `load`. A page with nested entities of a set not here is not loaded in bulk.
+    var nested: [String: DownloadBulk] = [:]
 
-    var form: Form { Form(info: info, indexes: indexes, name: name, generation: generation, buffers: buffers) }
+    var form: Form {
+        var form = Form(info: info, indexes: indexes, name: name, generation: generation, buffers: buffers)
+        for (set, load) in nested { form.nested[set] = load.form }
+        return form
+    }
+
+    init(load: BulkLoad, info: SetInfo, indexes: [ResolvedIndex], membership: Tree, store: Tree, name: String, generation: [UInt8]) {
+        self.load = load
+        self.info = info
+        self.indexes = indexes
+        self.membership = membership
+        self.store = store
+        self.name = name
+        self.generation = generation
+    }
 
     /// Whether a page's keys are surely all new (none taken before, none twice in the page);
     /// if so they are recorded as taken. An entity twice in a download would leave the index
@@ -239,9 +260,26 @@ struct DownloadBulk {
         return true
     }
 
-    /// Takes a page whose records a reader made, or nothing (false).
-    mutating func add(records: Records) throws(ODataError) -> Bool {
+    /// Takes a page whose records a reader made, with the records of its nested entities by
+    /// set, or nothing (false). Keys taken by a page that is then not taken (a nested set's keys
+    /// refused) stay recorded: the load takes no later page anyway.
+    mutating func add(records: Records, nested: [(set: String, records: Records)] = []) throws(ODataError) -> Bool {
         guard takeKeys(records) else { return false }
+        for (set, records) in nested {
+            guard self.nested[set]?.takeKeys(records) == true else { return false }
+        }
+        try load(records)
+        for (set, records) in nested {
+            try self.nested[set]?.load(records)
+            applied += records.count
+        }
+        pages += 1
+        applied += records.count
+        return true
+    }
+
+    /// Writes a page's records (their keys taken) into the load.
+    private mutating func load(_ records: Records) throws(ODataError) {
         let load = self.load, tree = info.tree, indexTrees = indexes.map(\.tree), membership = self.membership
         try mapEngine("loading a downloaded page") { () throws(EngineError) in
             let r: Result<Void, EngineError> = records.bytes.withUnsafeBytes { bytes in
@@ -260,9 +298,6 @@ struct DownloadBulk {
             }
             try r.get()
         }
-        pages += 1
-        applied += records.count
-        return true
     }
 }
 
@@ -277,26 +312,45 @@ extension DownloadApply {
     mutating func freshBulk() throws(ODataError) -> DownloadBulk? {
         var next = marker
         let name = self.name, set = self.set
-        let fresh: (SetInfo, [ResolvedIndex])? = try writer.write { (batch: inout EntityWriteBatch) throws(ODataError) -> (SetInfo, [ResolvedIndex])? in
+        typealias Fresh = (info: SetInfo, indexes: [ResolvedIndex], nested: [(SetInfo, [ResolvedIndex])])
+        let fresh: Fresh? = try writer.write { (batch: inout EntityWriteBatch) throws(ODataError) -> Fresh? in
             try loadState(&next, batch)
-            guard let info = batch.catalog.sets[set], !OfflineSystemSets.all.contains(set) else { return nil }
-            if let pending, pending.keys.contains(where: { $0.set == set }) { return nil }
-            let empty = try mapEngine("reading the downloaded set") { () throws(EngineError) -> Bool in
-                var cursor = try batch.snapshot.cursor(in: info.tree)
-                return try cursor.next() == nil
+            let pending = self.pending
+            // A set holding no entity and none with a pending change, and its indexes.
+            func freshSet(_ set: String) throws(ODataError) -> (SetInfo, [ResolvedIndex])? {
+                guard let info = batch.catalog.sets[set], !OfflineSystemSets.all.contains(set) else { return nil }
+                if let pending, pending.keys.contains(where: { $0.set == set }) { return nil }
+                let empty = try mapEngine("reading the downloaded set") { () throws(EngineError) -> Bool in
+                    var cursor = try batch.snapshot.cursor(in: info.tree)
+                    return try cursor.next() == nil
+                }
+                guard empty else { return nil }
+                return (info, (batch.catalog.indexesBySet[set] ?? []).compactMap { batch.catalog.indexes[$0] })
             }
-            guard empty else { return nil }
-            let indexes = (batch.catalog.indexesBySet[set] ?? []).compactMap { batch.catalog.indexes[$0] }
-            return (info, indexes)
+            guard let (info, indexes) = try freshSet(set) else { return nil }
+            // The sets of expanded content read in place, when fresh too (not the set itself:
+            // its keys are taken once).
+            var nested: [(SetInfo, [ResolvedIndex])] = []
+            var seen: Set<String> = [set]
+            for expansion in FlatExpansion.resolve(batch.catalog, set: info) where seen.insert(expansion.target.name).inserted {
+                if let target = try freshSet(expansion.target.name) { nested.append(target) }
+            }
+            return (info, indexes, nested)
         }
-        guard let (info, indexes) = fresh else { return nil }
+        guard let fresh else { return nil }
         marker.generation = next.generation
         let engine = writer.storage.engine
         let membership = try EntityStorage.tree(StoreFormat.systemTree(OfflineStoreFormat.membershipTree), engine: engine)
         let store = try EntityStorage.tree(StoreFormat.systemTree(OfflineStoreFormat.storeTree), engine: engine)
         let load = try mapEngine("starting a bulk download") { () throws(EngineError) in try engine.bulkLoad(chunkBytes: Self.bulkChunkBytes) }
-        return DownloadBulk(load: load, info: info, indexes: indexes, membership: membership, store: store, name: name,
-                            generation: OfflineStoreFormat.be64(next.generation))
+        let generation = OfflineStoreFormat.be64(next.generation)
+        var bulk = DownloadBulk(load: load, info: fresh.info, indexes: fresh.indexes, membership: membership, store: store, name: name,
+                                generation: generation)
+        for (info, indexes) in fresh.nested {
+            bulk.nested[info.name] = DownloadBulk(load: load, info: info, indexes: indexes, membership: membership, store: store,
+                                                  name: name, generation: generation)
+        }
+        return bulk
     }
 
     /// Installs the pages taken, with the marker that counts them as applied, in one step.

@@ -387,8 +387,16 @@ struct DownloadApply {
                     // Taken out of the page, so that its buffers are kept for later pages
                     // (put back when the load does not take the page: they may be its only copy).
                     if let records = read.loadable.take() {
-                        taken = try bulk.add(records: records)
-                        if taken { bulk.buffers.give(records) } else { read.loadable = records }
+                        let nested = read.nestedLoadable
+                        read.nestedLoadable = []
+                        taken = try bulk.add(records: records, nested: nested)
+                        if taken {
+                            bulk.buffers.give(records)
+                            for (set, records) in nested { bulk.nested[set]?.buffers.give(records) }
+                        } else {
+                            read.loadable = records
+                            read.nestedLoadable = nested
+                        }
                     } else {
                         taken = false
                     }

@@ -34,6 +34,8 @@ final class PageReadAhead {
         /// The page's engine records for a bulk load (§7.4), made by the reader when the page
         /// is loaded in bulk and every entity could be stored as it is; nil otherwise.
         var loadable: DownloadBulk.Records?
+        /// With `loadable`: the records of the nested entities, by set (§7.2, §7.4).
+        var nestedLoadable: [(set: String, records: DownloadBulk.Records)] = []
         /// With `staged`: the expanded entities the flat reader read in place (§7.2), each
         /// after its parent (`parent`: the index of its top-level entity in `staged`), in
         /// payload order. A page with them is applied by commits only (its stored form has
@@ -216,6 +218,29 @@ final class PageReadAhead {
                 var read = Page(staged: entries)
                 read.stagedFor = info
                 read.nested = nested
+                if let bulk, bulk.info === info {
+                    // Loaded in bulk with their sets' records when every set is fresh; the
+                    // entries stay for the spool if the load does not take the page.
+                    var bySet: [String: (form: DownloadBulk.Form, entries: [StagedPage.Entry])] = [:]
+                    var order: [String] = []
+                    for child in nested {
+                        let set = child.info.name
+                        if bySet[set] == nil {
+                            guard let form = bulk.nested[set], form.info === child.info else { return read }
+                            bySet[set] = (form, [])
+                            order.append(set)
+                        }
+                        bySet[set]?.entries.append(child.entry)
+                    }
+                    guard let records = bulk.records(entries) else { return read }
+                    var nestedRecords: [(set: String, records: DownloadBulk.Records)] = []
+                    for set in order {
+                        guard let group = bySet[set], let made = group.form.records(group.entries) else { return read }
+                        nestedRecords.append((set, made))
+                    }
+                    read.loadable = records
+                    read.nestedLoadable = nestedRecords
+                }
                 return read
             }
             if let bulk, bulk.info === info, let records = bulk.records(entries) {

@@ -45,14 +45,49 @@ import Testing
     }
 
     /// What a user sees after downloading `pages`.
-    static func outcome(_ pages: [[UInt8]], batchBytes: Int = 4 << 20) async throws -> [String] {
+    static func outcome(_ pages: [[UInt8]], batchBytes: Int = 4 << 20, pendingItem: Bool = false) async throws -> [String] {
+        try await outcomeAndCommits(pages, batchBytes: batchBytes, pendingItem: pendingItem).seen
+    }
+
+    /// What a user sees after downloading `pages` (with `pendingItem`, into a store holding one
+    /// item of order 2 with a local change), and the engine commits the download made.
+    static func outcomeAndCommits(_ pages: [[UInt8]], batchBytes: Int = 4 << 20,
+                                  pendingItem: Bool = false) async throws -> (seen: [String], commits: UInt64) {
         let dir = OfflineTempDir()
         defer { dir.cleanup() }
-        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(
-            dir, definingQueries: [DefiningQuery(name: "Orders", url: "SalesOrders?$expand=ToItems")], downloadBatchBytes: batchBytes))
+        var parameters = OfflineFixtures.parameters(
+            dir, definingQueries: [DefiningQuery(name: "Orders", url: "SalesOrders?$expand=ToItems"),
+                                   DefiningQuery(name: "Items", url: "SalesOrderItems")], downloadBatchBytes: batchBytes)
+        parameters.indexes = [IndexDefinition(name: "SOI_Quantity", entitySet: "SalesOrderItems", properties: ["Quantity"])]
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: parameters)
         defer { try? store.close() }
+        let pendingOrder = OfflineFixtures.sales.salesOrderID(2)
+        if pendingItem {
+            let items = try OfflineFixtures.pages(.salesOrderItems, pageSize: 10_000)
+            try await store.applyDownload(definingQuery: "Items", pages: items)
+            let item = try #require(OfflineFixtures.sales.itemRange(ofSalesOrder: 2).first)
+            let body = try #require(OfflineFixtures.sales.entityProperties(set: .salesOrderItems, index: item))
+            let entity = try ODataJSONReader(model: store.model).readEntity(body, entitySet: "SalesOrderItems")
+            let position = try #require(entity[property: "ItemPosition"])
+            let literal: String
+            switch position {
+            case .string(let text): literal = "'\(text)'"
+            case .int32(let n): literal = String(n)
+            default: literal = "\(position)"
+            }
+            #expect(try store.execute(.patch, "SalesOrderItems(SalesOrderID='\(pendingOrder)',ItemPosition=\(literal))", body: #"{"Note":"mine"}"#).status == 204)
+            try await store.applyDownload(definingQuery: "Items", pages: [Array(#"{"value":[]}"#.utf8)])
+        }
+        let before = try store.storage.engine.stats().commits
         let summary = try await store.applyDownload(definingQuery: "Orders", pages: pages)
+        let commits = try store.storage.engine.stats().commits - before
+        #expect(try store.storage.engine.check().isClean)
         var seen = ["\(summary)"]
+        seen.append(try store.execute(.get, "SalesOrderItems?$filter=ProductID eq '\(OfflineFixtures.sales.productID(1))'&$select=SalesOrderID,ItemPosition&$orderby=SalesOrderID,ItemPosition").bodyText ?? "")
+        seen.append(try store.execute(.get, "SalesOrderItems?$filter=Quantity ge 3 and Quantity lt 5&$select=SalesOrderID,ItemPosition,Quantity&$orderby=SalesOrderID,ItemPosition").bodyText ?? "")
+        let plan = try store.explain("SalesOrderItems?$filter=Quantity ge 3 and Quantity lt 5")
+        #expect(plan.contains("SOI_Quantity"), "\(plan)")
+        seen.append(try store.execute(.get, "SalesOrderItems?$filter=sap.haspendingchanges()&$select=SalesOrderID,Note").bodyText ?? "")
         seen.append(try store.execute(.get, "SalesOrders?$orderby=SalesOrderID&$expand=ToItems($orderby=ItemPosition)").bodyText ?? "")
         seen.append(try store.execute(.get, "SalesOrderItems?$orderby=SalesOrderID,ItemPosition").bodyText ?? "")
         // Through the items' foreign-key index, and the membership: a second download of
@@ -64,7 +99,7 @@ import Testing
         let empty = try await store.applyDownload(definingQuery: "Orders", pages: [Array(#"{"value":[]}"#.utf8)])
         seen.append("removed \(empty.entitiesRemoved)")
         seen.append(try store.execute(.get, "SalesOrderItems/$count").bodyText ?? "")
-        return seen
+        return (seen, commits)
     }
 
     @Test("orders with expanded items: read in place, stored as the general reader's entities are (one commit and staged)",
@@ -75,6 +110,50 @@ import Testing
         let expected = try await Self.outcome(general, batchBytes: batchBytes)
         #expect(expected[0].contains("entitiesRejected: 0"), "\(expected[0])")
         #expect(try await Self.outcome(flat, batchBytes: batchBytes) == expected)
+    }
+
+    @Test("into fresh sets, orders and their items are loaded in bulk, with no commit per page, and leave what commits leave")
+    func bulk() async throws {
+        let pages = try Self.orderPages()
+        let general = try await Self.outcomeAndCommits(try Self.orderPages(annotate: true), batchBytes: 2_000)
+        let loaded = try await Self.outcomeAndCommits(pages, batchBytes: 2_000)
+        #expect(loaded.seen == general.seen)
+        // A few commits for the markers and the event (4 measured), none per page (25 pages).
+        #expect(loaded.commits <= 4, "\(loaded.commits) commits, \(general.commits) by commits, \(pages.count) pages")
+        #expect(general.commits > UInt64(pages.count), "\(general.commits) commits")
+        // An item set with a pending change is not fresh: commits, and the change wins.
+        let pending = try await Self.outcomeAndCommits(pages, batchBytes: 2_000, pendingItem: true)
+        #expect(pending.seen == (try await Self.outcomeAndCommits(try Self.orderPages(annotate: true), batchBytes: 2_000, pendingItem: true)).seen)
+        #expect(pending.seen.contains { $0.contains("mine") }, "\(pending.seen[2])")
+        #expect(pending.commits > UInt64(pages.count))
+    }
+
+    @Test("an item that comes a second time (under another order, later) sends that page and all after it the commit way; the same result")
+    func bulkItemTwice() async throws {
+        let sales = OfflineFixtures.sales
+        var pages = try Self.orderPages()
+        // Page 3's first order also carries an item of order 1 (page 0), with another note.
+        let model = try ServiceModel.parse(metadata: OfflineFixtures.metadata)
+        let reader = ODataJSONReader(model: model)
+        var collection = try reader.readCollection(pages[3], entitySet: "SalesOrders")
+        let item = try #require(sales.itemRange(ofSalesOrder: 1).first)
+        var again = try reader.readEntity(try #require(sales.entityProperties(set: .salesOrderItems, index: item)), entitySet: "SalesOrderItems")
+        again.properties = again.properties.map { $0.name == "Note" ? ODataProperty("Note", .string("second")) : $0 }
+        guard let at = collection.entities[0].navigation.firstIndex(where: { $0.name == "ToItems" }),
+              case .entities(var list, _, _) = collection.entities[0].navigation[at].content else {
+            Issue.record("no expanded items")
+            return
+        }
+        list.append(again)
+        collection.entities[0].navigation[at] = ODataNavigationValue("ToItems", .entities(list, count: nil, nextLink: nil))
+        pages[3] = try ODataJSONWriter(model: model).writeCollection(collection, entitySet: "SalesOrders")
+        let annotated = pages.map { page in
+            Array(String(decoding: page, as: UTF8.self)
+                .replacingOccurrences(of: #""SalesOrderID":"#, with: #""Note@Core.Description":"x","SalesOrderID":"#).utf8)
+        }
+        let loaded = try await Self.outcomeAndCommits(pages, batchBytes: 2_000)
+        #expect(loaded.seen == (try await Self.outcomeAndCommits(annotated, batchBytes: 2_000)).seen)
+        #expect(loaded.commits > 3, "the pages from the repeated item on are committed")
     }
 
     @Test("the readers take the flat pages in place, with every item after its order, and leave the annotated ones")
