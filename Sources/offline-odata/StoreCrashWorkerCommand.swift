@@ -32,6 +32,8 @@ struct StoreCrashWorkerCommand: AsyncParsableCommand {
     @Option(help: "removalBatchSize of the store (small: a removal takes many commits).") var removalBatch = 7
     @Flag(help: "With --removals: download the last page of Items twice (a bulk load then stops at the repeated page).")
     var repeatLastPage = false
+    @Flag(help: "With --removals: Items is Products?$expand=ToSalesOrderItems (a staged download loads both sets in bulk).")
+    var expanded = false
 
     static let key = [UInt8](repeating: 0x37, count: 32)
 
@@ -47,6 +49,41 @@ struct StoreCrashWorkerCommand: AsyncParsableCommand {
     /// The defining query the `--removals` mode adds and removes: SalesOrderItems, which no
     /// other defining query of the worker covers, so removing it removes every item.
     static let items = DefiningQuery(name: "Items", url: "SalesOrderItems")
+    /// `--expanded`: the same name for the products with their items expanded (neither set is
+    /// covered by another defining query of the worker).
+    static let expandedItems = DefiningQuery(name: "Items", url: "Products?$expand=ToSalesOrderItems")
+
+    /// Pages of 10 products, each with every item that names it expanded under
+    /// `ToSalesOrderItems` (the generator's JSON, put together).
+    static func expandedPages(_ generator: SalesServiceGenerator) throws -> [[UInt8]] {
+        let reader = ODataJSONReader(model: try ServiceModel.parse(metadata: Array(generator.metadataXML().utf8)))
+        var itemsOf: [String: [[UInt8]]] = [:]
+        for index in 0..<generator.count(of: .salesOrderItems) {
+            guard let body = generator.entityProperties(set: .salesOrderItems, index: index) else { continue }
+            guard case .string(let product)? = try reader.readEntity(body, entitySet: "SalesOrderItems")[property: "ProductID"] else { continue }
+            itemsOf[product, default: []].append(body)
+        }
+        var pages: [[UInt8]] = []
+        let products = generator.count(of: .products)
+        for start in stride(from: 0, to: products, by: 10) {
+            var page = Array(#"{"value":["#.utf8)
+            for index in start..<min(products, start + 10) {
+                guard var body = generator.entityProperties(set: .products, index: index) else { continue }
+                if index > start { page.append(UInt8(ascii: ",")) }
+                let product = try reader.readEntity(body, entitySet: "Products")
+                guard case .string(let id)? = product[property: "ProductID"] else { continue }
+                body.removeLast()
+                page += body + Array(#","ToSalesOrderItems":["#.utf8)
+                for (n, item) in (itemsOf[id] ?? []).enumerated() {
+                    if n > 0 { page.append(UInt8(ascii: ",")) }
+                    page += item
+                }
+                page += Array("]}".utf8)
+            }
+            pages.append(page + Array("]}".utf8))
+        }
+        return pages
+    }
 
     /// The two versions of the back end the `--downloads` mode alternates: version 0 is the
     /// generator with seed 7 (every order), version 1 seed 8 without the last page (so a
@@ -147,23 +184,24 @@ struct StoreCrashWorkerCommand: AsyncParsableCommand {
     /// gone. A kill between `addDefiningQuery` and the download's commit leaves the query
     /// registered without entities; the next worker then only downloads it.
     func removeForever(_ store: OfflineStore, _ generator: SalesServiceGenerator) async throws -> Never {
-        var items = try pages(generator, .salesOrderItems)
+        var items = expanded ? try Self.expandedPages(generator) : try pages(generator, .salesOrderItems)
         if repeatLastPage, let last = items.last { items.append(last) }
+        let query = expanded ? Self.expandedItems : Self.items
         print("READY")
         fflush(nil)
         var n = 0
         while true {
             print("ADDING \(n)")
             fflush(nil)
-            if try !store.definingQueries().contains(where: { $0.name == Self.items.name }) {
-                try store.addDefiningQuery(Self.items)
+            if try !store.definingQueries().contains(where: { $0.name == query.name }) {
+                try store.addDefiningQuery(query)
             }
-            try await store.applyDownload(definingQuery: Self.items.name, pages: items)
+            try await store.applyDownload(definingQuery: query.name, pages: items)
             print("ADDED \(n)")
             fflush(nil)
             print("REMOVING \(n)")
             fflush(nil)
-            try store.removeDefiningQuery(named: Self.items.name)
+            try store.removeDefiningQuery(named: query.name)
             print("REMOVED \(n)")
             fflush(nil)
             n += 1

@@ -38,12 +38,27 @@ import Testing
     }
 
     @Test func killsDuringRemovalsLeaveTheQueryWithAllItsEntitiesOrNeither() async throws {
-        let run = try StoreCrashWorkerCommandMirror.prepare("RemovalCrashTests", envName: "REMOVAL_CRASH", defaultKills: 20, dirLabel: "removal-crash")
+        try await killRounds(expanded: false, defaultKills: 20)
+    }
+
+    /// The same with Items = `Products?$expand=ToSalesOrderItems`, every download staged: the
+    /// products and their items expanded are loaded in bulk into both empty sets and installed
+    /// in one step (docs/OfflineStore.md §7.4), or (every fourth round, the last page twice)
+    /// committed from the repeated page on. Both sets whole, or neither.
+    @Test func killsDuringExpandedBulkDownloadsLeaveBothSetsOrNeither() async throws {
+        try await killRounds(expanded: true, defaultKills: 30)
+    }
+
+    func killRounds(expanded: Bool, defaultKills: Int) async throws {
+        let label = expanded ? "RemovalCrashTests (expanded)" : "RemovalCrashTests"
+        let run = try StoreCrashWorkerCommandMirror.prepare(label, envName: "REMOVAL_CRASH", defaultKills: defaultKills,
+                                                            dirLabel: expanded ? "expanded-crash" : "removal-crash")
         let (binary, kills, seed, dir, keyFile) = (run.binary, run.kills, run.seed, run.dir, run.keyFile)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let generator = SalesServiceGenerator(seed: 7, scale: .entities(salesOrders: Self.orders))
         let metadata = Array(generator.metadataXML().utf8)
         let expectedItems = generator.count(of: .salesOrderItems)
+        let expectedProducts = expanded ? generator.count(of: .products) : 0
         #expect(expectedItems >= 100 * Self.removalBatch, "a removal must take many commits")
         var rng = SplitMix64(state: seed)
         var interrupted = 0, duringBulk = 0
@@ -54,7 +69,8 @@ import Testing
             // Every fourth round repeats the last page: the load stops at the repeat (its
             // entities are taken already), which is spooled and applied by a commit after the
             // install.
-            let staged = round % 2 == 1 ? ["--batch-bytes", String(Self.stagedBatchBytes)] + (round % 4 == 3 ? ["--repeat-last-page"] : []) : []
+            var staged = round % 2 == 1 || expanded ? ["--batch-bytes", String(Self.stagedBatchBytes)] + (round % 4 == 3 ? ["--repeat-last-page"] : []) : []
+            if expanded { staged.append("--expanded") }
             let lines = try await StoreCrashTests.runUntilKilled(
                 binary, ["store-crash-worker", dir, "--removals", "--removal-batch", String(Self.removalBatch),
                          "--orders", String(Self.orders), "--seed", String(seed &+ UInt64(round))] + staged,
@@ -88,16 +104,17 @@ import Testing
                     "round \(round): the removal marker survived the reopen")
             let registered = try store.definingQueries().contains { $0.name == StoreCrashWorkerCommandMirror.items.name }
             let items = try Self.count(reader, set: "SalesOrderItems")
+            let products = try Self.count(reader, set: "Products")
             let members = try Self.memberships(reader, of: StoreCrashWorkerCommandMirror.items.name)
-            let state: ItemsState? = switch (registered, items, members) {
-            case (false, 0, 0): .absent
-            case (true, 0, 0): .registeredEmpty
-            case (true, expectedItems, expectedItems): .present
+            let state: ItemsState? = switch (registered, items, products, members) {
+            case (false, 0, 0, 0): .absent
+            case (true, 0, 0, 0): .registeredEmpty
+            case (true, expectedItems, expectedProducts, expectedItems + expectedProducts): .present
             default: nil
             }
             #expect(state != nil, """
                 round \(round) (last line \(last)): Items \(registered ? "registered" : "not registered") with \(items) of \
-                \(expectedItems) items and \(members) membership rows (a partial removal)
+                \(expectedItems) items, \(products) of \(expectedProducts) products and \(members) membership rows (a partial removal)
                 """)
             if let state {
                 #expect(allowed.contains(state), "round \(round): Items is \(state) after '\(last)', expected one of \(allowed.map(\.rawValue).sorted())")
@@ -110,7 +127,7 @@ import Testing
             let check = try CLIRunner.run(["check", dir + "/crash.oostore", "--key-file", keyFile], passphrase: nil)
             #expect(check.status == 0, "round \(round): check failed: \(check.stdout) \(check.stderr)")
         }
-        print("RemovalCrashTests: \(kills) kills, \(interrupted) of them during a removal, \(duringBulk) during a staged (bulk) download")
+        print("\(label): \(kills) kills, \(interrupted) of them during a removal, \(duringBulk) during a staged (bulk) download")
     }
 
     /// Entities of a set, counted with a scan (not the set's count record).
