@@ -129,22 +129,7 @@ struct PageScan {
             case UInt8(ascii: "\""):
                 _ = try skipString()
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                var stack: [UInt8] = []
-                repeat {
-                    guard let c = peek else { throw fail("the body ends inside \(stack.last == UInt8(ascii: "{") ? "an object" : "an array") (truncated)") }
-                    switch c {
-                    case UInt8(ascii: "\""):
-                        try skipString()
-                        continue
-                    case UInt8(ascii: "{"): stack.append(UInt8(ascii: "}"))
-                    case UInt8(ascii: "["): stack.append(UInt8(ascii: "]"))
-                    case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                        guard stack.last == c else { throw fail("a '\(Character(Unicode.Scalar(c)))' that closes nothing open") }
-                        stack.removeLast()
-                    default: break
-                    }
-                    pos += 1
-                } while !stack.isEmpty
+                try skipContainer()
             default:
                 let start = pos
                 while let c = peek, c != UInt8(ascii: ","), c != UInt8(ascii: "}"), c != UInt8(ascii: "]"),
@@ -153,6 +138,51 @@ struct PageScan {
                 }
                 guard pos > start else { throw fail("expected a value") }
                 if atEnd { throw fail("the body ends after a value (truncated)") }
+            }
+        }
+
+        /// Skips the object or array at the cursor, by depth, in one pass over the borrowed bytes
+        /// (a page is almost all of its `value` array: at 1M entities, indexing the array byte
+        /// by byte through `peek` was a tenth of the receiving thread's samples, perf).
+        mutating func skipContainer() throws(ODataError) {
+            var stack: [UInt8] = []
+            stack.reserveCapacity(16)
+            let start = pos
+            // (end position, error: 0 none, 1 truncated, 2 a close that closes nothing open,
+            // 3 truncated inside a string)
+            let (end, problem): (Int, Int) = bytes.withUnsafeBufferPointer { buffer in
+                var i = start
+                let n = buffer.count
+                while i < n {
+                    let c = buffer[i]
+                    if c == 0x22 {
+                        // A string: to its closing quote, escapes skipped.
+                        i += 1
+                        while i < n {
+                            let d = buffer[i]
+                            if d == 0x22 { break }
+                            i += d == 0x5C ? 2 : 1
+                        }
+                        if i >= n { return (n, 3) }
+                    } else if c == 0x7B {
+                        stack.append(0x7D)
+                    } else if c == 0x5B {
+                        stack.append(0x5D)
+                    } else if c == 0x7D || c == 0x5D {
+                        guard stack.last == c else { return (i, 2) }
+                        stack.removeLast()
+                        if stack.isEmpty { return (i + 1, 0) }
+                    }
+                    i += 1
+                }
+                return (n, 1)
+            }
+            pos = min(end, bytes.count)
+            switch problem {
+            case 0: return
+            case 2: throw fail("a '\(Character(Unicode.Scalar(bytes[pos])))' that closes nothing open")
+            case 3: throw fail("the body ends inside a string (truncated)")
+            default: throw fail("the body ends inside \(stack.last == UInt8(ascii: "}") ? "an object" : "an array") (truncated)")
             }
         }
 

@@ -368,8 +368,15 @@ do {
         try await runPeer(arguments.count > 1 ? arguments[1] : "")
     case "run":
         try await runBenchmark()
+    case "serve":
+        // The page server alone, until killed (for profiling one peer: `peer NAME --url URL`).
+        let server = PageServer(pages: SyncPages(entities: Int(option("entities", "100000")) ?? 100_000,
+                                                 pageSize: Int(option("page-size", "1000")) ?? 1000))
+        try server.start()
+        FileHandle.standardOutput.write(Data("http://127.0.0.1:\(server.port)/\n".utf8))
+        while true { try await Task.sleep(nanoseconds: 1_000_000_000) }
     default:
-        print("usage: sync-bench run --entities N[,M] [--page-size P] [--rounds R] [--out F.md] [--csv F.csv] | peer NAME …")
+        print("usage: sync-bench run --entities N[,M] [--page-size P] [--rounds R] [--out F.md] [--csv F.csv] | peer NAME … | serve --entities N")
     }
 } catch {
     FileHandle.standardError.write(Data("sync-bench: \(error)\n".utf8))
