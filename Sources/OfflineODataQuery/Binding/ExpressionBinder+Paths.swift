@@ -28,6 +28,10 @@ extension ExpressionBinder {
                 type = scope.current
                 set = scope.currentSet
             }
+        case .it where scope.itIsCurrent:
+            root = .current
+            type = scope.current
+            set = scope.currentSet
         case .it:
             root = .it
             type = .entity(itEntityType)

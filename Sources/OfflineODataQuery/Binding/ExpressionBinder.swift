@@ -83,9 +83,39 @@ public struct ExpressionBinder: Sendable {
 
     /// Binds `$orderby` items; each must be a single primitive or enum value.
     public func bindOrderBy(_ items: [SyntaxOrderItem]) throws(ODataError) -> [BoundOrderItem] {
+        try bindOrderBy(items, in: rootScope)
+    }
+
+    /// The scope of the elements of a collection-valued property of `element`'s type (URL §4.8,
+    /// §5.1.1.11.4): bare names are members of the element (a complex one), and `$it` and `$this`
+    /// are the element itself.
+    func elementScope(_ element: CSDLTypeReference) -> Scope {
+        var single = element
+        single.isCollection = false
+        var scope = Scope(current: boundType(single), currentSet: nil)
+        scope.itIsCurrent = true
+        scope.computedVisible = false
+        return scope
+    }
+
+    /// A `$filter` over the elements of a collection-valued property whose elements are of
+    /// `element`'s type (`People('x')/Emails?$filter=endswith($it,'.com')`); evaluate it with
+    /// `Evaluator.evaluate(_:onElement:of:)`.
+    public func bindElementFilter(_ expr: SyntaxExpr, element: CSDLTypeReference) throws(ODataError) -> BoundExpr {
+        let bound = try bind(expr, in: elementScope(element))
+        try requireBoolean(bound, "$filter")
+        return bound
+    }
+
+    /// `$orderby` over the elements of a collection-valued property (as `bindElementFilter`).
+    public func bindElementOrderBy(_ items: [SyntaxOrderItem], element: CSDLTypeReference) throws(ODataError) -> [BoundOrderItem] {
+        try bindOrderBy(items, in: elementScope(element))
+    }
+
+    func bindOrderBy(_ items: [SyntaxOrderItem], in scope: Scope) throws(ODataError) -> [BoundOrderItem] {
         var result: [BoundOrderItem] = []
         for item in items {
-            let bound = try bind(item.expression)
+            let bound = try bind(item.expression, in: scope)
             switch bound.type {
             case .primitive(let kind):
                 if kind.isGeo || kind == .stream {
@@ -118,6 +148,8 @@ public struct ExpressionBinder: Sendable {
         var aliasStack: [String] = []
         /// False where the implicit instance is not the one `computed` belongs to.
         var computedVisible = true
+        /// True over the elements of a collection-valued property: `$it` is the element.
+        var itIsCurrent = false
 
         func variable(_ name: String) -> Variable? { variables.last { $0.name == name } }
     }

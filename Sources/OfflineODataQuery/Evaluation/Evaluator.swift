@@ -28,6 +28,13 @@ public struct Evaluator: Sendable {
         try value(expr, Context(it: outer, current: .instance(instance)))
     }
 
+    /// The value of `expr` for one element of a collection-valued property (bound by
+    /// `ExpressionBinder.bindElementFilter` or `bindElementOrderBy`): the element is the current
+    /// instance and `$it`; `owner` holds the collection.
+    public func evaluate(_ expr: BoundExpr, onElement element: ODataValue, of owner: any EvaluationInstance) throws(ODataError) -> ODataValue {
+        try value(expr, Context(it: owner, current: .value(element)))
+    }
+
     /// `matches` for a nested filter: true only for `true`, with `$it` the outer instance.
     public func matches(_ filter: BoundExpr, on instance: any EvaluationInstance, it outer: any EvaluationInstance) throws(ODataError) -> Bool {
         try evaluate(filter, on: instance, it: outer) == .boolean(true)

@@ -10,11 +10,15 @@ public struct BoundSelection: Sendable, Hashable {
     /// `$compute` aliases named in `$select`, in `$compute` order (with `all`, every computed
     /// property is returned and this is empty).
     public var computed: [String]
+    /// Per top-level property selected only in part (`$select=Location/City/Name`, URL §5.1.3):
+    /// the member paths inside it that are returned. A property selected whole is not here.
+    public var members: [String: [[String]]]
 
-    public init(all: Bool = true, properties: [String] = [], computed: [String] = []) {
+    public init(all: Bool = true, properties: [String] = [], computed: [String] = [], members: [String: [[String]]] = [:]) {
         self.all = all
         self.properties = properties
         self.computed = computed
+        self.members = members
     }
 
     /// True when the computed property `alias` is returned.
@@ -123,10 +127,45 @@ public struct RequestBinder: Sendable {
         case .entity(_, let type):
             try check(options, allowed: ["$select", "$expand", "$compute"], where: "a single entity")
             bound = try bindOptions(options, type: type, set: path.targetSet, aliases: options.aliases, depth: 0)
+        case .property(_, let type) where type.isCollection && path.suffix == .none:
+            // A collection-valued property (URL §4.8): its elements filtered, ordered, paged
+            // and counted, with `$it` (and bare names, for complex elements) the element.
+            // Valid there but not evaluated by the offline store: not supported (501), never ignored.
+            for name in ["$select", "$expand", "$compute", "$search"] where Self.present(options).contains(name) {
+                throw .requestNotSupported("\(name) on the elements of a collection-valued property is not supported by the offline store",
+                                           location: name)
+            }
+            try check(options, allowed: ["$filter", "$orderby", "$top", "$skip", "$count"], where: "a collection-valued property")
+            if options.filter != nil || options.orderBy != nil {
+                guard let owner = Self.ownerType(of: path, model: model) else {
+                    throw .requestNotSupported("$filter and $orderby of a property of this resource", location: "path")
+                }
+                let binder = try ExpressionBinder(model: model, entityType: owner, aliases: options.aliases)
+                if let filter = options.filter { bound.filter = try binder.bindElementFilter(filter, element: type) }
+                if let orderBy = options.orderBy { bound.orderBy = try binder.bindElementOrderBy(orderBy, element: type) }
+            }
+            bound.top = options.top.map(RowCount.clamp)
+            bound.skip = options.skip.map(RowCount.clamp)
+            bound.count = options.count ?? false
         case .property, .serviceDocument, .metadata, .batch:
             try check(options, allowed: [], where: "this resource")
         }
         return BoundRequest(path: path, options: bound, syntax: url)
+    }
+
+    /// The entity type holding the property a path ends in (the last entity the path reaches).
+    static func ownerType(of path: BoundResourcePath, model: ServiceModel) -> String? {
+        var type: String?
+        for step in path.steps {
+            switch step {
+            case .entitySet(let name): type = model.entitySet(named: name).map { model.resolveAlias($0.entityType) }
+            case .singleton(let name): type = model.singleton(named: name).map { model.resolveAlias($0.entityType) }
+            case .navigation(_, let targetType, _, _): type = targetType
+            case .typeCast(let name): type = name
+            case .key, .property, .filter: continue
+            }
+        }
+        return type
     }
 
     func check(_ options: SyntaxQueryOptions, allowed: Set<String>, where place: String) throws(ODataError) {
@@ -195,6 +234,8 @@ public struct RequestBinder: Sendable {
         let properties = model.allProperties(of: type)
         var selected = Set<String>()
         var selectedComputed = Set<String>()
+        var whole = Set<String>()
+        var members: [String: [[String]]] = [:]
         for item in items {
             switch item {
             case .star:
@@ -212,8 +253,13 @@ public struct RequestBinder: Sendable {
                     throw .requestNotSupported("$select=\(first)(\(Self.present(nested).joined(separator: ","))…): options inside $select "
                                                + "are not supported by the offline store", location: "$select, position \(position)")
                 }
-                if properties.contains(where: { $0.name == first }) {
+                if let property = properties.first(where: { $0.name == first }) {
                     selected.insert(first)
+                    if segments.count == 1 {
+                        whole.insert(first)
+                    } else {
+                        members[first, default: []].append(try selectMembers(segments.dropFirst(), in: property.type, position: position))
+                    }
                 } else if aliases.contains(first) {
                     guard segments.count == 1 else {
                         throw .invalidQueryOption("$select item at position \(position): computed property \(first) has no members", option: "$select")
@@ -231,9 +277,42 @@ public struct RequestBinder: Sendable {
             }
         }
         // Key properties are always returned (URL §5.1.4: the service decides, keys included).
-        for key in model.keyProperties(of: type) { selected.insert(key.name) }
+        for key in model.keyProperties(of: type) {
+            selected.insert(key.name)
+            whole.insert(key.name)
+        }
+        // A property selected whole is returned whole, whatever paths inside it are named too.
+        for name in whole { members[name] = nil }
         return BoundSelection(all: false, properties: properties.map(\.name).filter { selected.contains($0) },
-                              computed: aliases.filter { selectedComputed.contains($0) })
+                              computed: aliases.filter { selectedComputed.contains($0) }, members: members)
+    }
+
+    /// The member names of a `$select` path inside a complex (or complex collection) property
+    /// of type `type`, each checked against its complex type.
+    func selectMembers(_ segments: ArraySlice<SyntaxPathSegment>, in type: CSDLTypeReference, position: Int) throws(ODataError) -> [String] {
+        var names: [String] = []
+        var current = type
+        for segment in segments {
+            guard case .member(let name, _) = segment else {
+                throw .requestNotSupported("$select item at position \(position): type casts and other segments inside a complex "
+                                           + "value are not supported by the offline store", location: "$select, position \(position)")
+            }
+            guard case .complex(let complexName) = current.kind, let complex = model.complexType(qualifiedName: complexName) else {
+                throw .invalidQueryOption("$select item at position \(position): '\(name)' cannot follow a value of type \(current)",
+                                          option: "$select")
+            }
+            guard let member = model.allProperties(ofComplex: complex).first(where: { $0.name == name }) else {
+                if complex.navigationProperties.contains(where: { $0.name == name }) {
+                    throw .requestNotSupported("$select item at position \(position): navigation property '\(name)' of a complex value",
+                                               location: "$select, position \(position)")
+                }
+                throw ODataError(.invalidInput, name: "invalidProperty", code: 1756,
+                                 message: "$select: \(complex.qualifiedName) has no property '\(name)'", location: "$select, position \(position)")
+            }
+            names.append(name)
+            current = member.type
+        }
+        return names
     }
 
     func bindExpand(_ items: [SyntaxExpandItem], type name: String, set: String?, aliases: [String: SyntaxExpr], depth: Int,

@@ -122,6 +122,23 @@ public struct ResourcePathBinder: Sendable {
                 target = .entity(set: set, type: type.qualifiedName)
                 suffix = .ref
                 state = .finished
+            case (.identifier(let name, let position), .property(let owner, let type)):
+                // A member of a single complex value (URL §4.6: `Airports('KSFO')/Location/City`).
+                guard !type.isCollection, case .complex(let complexName) = type.kind,
+                      let complex = model.complexType(qualifiedName: complexName) else {
+                    throw .invalidResourcePath("this segment cannot follow property \(owner) of type \(type) (only a member of a single complex value can)",
+                                               segment: name, position: position)
+                }
+                guard let member = model.allProperties(ofComplex: complex).first(where: { $0.name == name }) else {
+                    throw .resourceNotFound("\(complex.qualifiedName) has no property '\(name)'", segment: name, position: position)
+                }
+                steps.append(.property(name: name, type: member.type))
+                state = .property(name: name, type: member.type)
+            case (.count, .property(let name, let type)) where type.isCollection:
+                // The number of elements of a collection-valued property (URL §4.8).
+                target = .property(name: name, type: type)
+                suffix = .count
+                state = .finished
             case (.value, .property(let name, let type)):
                 target = .property(name: name, type: type)
                 suffix = .value

@@ -72,9 +72,16 @@ struct StoreReadHandler: ReadHandler {
                                  body: Array(String(count).utf8))
         case .property(let name, let value):
             if value == .null { return ODataResponse(status: 204, headers: ["OData-Version": "4.0"]) }
-            let holder = ODataEntity(typeName: try typeName(result), properties: [ODataProperty(name, value)])
-            let json = try JSONReader.parse(try writer.writeEntity(holder, entityType: try typeName(result)))
-            let member = json[name] ?? .null
+            // Written inside its entity, along its path (each complex value of the path holding
+            // only the next member), so that every value has its declared type; then taken out.
+            let path = result.propertyPath.isEmpty ? [name] : result.propertyPath
+            var wrapped = value
+            for member in path.dropFirst().reversed() {
+                wrapped = .complex(ODataComplexValue(typeName: nil, properties: [ODataProperty(member, wrapped)]))
+            }
+            let holder = ODataEntity(typeName: try typeName(result), properties: [ODataProperty(path[0], wrapped)])
+            var member = try JSONReader.parse(try writer.writeEntity(holder, entityType: try typeName(result)))
+            for step in path { member = member[step] ?? .null }
             if result.rawValue {
                 // `/$value`: the value itself, as text (binary values as their bytes).
                 if case .binary(let bytes) = value {
@@ -89,9 +96,10 @@ struct StoreReadHandler: ReadHandler {
                 }
                 return ODataResponse(status: 200, headers: ["Content-Type": "text/plain", "OData-Version": "4.0"], body: text)
             }
-            let body = JSONValue.object(try JSONObject(members: [
-                ("@odata.context", .string("$metadata#\(set)/\(name)")), ("value", member),
-            ]))
+            var members: [(String, JSONValue)] = [("@odata.context", .string("$metadata#\(result.propertyOf ?? set)/\(path.joined(separator: "/"))"))]
+            if let count = result.propertyCount { members.append(("@odata.count", .number(JSONNumber(count)))) }
+            members.append(("value", member))
+            let body = JSONValue.object(try JSONObject(members: members))
             return ODataResponse(status: 200, headers: headers, body: body.serialized())
         case .references(let ids, _, _) where result.singleReference:
             let members: [(String, JSONValue)] = [("@odata.context", .string("$metadata#$ref")), ("@odata.id", .string(ids.first ?? ""))]

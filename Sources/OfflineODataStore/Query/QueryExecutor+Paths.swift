@@ -35,7 +35,7 @@ extension QueryExecutor {
     /// The single entity a path addresses (a 404-style `notFound` when there is none).
     func singleEntity(_ path: BoundResourcePath) throws(ODataError) -> StoredEntity {
         var steps = path.steps
-        if case .property? = steps.last { steps.removeLast() }
+        while case .property? = steps.last { steps.removeLast() }
         let found = try resolve(steps)
         guard let entity = found.first else {
             throw ODataError.queryEntityNotFound(pathText(path))

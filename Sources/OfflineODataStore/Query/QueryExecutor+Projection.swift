@@ -24,20 +24,56 @@ extension QueryExecutor {
         select(keeping: kept(options), in: &entity)
     }
 
-    /// The names `$select` keeps; nil for all of them. Made once per query or expand, not per row.
-    static func kept(_ options: BoundQueryOptions) -> Set<String>? {
-        options.select.all ? nil : Set(options.select.properties)
+    /// What `$select` keeps: the property names, and the member paths of properties selected in
+    /// part. Made once per query or expand, not per row.
+    struct Kept {
+        let names: Set<String>
+        let members: [String: [[String]]]
     }
 
-    static func select(keeping keep: Set<String>?, in entity: inout ODataEntity) {
+    /// What `$select` keeps; nil for everything.
+    static func kept(_ options: BoundQueryOptions) -> Kept? {
+        options.select.all ? nil : Kept(names: Set(options.select.properties), members: options.select.members)
+    }
+
+    static func select(keeping keep: Kept?, in entity: inout ODataEntity) {
         guard let keep else { return }
-        entity.properties.removeAll { !keep.contains($0.name) }
+        entity.properties.removeAll { !keep.names.contains($0.name) }
+        guard !keep.members.isEmpty else { return }
+        for i in entity.properties.indices {
+            guard let paths = keep.members[entity.properties[i].name] else { continue }
+            entity.properties[i].value = prune(entity.properties[i].value, to: paths)
+        }
+    }
+
+    /// A complex value (or each complex element of a collection) with only the members on
+    /// `paths` (URL §5.1.3).
+    static func prune(_ value: ODataValue, to paths: [[String]]) -> ODataValue {
+        switch value {
+        case .complex(var complex):
+            var whole = Set<String>()
+            var inner: [String: [[String]]] = [:]
+            for path in paths {
+                guard let first = path.first else { continue }
+                if path.count == 1 { whole.insert(first) } else { inner[first, default: []].append(Array(path.dropFirst())) }
+            }
+            complex.properties = complex.properties.compactMap { property in
+                if whole.contains(property.name) { return property }
+                guard let below = inner[property.name] else { return nil }
+                return ODataProperty(property.name, prune(property.value, to: below))
+            }
+            return .complex(complex)
+        case .collection(let elements):
+            return .collection(elements.map { prune($0, to: paths) })
+        default:
+            return value
+        }
     }
 
     /// `project` of an entity whose bytes a cursor lends, for options that `projectsFromBytes`
     /// accepts: decoded in place, then the `$select` (`kept(options)`, made once by the row loop
     /// rather than a set of names built for every row).
-    static func project(borrowed row: BorrowedEntity, keeping keep: Set<String>?) throws(ODataError) -> ODataEntity {
+    static func project(borrowed row: BorrowedEntity, keeping keep: Kept?) throws(ODataError) -> ODataEntity {
         var entity = try row.toODataEntity()
         select(keeping: keep, in: &entity)
         return entity

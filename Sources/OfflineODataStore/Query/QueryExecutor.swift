@@ -37,10 +37,68 @@ public struct QueryExecutor {
         case .serviceDocument, .metadata, .batch:
             throw ODataError.queryNotSupported("the service document, $metadata and $batch are not answered by the query executor")
         case .property(let name, _):
+            // The property steps after the entity: one, or a path into complex values (URL §4.6).
+            var names: [String] = []
+            for step in path.steps.reversed() {
+                guard case .property(let member, _) = step else { break }
+                names.insert(member, at: 0)
+            }
             let entity = try singleEntity(path)
-            let value = try entity.value(named: name) ?? .null
+            var value = try entity.value(named: names.first ?? name) ?? .null
+            for member in names.dropFirst() {
+                guard case .complex(let complex) = value else {
+                    value = .null
+                    break
+                }
+                value = complex[member] ?? .null
+            }
+            var count: Int?
+            if case .collection(let elements) = value {
+                // URL §4.8: `/$count`, and $count, $skip and $top of a collection-valued property.
+                if path.suffix == .count {
+                    return QueryResult(payload: .count(elements.count), entitySet: entity.entitySet, entityType: entity.typeName)
+                }
+                var kept = elements
+                let options = request.options
+                if options.filter != nil || !options.orderBy.isEmpty {
+                    let evaluator = Evaluator()
+                    let owner = StoredInstance(entity, context: EvaluationContext(reader: reader, model: model))
+                    if let filter = options.filter {
+                        var passed: [ODataValue] = []
+                        for element in kept where try evaluator.evaluate(filter, onElement: element, of: owner) == .boolean(true) {
+                            passed.append(element)
+                        }
+                        kept = passed
+                    }
+                    if !options.orderBy.isEmpty {
+                        // Stable: equal keys keep the collection's order.
+                        var keyed: [(key: [ODataValue], index: Int, element: ODataValue)] = []
+                        for (index, element) in kept.enumerated() {
+                            var key: [ODataValue] = []
+                            for item in options.orderBy { key.append(try evaluator.evaluate(item.expression, onElement: element, of: owner)) }
+                            keyed.append((key, index, element))
+                        }
+                        let descending = options.orderBy.map(\.descending)
+                        keyed.sort { a, b in
+                            let order = ODataOrdering.compare(a.key, b.key, descending: descending)
+                            return order != 0 ? order < 0 : a.index < b.index
+                        }
+                        kept = keyed.map(\.element)
+                    }
+                }
+                if options.count { count = kept.count }
+                let start = min(kept.count, options.skip ?? 0)
+                let end = min(kept.count, RowCount.sum(start, options.top ?? kept.count))
+                value = .collection(Array(kept[start..<end]))
+            } else if path.suffix == .count {
+                // A collection-valued property that is null or absent has no element.
+                return QueryResult(payload: .count(0), entitySet: entity.entitySet, entityType: entity.typeName)
+            }
             var result = QueryResult(payload: .property(name: name, value: value), entitySet: entity.entitySet, entityType: entity.typeName)
             result.rawValue = path.suffix == .value
+            result.propertyPath = names.isEmpty ? [name] : names
+            result.propertyOf = try? entityID(entity)
+            result.propertyCount = count
             return result
         case .entity(_, let type):
             let stored = try singleEntity(path)

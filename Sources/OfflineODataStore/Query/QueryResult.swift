@@ -30,6 +30,13 @@ public struct QueryResult: Sendable {
     /// `/$ref` of a single entity (`Orders(1)/Customer/$ref`): one reference, not a collection
     /// (JSON Format §14).
     public var singleReference = false
+    /// For a property result: the property's path from its entity (`Location/City/Name`;
+    /// the payload's name is its last member), the entity's canonical URL (the context URL
+    /// is `$metadata#<entity>/<path>`, JSON Format §10) and, with `$count=true` on a
+    /// collection-valued property, its element count before `$top` and `$skip`.
+    public var propertyPath: [String] = []
+    public var propertyOf: String?
+    public var propertyCount: Int?
 
     public init(payload: Payload, entitySet: String?, entityType: String?, plan: QueryPlan? = nil) {
         self.payload = payload
