@@ -50,12 +50,23 @@ enum LogEncoding {
 
 /// The active log: frames are appended, never rewritten. A log is never reopened for writing
 /// (each open starts a new one), so no (file, offset) pair is ever sealed twice.
+///
+/// A durable log reserves its blocks `preallocationChunk` at a time ahead of the frames
+/// (docs/StorageFormat.md "Log files"): a commit then writes inside the file instead of growing
+/// it, and its `fdatasync` need not write the file's size as well. Appending to a growing file
+/// took 196–261 µs per 300-byte write + fdatasync on this machine's ext4, writing inside a
+/// preallocated one 134–176 µs (alternating runs). The reserved tail reads as zeros, which
+/// replay takes as the end of the log; closing the log cuts it off.
 final class LogWriter: @unchecked Sendable {  // used only under the engine's writer lock
     let fileNumber: UInt32
     let name: String
     private let file: any EngineFile
     private let codec: FrameCodec
     private(set) var size: UInt64
+    /// The end of the reserved blocks (nothing reserved past `size` when not preallocating).
+    private var allocated: UInt64
+    private var preallocates: Bool
+    static let preallocationChunk: UInt64 = 1 << 20
 
     init(fs: any FileSystem, directory: String, fileNumber: UInt32, keys: KeyRing, compress: Bool, durable: Bool) throws(EngineError) {
         self.fileNumber = fileNumber
@@ -68,6 +79,8 @@ final class LogWriter: @unchecked Sendable {  // used only under the engine's wr
         let bytes = header.encoded()
         try file.write(bytes, at: 0)
         size = UInt64(bytes.count)
+        allocated = size
+        preallocates = durable
         if durable {
             try file.sync()
             try fs.syncDirectory(directory)
@@ -85,13 +98,27 @@ final class LogWriter: @unchecked Sendable {  // used only under the engine's wr
             part.withUnsafeBytes { codec.encode(kind: kind, raw: $0, offset: offset, into: &out) }
             offset += UInt64(out.count - before)
         }
+        if preallocates, offset > allocated {
+            // Rounded up to whole chunks past the frames (a frame may be larger than a chunk).
+            let chunk = Self.preallocationChunk
+            let target = (offset + chunk - 1) / chunk * chunk
+            if file.preallocate(to: target) { allocated = target } else { preallocates = false }
+        }
         try file.write(out, at: size)
         size = offset
     }
 
     func sync() throws(EngineError) { try file.sync() }
 
-    func close() { file.close() }
+    /// Closes the log, cutting off the reserved tail (a crash before that leaves zeros, which
+    /// replay takes as the end).
+    func close() {
+        if allocated > size { try? file.truncate(to: size) }
+        file.close()
+    }
+
+    /// Closes the log as a crash would: the reserved tail stays (`simulateCrash`).
+    func abandon() { file.close() }
 }
 
 /// Reads a log file frame by frame, applying complete commits in order.
@@ -131,23 +158,41 @@ enum LogReplay {
         var partial: [LogRecord] = []
         var partialSequence: UInt64?
 
+        /// Whether the file holds only zeros from `start` to its end (at most 16 MiB are read):
+        /// blocks a durable log reserved ahead of its frames (`LogWriter`).
+        func zerosFrom(_ start: UInt64) throws(EngineError) -> Bool {
+            guard start <= size, size - start <= 1 << 24 else { return false }
+            return try file.read(at: start, count: Int(size - start)).allSatisfy { $0 == 0 }
+        }
+
         /// Only the newest log can end in a torn write, and a torn write is the last thing in
         /// the file: a frame whose (checksummed) length runs past the end, a frame that fails its
-        /// checks and ends exactly at the end, or an unreadable header followed only by zeros.
+        /// checks and ends exactly at the end or is followed only by zeros (reserved blocks), or
+        /// an unreadable header with only zeros after it (or after its first header-size bytes).
         /// Anything else is damage: a typed error, never a silent truncation.
         func isTornTail(damagedEnd: UInt64?) throws(EngineError) -> Bool {
             guard isLast else { return false }
-            if let damagedEnd { return damagedEnd >= size }
-            let rest = try file.read(at: offset, count: Int(min(size - offset, 1 << 24)))
-            return size - offset <= 1 << 24 && rest.allSatisfy { $0 == 0 }
+            if let damagedEnd {
+                if damagedEnd >= size { return true }
+                return try zerosFrom(damagedEnd)
+            }
+            // A header cut by the crash: what it wrote, then nothing but zeros.
+            if try zerosFrom(offset) { return true }
+            return try zerosFrom(min(size, offset + UInt64(Format.frameHeaderSize)))
         }
 
         while offset < size {
             if size - offset < UInt64(Format.frameHeaderSize) {
                 if try isTornTail(damagedEnd: size) { break }
+                if try zerosFrom(offset) { break }
                 throw .corrupt("log frame header truncated", file: name, offset: offset)
             }
             let head = try file.read(at: offset, count: Format.frameHeaderSize)
+            // Reserved blocks after the last frame of any log (one closed before the tail was cut
+            // off by a crash too): the end.
+            if head.allSatisfy({ $0 == 0 }) {
+                if try zerosFrom(offset) { break }
+            }
             guard let h = head.withUnsafeBytes({ FrameCodec.parseHeader($0) }) else {
                 if try isTornTail(damagedEnd: nil) { break }
                 throw .corrupt("log frame header damaged", file: name, offset: offset)

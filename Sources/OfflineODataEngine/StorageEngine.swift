@@ -379,7 +379,7 @@ extension StorageEngine {
     func simulateCrash() {
         withWriterLockUnchecked { w in
             flushGroup.wait()
-            w.log?.close()
+            w.log?.abandon()
             w.log = nil
             state.withLock { s in
                 s.closed = true

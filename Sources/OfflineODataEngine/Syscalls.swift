@@ -38,6 +38,14 @@ public protocol EngineFile: AnyObject, Sendable {
     func size() throws(EngineError) -> UInt64
     func truncate(to size: UInt64) throws(EngineError)
     func close()
+    /// Reserves the file's blocks up to `size` (the file reads as zeros past what was written),
+    /// so that writes below it do not grow the file; false where that is not done (the caller
+    /// then simply appends).
+    func preallocate(to size: UInt64) -> Bool
+}
+
+extension EngineFile {
+    public func preallocate(to size: UInt64) -> Bool { false }
 }
 
 /// The file-system seam. `PosixFileSystem` is the real one; tests wrap it to inject faults.
@@ -227,6 +235,14 @@ final class PosixFile: EngineFile, @unchecked Sendable {
 
     func truncate(to size: UInt64) throws(EngineError) {
         if ftruncate(fd, off_t(size)) != 0 { throw posixError("ftruncate", path, errno) }
+    }
+
+    func preallocate(to size: UInt64) -> Bool {
+        #if os(Linux)
+        return posix_fallocate(fd, 0, off_t(size)) == 0
+        #else
+        return false
+        #endif
     }
 
     func close() {

@@ -149,8 +149,9 @@ final class FaultyFile: EngineFile, @unchecked Sendable {
         }
     }
 
-    /// Truncates the newest log at every byte offset of its last commit: each time the store
-    /// opens with every earlier commit, and the last one whole or not at all.
+    /// Truncates the newest log at every byte offset of its last commit, and (as a crash inside
+    /// the blocks a durable log reserves ahead, which read as zeros) zeroes it from there: each
+    /// time the store opens with every earlier commit, and the last one whole or not at all.
     @Test func truncationAtEveryOffsetOfTheLastCommit() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
@@ -161,22 +162,66 @@ final class FaultyFile: EngineFile, @unchecked Sendable {
         let model = try commit(db, t, from: 0, count: 10)
         let logName = try #require(files(in: dir.store).filter { $0.hasSuffix(".oolog") }.last)
         let logPath = dir.store + "/" + logName
-        let sizeBefore = try #require(try FileManager.default.attributesOfItem(atPath: logPath)[.size] as? Int)
+        // The frames end where the reserved tail (zeros) starts.
+        func framesEnd(_ data: Data) -> Int { (data.lastIndex { $0 != 0 } ?? 0) + 1 }
+        let sizeBefore = framesEnd(try #require(FileManager.default.contents(atPath: logPath)))
         try db.write { $0.put(key(10), bytes("last"), in: t); $0.put(key(100_010), bytes("last"), in: t) }
         db.simulateCrash()
         let full = try #require(FileManager.default.contents(atPath: logPath))
-        #expect(full.count > sizeBefore)
-        for cut in sizeBefore...full.count {
-            let copy = TempDir("trunc")
-            defer { copy.cleanup() }
-            try FileManager.default.copyItem(atPath: dir.store, toPath: copy.store)
-            try full.prefix(cut).write(to: URL(fileURLWithPath: copy.store + "/" + logName))
-            let reopened = try StorageEngine.open(path: copy.store, options: .quick())
-            let rt = try reopened.tree("t")
-            try expectState(reopened, rt, model, maybe: 10)
-            #expect((try reopened.get(key(10), in: rt) != nil) == (cut == full.count), "cut at \(cut)")
-            try reopened.close()
+        let end = framesEnd(full)
+        #expect(end > sizeBefore)
+        #expect(full.count >= end, "the reserved tail of a durable log")
+        for cut in sizeBefore...end {
+            for zeroed in [false, true] {
+                let copy = TempDir("trunc")
+                defer { copy.cleanup() }
+                try FileManager.default.copyItem(atPath: dir.store, toPath: copy.store)
+                var damaged = full.prefix(cut)
+                if zeroed { damaged.append(Data(count: full.count - cut)) }
+                try damaged.write(to: URL(fileURLWithPath: copy.store + "/" + logName))
+                let reopened = try StorageEngine.open(path: copy.store, options: .quick())
+                let rt = try reopened.tree("t")
+                try expectState(reopened, rt, model, maybe: 10)
+                #expect((try reopened.get(key(10), in: rt) != nil) == (cut == end), "cut at \(cut), zeroed \(zeroed)")
+                try reopened.close()
+            }
         }
+    }
+
+    /// A log closed by a crash keeps its reserved tail: replayed as an older log too (after the
+    /// next open started another and crashed again), its zeros are its end, not damage; damage
+    /// before them still is.
+    @Test func reservedTailOfAnOlderLog() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        var o = EngineOptions.quick()
+        o.memTableSize = 1 << 20
+        let db = try StorageEngine.open(path: dir.store, options: o)
+        let t = try db.tree("t")
+        let first = try commit(db, t, from: 0, count: 10)
+        db.simulateCrash()
+        let logs = files(in: dir.store).filter { $0.hasSuffix(".oolog") }
+        let older = try #require(logs.last)
+        let withTail = try #require(FileManager.default.contents(atPath: dir.store + "/" + older))
+        let again = try StorageEngine.open(path: dir.store, options: o)
+        let t2 = try again.tree("t")
+        let second = try commit(again, t2, from: 10, count: 10)
+        again.simulateCrash()
+        // The first log as the crash left it (the open cut its tail; put it back): now not the newest.
+        #expect(files(in: dir.store).filter { $0.hasSuffix(".oolog") }.count >= 2)
+        try withTail.write(to: URL(fileURLWithPath: dir.store + "/" + older))
+        let copy = TempDir("older-damaged")
+        defer { copy.cleanup() }
+        try FileManager.default.copyItem(atPath: dir.store, toPath: copy.store)
+        let reopened = try StorageEngine.open(path: dir.store, options: o)
+        try expectState(reopened, try reopened.tree("t"), first.merging(second) { a, _ in a }, maybe: nil)
+        try reopened.close()
+        // A byte of its frames damaged: the older log is corrupt, whatever follows.
+        var damaged = withTail
+        let end = (damaged.lastIndex { $0 != 0 } ?? 0) + 1
+        damaged[end - 20] ^= 0x40
+        try damaged.write(to: URL(fileURLWithPath: copy.store + "/" + older))
+        #expect(throws: EngineError.self) { _ = try StorageEngine.open(path: copy.store, options: o) }
     }
 
     /// Flips single bits anywhere in the store's files: opening either fails with a typed error
