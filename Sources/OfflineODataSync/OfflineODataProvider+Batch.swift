@@ -55,7 +55,7 @@ extension OfflineODataProvider {
                     body = body?.replacingOccurrences(of: "\"" + path + "\"", with: "\"" + reference + "\"")
                         .replacingOccurrences(of: "\"/" + path + "\"", with: "\"" + reference + "\"")
                 }
-                if request.method == "POST", usesContentIDReferences(store),
+                if request.method == "POST", !request.isAction, usesContentIDReferences(store),
                    try store.hasGeneratedKey(request.affectedEntitySet, key: request.affectedEntityKey) {
                     created.append((request.affectedEntitySet + request.affectedEntityKey, "$" + id))
                 }
@@ -65,7 +65,7 @@ extension OfflineODataProvider {
                 let wireBody = body.map { self.wireBody($0, set: request.affectedEntitySet, store: store) }
                 parts.append(MultipartBatchRequest.Part(contentID: id, request: ODataRequest(method, url, headers: headers, body: wireBody.map { Array($0.utf8) })))
                 ids.append(id)
-                touched.insert(entity)
+                if !request.isAction { touched.insert(entity) }
             }
             items.append(.changeSet(boundary: "changeset_" + UUID().uuidString.lowercased(), parts))
             contentIDs.append(ids)

@@ -64,7 +64,7 @@ extension OfflineODataProvider {
             let knownUpTo = queue.last?.requestID ?? 0
             var next: [String: Int64] = [:]
             for request in queue.reversed() {
-                let entity = request.affectedEntitySet + request.affectedEntityKey
+                guard let entity = request.entityIdentity else { continue }
                 hints[request.requestID] = QueueHint(nextOfEntity: next[entity], knownUpTo: knownUpTo)
                 next[entity] = request.requestID
             }
@@ -92,7 +92,9 @@ extension OfflineODataProvider {
     }
 
     func uploadNow(_ store: OfflineStore, categories: [String]?) async throws(ODataError) -> UploadSummary {
-        var run = UploadRun(failedEntities: Set(try store.errorArchive().map { $0.affectedEntitySet + $0.affectedEntityKey }))
+        // Entities with an archived request (an action names none: its failure holds nothing back).
+        var run = UploadRun(failedEntities: Set(try store.errorArchive().filter { !$0.affectedEntitySet.isEmpty }
+            .map { $0.affectedEntitySet + $0.affectedEntityKey }))
         defer { _ = try? store.logSyncEvent(type: "Upload", details: "succeeded=\(run.summary.succeeded) failed=\(run.summary.failed) remaining=\(run.summary.remaining)") }
         // The queue is read once and kept up to date in memory; it is read again after a
         // confirmation re-keyed later requests, and at the end for requests queued meanwhile.
@@ -127,8 +129,7 @@ extension OfflineODataProvider {
                 for request in units.joined() {
                     try checkCancelled("the upload was cancelled; what the back end acknowledged is confirmed, the rest stays queued")
                     handled.insert(request.requestID)
-                    let entity = request.affectedEntitySet + request.affectedEntityKey
-                    if run.failedEntities.contains(entity) {
+                    if let entity = request.entityIdentity, run.failedEntities.contains(entity) {
                         try store.failUpload(requestID: request.requestID, httpStatus: 424, code: "dependencyFailed",
                                              message: "not sent: an earlier request of \(entity) failed", innerError: nil)
                         run.summary.failed += 1
@@ -181,10 +182,10 @@ extension OfflineODataProvider {
                     next += 1
                 }
             }
-            let unitEntities = Set(unit.map { $0.affectedEntitySet + $0.affectedEntityKey })
+            let unitEntities = Set(unit.compactMap(\.entityIdentity))
             if !unitEntities.isDisjoint(with: run.failedEntities) {
                 for member in unit {
-                    let entity = member.affectedEntitySet + member.affectedEntityKey
+                    let entity = member.entityIdentity ?? member.url
                     let reason = run.failedEntities.contains(entity) ? "an earlier request of \(entity) failed"
                         : "its change set (transaction \(member.options.transactionID ?? "")) holds a request of an entity that failed"
                     try store.failUpload(requestID: member.requestID, httpStatus: 424, code: "dependencyFailed",
@@ -201,7 +202,7 @@ extension OfflineODataProvider {
             // A create with a temporary key: the back end's key must be known before anything
             // else names it (in this change set by Content-ID where the back end resolves it).
             var temporaryKey = false
-            for (position, member) in unit.enumerated() where member.method == "POST" {
+            for (position, member) in unit.enumerated() where member.method == "POST" && !member.isAction {
                 guard try store.hasGeneratedKey(member.affectedEntitySet, key: member.affectedEntityKey) else { continue }
                 temporaryKey = true
                 if !usesContentIDReferences(store) && position < unit.count - 1 { sentBefore = true }
@@ -223,13 +224,14 @@ extension OfflineODataProvider {
     /// Sends one queued request alone and confirms or archives it; true when its confirmation
     /// re-keyed later requests (the queue must be read again).
     func sendSingle(_ request: QueuedRequest, run: inout UploadRun, store: OfflineStore) async throws(ODataError) -> Bool {
-        let entity = request.affectedEntitySet + request.affectedEntityKey
+        let entity = request.entityIdentity ?? ""
         var attempt = try store.beginUploadAttempt(requestID: request.requestID, repeatabilityID: UUID().uuidString.lowercased(),
                                                    firstSent: Self.imfDate(Date()))
         // The entity's ETag now: a request queued while an earlier one was pending carries the
         // ETag of that moment, which the earlier request's confirmation has since replaced.
-        let current = try? store.currentServerETag(of: request.affectedEntitySet, key: request.affectedEntityKey)
-        var (response, body) = try await send(request, ifMatch: run.etags[entity] ?? current ?? request.serverETag, attempt: attempt, store: store)
+        let current = request.isAction ? nil : try? store.currentServerETag(of: request.affectedEntitySet, key: request.affectedEntityKey)
+        let ifMatch = request.isAction ? nil : run.etags[entity] ?? current ?? request.serverETag
+        var (response, body) = try await send(request, ifMatch: ifMatch, attempt: attempt, store: store)
         if attempt.previouslySent, !(200..<300).contains(response.status) {
             // The request may have been applied before and its answer lost (a dropped
             // connection, a crash): an answer that proves our own earlier success confirms it.
@@ -271,7 +273,7 @@ extension OfflineODataProvider {
                  run: UploadRun, store: OfflineStore) throws(ODataError) -> UploadOutcome {
         if (200..<300).contains(status) {
             let etag = header("ETag") ?? Self.bodyETag(body)
-            let serverKey = request.method == "POST"
+            let serverKey = request.method == "POST" && !request.isAction
                 ? try Self.serverKey(location: header("Location"), body, set: request.affectedEntitySet, store: store) : nil
             // A warning or note SAP Gateway sent with the success: kept in the EventLog.
             let message = header("sap-message").map { "\(request.method) \(request.url): \($0)" }
@@ -299,7 +301,7 @@ extension OfflineODataProvider {
             run.summary.succeeded += 1
             return (confirmation?.requestsRekeyed ?? 0) > 0
         case .failed:
-            run.failedEntities.insert(request.affectedEntitySet + request.affectedEntityKey)
+            if let entity = request.entityIdentity { run.failedEntities.insert(entity) }
             run.summary.failed += 1
             return false
         }
@@ -331,6 +333,9 @@ extension OfflineODataProvider {
     /// a real conflict (another client changed it) and stays one, except when the entity still
     /// has every value the store last had from the back end: then only its ETag moved.
     func earlierAttempt(_ request: QueuedRequest, status: Int, store: OfflineStore) async throws(ODataError) -> EarlierAttempt {
+        // An action's answer proves nothing about an earlier attempt (only repeatable requests
+        // can tell).
+        if request.isAction { return .unknown }
         switch (request.method, status) {
         case ("POST", 409): return .applied(nil)
         case ("DELETE", 404): return .applied(nil)
@@ -458,4 +463,10 @@ extension OfflineODataProvider {
         }
         return (code, message, inner)
     }
+}
+
+extension QueuedRequest {
+    /// The entity a request changes, as the upload tracks it (set and key predicate); nil for an
+    /// action, which names none: nothing waits on it, and its failure holds nothing back.
+    var entityIdentity: String? { isAction ? nil : affectedEntitySet + affectedEntityKey }
 }

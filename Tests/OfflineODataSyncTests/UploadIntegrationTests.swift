@@ -50,6 +50,45 @@ struct UploadIntegrationTests {
         try provider.close()
     }
 
+    @Test("actions invoked offline are queued, change nothing locally, and the back end runs each once at upload; one it refuses lands in the ErrorArchive and holds nothing back",
+          arguments: [OfflineODataParameters.UploadBatching.automatic, .never])
+    func actionsInvokedOffline(batching: OfflineODataParameters.UploadBatching) async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dir, queries: Self.queries, batching: batching))
+        try await provider.open()
+        let store = try provider.store
+        let before = try store.execute(.get, "SalesOrders('SO002')").bodyText
+        #expect(try store.execute(.patch, "SalesOrders('SO001')", body: #"{"Note":"edited offline"}"#).status == 204)
+        #expect(try store.execute(.post, "ConfirmSalesOrder", body: #"{"SalesOrderID":"SO002","Note":"confirmed offline"}"#).status == 204)
+        #expect(try store.execute(.post, "ConfirmSalesOrder", body: #"{"SalesOrderID":"NOPE","Note":"x"}"#).status == 204)
+        #expect(try store.execute(.post, "ConfirmSalesOrder", body: #"{"SalesOrderID":"SO003","Note":"confirmed too"}"#).status == 204)
+        // Nothing changed locally; the queue holds the calls as they were made.
+        #expect(try store.execute(.get, "SalesOrders('SO002')").bodyText == before)
+        let queue = try store.requestQueue()
+        #expect(queue.map(\.url) == ["SalesOrders('SO001')", "ConfirmSalesOrder", "ConfirmSalesOrder", "ConfirmSalesOrder"])
+        #expect(queue.dropFirst().allSatisfy { $0.isAction && $0.method == "POST" && $0.serverETag == nil })
+        let summary = try await provider.upload()
+        #expect(summary == UploadSummary(succeeded: 3, failed: 1, remaining: 0), "\(summary)")
+        #expect(try await Self.note(server, "SO001") == "edited offline")
+        #expect(try await Self.note(server, "SO002") == "confirmed offline")
+        #expect(try await Self.note(server, "SO003") == "confirmed too")
+        let archived = try store.errorArchive()
+        #expect(archived.count == 1)
+        #expect(archived.first?.httpStatusCode == 404 && archived.first?.requestURL == "ConfirmSalesOrder" && archived.first?.affectedEntitySet == "")
+        #expect(archived.first?.requestBody?.contains("NOPE") == true)
+        // The failed call is dropped with its entry; nothing else is reverted.
+        let removed = try store.deleteErrorArchiveEntry(requestID: try #require(archived.first?.requestID))
+        #expect(removed == [archived[0].requestID])
+        #expect(try store.errorArchive().isEmpty && store.requestQueue().isEmpty)
+        // A full download brings the back end's result of the actions.
+        try await provider.download()
+        #expect(try store.execute(.get, "SalesOrders('SO002')").json()?["Note"]?.stringValue == "confirmed offline")
+        try provider.close()
+    }
+
     @Test("two devices change one order: the second upload's 412 and the request after it land in its ErrorArchive; deleting the entry and downloading resolves it")
     func conflictBetweenDevices() async throws {
         let server = try OdatapyServer()

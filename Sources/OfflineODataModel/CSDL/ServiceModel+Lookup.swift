@@ -212,13 +212,35 @@ extension ServiceModel {
 
 extension ServiceModel {
     /// Whether the default container imports a function (`.function`) or an action (`.action`)
-    /// of this name.
+    /// of this name. A V2 function import invoked with POST (`m:HttpMethod="POST"`) has side
+    /// effects: an action.
     public func operationImport(named name: String) -> CSDLOperationKind? {
+        guard let found = operationImportDeclaration(named: name) else { return nil }
+        if found.kind == .action { return .action }
+        return found.httpMethod?.uppercased() == "POST" ? .action : .function
+    }
+
+    /// The operation import of this name in the service's containers.
+    public func operationImportDeclaration(named name: String) -> CSDLOperationImport? {
         let local = Self.localName(name)
         for schema in schemas {
             for container in schema.entityContainers {
-                if container.functionImports.contains(where: { $0.name == local }) { return .function }
-                if container.actionImports.contains(where: { $0.name == local }) { return .action }
+                if let found = container.functionImports.first(where: { $0.name == local }) { return found }
+                if let found = container.actionImports.first(where: { $0.name == local }) { return found }
+            }
+        }
+        return nil
+    }
+
+    /// The parameters of an operation import: a V2 import's own, a V4 import's unbound operation's
+    /// (nil when the operation is not found).
+    public func operationImportParameters(named name: String) -> [CSDLParameter]? {
+        guard let found = operationImportDeclaration(named: name) else { return nil }
+        guard let operation = found.operation else { return found.parameters }
+        let qualified = resolveAlias(operation)
+        for schema in schemas {
+            for candidate in schema.operations where !candidate.isBound && candidate.namespace + "." + candidate.name == qualified {
+                return candidate.parameters
             }
         }
         return nil

@@ -57,7 +57,7 @@ public struct ResourcePathBinder: Sendable {
                     // As SAP's offline store: a function of the back end does not run offline.
                     throw .requestNotSupported(kind == .function
                         ? "'\(name)' is a function import of the back end, which the offline store does not evaluate"
-                        : "'\(name)' is an action import of the back end, which the offline store does not queue yet",
+                        : "'\(name)' is an action import of the back end: POST it alone (the offline store queues it for upload); it has no other use offline",
                         location: "path, position \(position)")
                 } else {
                     throw .resourceNotFound("the service has no entity set or singleton '\(name)'", segment: name, position: position)

@@ -7,7 +7,7 @@ extension EntityReader {
     public func affectedEntity(of row: StoredEntity) throws(ODataError) -> StoredEntity? {
         guard row.entitySet == OfflineSystemSets.requestQueue || row.entitySet == OfflineSystemSets.errorArchive,
               case .string(let set)? = try row.value(named: "AffectedEntitySet"),
-              case .string(let predicate)? = try row.value(named: "AffectedEntityKey") else { return nil }
+              case .string(let predicate)? = try row.value(named: "AffectedEntityKey"), !set.isEmpty else { return nil }
         let info = try catalog.set(set)
         let keys = zip(info.keyNames, info.keyKinds).map { KeyProperty($0, $1 ?? .string) }
         // The predicate as the store wrote it: V4 literals, or V2's for a V2 service (`guid'…'`).

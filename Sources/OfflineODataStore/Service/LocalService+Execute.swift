@@ -23,6 +23,9 @@ extension LocalService {
         case change(set: String, key: [ODataValue], replace: Bool)
         case delete(set: String, key: [ODataValue])
         case ref(set: String, key: [ODataValue], navigation: String, target: RefTarget, remove: Bool)
+        /// `POST ActionImport` (or a V2 function import invoked with POST): queued, nothing
+        /// changed locally (docs/LocalService.md §2.9).
+        case action(name: String)
         case deleteArchiveEntry(Int64)
     }
 
@@ -62,6 +65,11 @@ extension LocalService {
         let path: BoundResourcePath
         do {
             url = try ODataURLParser.parse(request.url, version: model.urlVersion)
+            // An action import: queued for upload, as SAP's offline store does.
+            if request.method == .post, url.path.segments.count == 1, case .identifier(let name, _) = url.path.segments[0],
+               model.entitySet(named: name) == nil, model.operationImport(named: name) == .action {
+                return .action(name: name)
+            }
             path = try ResourcePathBinder(model: model, aliases: url.options.aliases).bind(url.path)
         }
         if request.method == .get { return .read }
@@ -162,8 +170,39 @@ extension LocalService {
             }
             return try relate(set, key: key, navigation: navigation, target: target, remove: remove, headers: request.headers,
                               options: request.options, tx: &tx)
+        case .action(let name):
+            try checkActionParameters(name, request)
+            let requestID = tx.nextRequestID()
+            var url = request.url
+            if url.hasPrefix("/") { url.removeFirst() }
+            try tx.enqueue(QueuedRequest(requestID: requestID, status: QueuedRequest.pendingStatus, method: "POST", url: url,
+                                         body: bodyText.flatMap { $0.isEmpty ? nil : $0 }, customHeaders: Self.custom(request.headers),
+                                         options: request.options, affectedEntitySet: "", affectedEntityKey: "", serverETag: nil))
+            return ODataResponse(status: 204, requestID: requestID)
         case .read, .batch, .deleteArchiveEntry:
             throw .serviceMethodNotAllowed(request.method.rawValue, request.url)
+        }
+    }
+
+    /// An action's body: nothing, or a JSON object whose members are its parameters (V4; a V2
+    /// function import takes them in the query string). What the back end does with them is
+    /// its own; a name the action does not declare is refused here, before it is queued.
+    func checkActionParameters(_ name: String, _ request: ODataRequest) throws(ODataError) {
+        guard let body = request.body, !body.isEmpty else { return }
+        let json: JSONValue
+        do {
+            json = try JSONReader.parse(body)
+        } catch {
+            throw .serviceInvalidBody("the body of action '\(name)' is not JSON: \(error.message)", error.location ?? "$")
+        }
+        guard case .object(let object) = json else {
+            throw .serviceInvalidBody("the body of action '\(name)' must be a JSON object of its parameters", "$")
+        }
+        guard let parameters = model.operationImportParameters(named: name) else { return }
+        let declared = Set(parameters.map(\.name))
+        for (member, _) in object where !member.hasPrefix("@") && !member.contains("@") && !declared.contains(member) {
+            throw .serviceInvalidBody("action '\(name)' has no parameter '\(member)' (it has \(parameters.map(\.name).joined(separator: ", ")))",
+                                      "$." + member)
         }
     }
 

@@ -217,7 +217,9 @@ public final class LocalService: Sendable {
             }
             let chosen = individual ? [entry] : entries
             var refs: [EntityRef] = []
-            for e in chosen { refs.append(EntityRef(set: e.affectedEntitySet, keyBytes: try tx.keyBytes(e.affectedEntitySet, predicate: e.affectedEntityKey))) }
+            for e in chosen where !e.affectedEntitySet.isEmpty {
+                refs.append(EntityRef(set: e.affectedEntitySet, keyBytes: try tx.keyBytes(e.affectedEntitySet, predicate: e.affectedEntityKey)))
+            }
             return try tx.revert(entities: refs, requests: Set(chosen.map(\.requestID))).requests
         }
     }

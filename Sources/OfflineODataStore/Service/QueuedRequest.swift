@@ -21,6 +21,10 @@ public struct QueuedRequest: Sendable, Hashable {
 
     public static let pendingStatus = "Pending"
 
+    /// An action invoked offline (`POST ActionImport`, docs/LocalService.md §2.9): it names no
+    /// entity (`AffectedEntitySet` is empty) and changed nothing locally.
+    public var isAction: Bool { affectedEntitySet.isEmpty }
+
     func entity() -> ODataEntity {
         ODataEntity(typeName: OfflineSystemSets.namespace + ".Request", properties: [
             ODataProperty("RequestID", .int64(requestID)),

@@ -10,11 +10,12 @@ extension ServiceTransaction {
     mutating func revert(entities start: [EntityRef], requests startRequests: Set<Int64>) throws(ODataError)
         -> (entities: [EntityRef], requests: [Int64]) {
         var affected: [Int64: EntityRef] = [:]
-        for request in try queuedRequests() {
+        // Actions name no entity: reverted only when named themselves.
+        for request in try queuedRequests() where !request.isAction {
             affected[request.requestID] = EntityRef(set: request.affectedEntitySet,
                                                     keyBytes: try keyBytes(request.affectedEntitySet, predicate: request.affectedEntityKey))
         }
-        for entry in try archiveEntries() {
+        for entry in try archiveEntries() where !entry.affectedEntitySet.isEmpty {
             affected[entry.requestID] = EntityRef(set: entry.affectedEntitySet,
                                                   keyBytes: try keyBytes(entry.affectedEntitySet, predicate: entry.affectedEntityKey))
         }
@@ -95,6 +96,7 @@ extension ServiceTransaction {
                                       innerError: innerError, domain: domain)
         _ = try batch.delete(keyBytes: key, in: OfflineSystemSets.requestQueue)
         try batch.put(entry.entity(), in: OfflineSystemSets.errorArchive)
+        if request.isAction { return entry }  // no entity to mark
         let entityKey = try keyBytes(request.affectedEntitySet, predicate: request.affectedEntityKey)
         if let (_, meta) = try batch.storedRecord(request.affectedEntitySet, keyBytes: entityKey) {
             let stillQueued = try queuedRequests().contains {

@@ -70,6 +70,10 @@ extension ServiceTransaction {
         }
         let request = try QueuedRequest(stored: row)
         _ = try batch.delete(keyBytes: rowKey, in: OfflineSystemSets.requestQueue)
+        // An action changed nothing locally: leaving the queue is all.
+        if request.isAction {
+            return UploadConfirmation(entitySet: "", entityKey: "", previousKey: nil, requestsRekeyed: 0)
+        }
         let set = request.affectedEntitySet
         var entity = try keyBytes(set, predicate: request.affectedEntityKey)
         var confirmation = UploadConfirmation(entitySet: set, entityKey: request.affectedEntityKey, previousKey: nil, requestsRekeyed: 0)

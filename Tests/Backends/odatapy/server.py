@@ -8,6 +8,10 @@ Prints `PORT <n>` on its first line once it listens, then serves until killed. T
 in memory: a restart is a reset. `--extra-property` adds a property to an entity type, for the
 schema-upgrade test (the server restarted with one more property).
 
+The action import ConfirmSalesOrder(SalesOrderID, Note) sets the order's Note (a new ETag) and
+answers 204; an unknown order is a 404. It is what a back end does with an action an app
+invoked offline (stock odatapy's in-memory processor implements no action).
+
 Two things differ from stock odatapy, as a back end that derives navigation from foreign keys
 behaves (SAP Gateway, CAP): navigation is read from the ReferentialConstraints instead of
 odatapy's separate relation table, so an order POSTed with only its BusinessPartnerID shows up
@@ -31,7 +35,8 @@ from odatapy.edm.xml_io import parse_metadata_document
 from odatapy.server.adapters.wsgi import ODataWSGIApp
 from odatapy.server.inmemory import InMemoryDataStore, InMemoryProcessor
 from odatapy.server.odata import OData
-from odatapy.server.processor import CustomETagSupport
+from odatapy.errors import ODataApplicationException
+from odatapy.server.processor import ActionProcessor, CustomETagSupport
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -76,6 +81,34 @@ class ForeignKeyProcessor(InMemoryProcessor):
                 if prop is not None:
                     entity.properties.remove(prop)
         return super()._assign_keys(entity_set, entity)
+
+
+class Actions(ActionProcessor):
+    """ConfirmSalesOrder: the order's Note becomes the parameter's (its ETag moves)."""
+
+    def __init__(self, store):
+        self.store = store
+
+    def process_action(self, request, response, uri_info, request_ct, response_ct):
+        try:
+            parameters = json.loads(request.body or b"{}")
+        except ValueError:
+            raise ODataApplicationException("The action's body is not JSON.", 400)
+        order_id = parameters.get("SalesOrderID")
+        with self.store.lock:
+            for entity in self.store.entities("SalesOrders"):
+                if entity.get_value("SalesOrderID") == order_id:
+                    entity.set_property("Note", parameters.get("Note"), type_name="Edm.String")
+                    version = int((entity.etag or 'W/"1"').strip('W/"') or "1")
+                    entity.etag = f'W/"{version + 1}"'
+                    # Tracked like any change, so that a delta link brings it.
+                    self.store.record_change("SalesOrders", entity, "changed")
+                    response.status_code = 204
+                    return
+        raise ODataApplicationException(f"No sales order '{order_id}'.", 404)
+
+    def process_action_void(self, request, response, uri_info, request_ct):
+        self.process_action(request, response, uri_info, request_ct, None)
 
 
 def typed(value, type_name):
@@ -136,6 +169,7 @@ def main():
     handler = odata.create_handler(odata.create_service_metadata(Provider(schemas)))
     handler.register(ForeignKeyProcessor(store, page_size=args.page_size))
     handler.register(ETags())
+    handler.register(Actions(store))
     app = ODataWSGIApp(handler)
 
     class Server(socketserver.ThreadingMixIn, WSGIServer):
