@@ -40,12 +40,37 @@ struct ShellCommand: AsyncParsableCommand {
             } else {
                 let interactive = isatty(STDIN_FILENO) == 1
                 if interactive { print("offline-odata shell on \(store.location.engineDirectory) — type help, quit to leave") }
+                var history: [String] = []
                 while true {
                     if interactive {
                         print("oodata> ", terminator: "")
                         fflush(nil)
                     }
-                    guard let line = readLine() else { break }
+                    guard var line = readLine() else { break }
+                    // A JSON body left open goes on with the next lines.
+                    while ShellLine.unfinishedBody(line) {
+                        if interactive {
+                            print("   ...> ", terminator: "")
+                            fflush(nil)
+                        }
+                        guard let more = readLine() else { break }
+                        line += "\n" + more
+                    }
+                    let trimmed = line.trimmingCharacters(in: .whitespaces)
+                    if trimmed.hasPrefix("!"), let n = Int(trimmed.dropFirst()) {
+                        guard n >= 1, n <= history.count else {
+                            FileHandle.standardError.write(Data("error: no line \(n) in this session's history (\(history.count) lines)\n".utf8))
+                            failures += 1
+                            continue
+                        }
+                        line = history[n - 1]
+                        print("> \(line)")
+                    }
+                    if (try? ShellLine.parse(line)) == .history {
+                        for (i, entry) in history.enumerated() { print("\(i + 1)  \(entry)") }
+                        continue
+                    }
+                    if !trimmed.isEmpty { history.append(line) }
                     let outcome = await perform(line, on: &offline)
                     if outcome == .quit { break }
                     if outcome == .failed { failures += 1 }
@@ -117,6 +142,10 @@ struct ShellCommand: AsyncParsableCommand {
                 }
                 return .ok
             case .empty: return .ok
+            case .history:
+                // Kept by the interactive loop; a -c line has none.
+                print("history: only in an interactive or piped session")
+                return .ok
             case .quit: return .quit
             case .help:
                 print(ShellLine.helpText)

@@ -22,6 +22,8 @@ enum ShellLine: Equatable {
     /// Undo the pending changes of one entity (`Set(key)`).
     case undo(String)
     case help
+    /// The lines of this session, numbered (`!N` runs line N again).
+    case history
     case quit
     case empty
 
@@ -36,15 +38,17 @@ enum ShellLine: Equatable {
         upload [CATEGORY …]                send the request queue to the back end
         errors                             the ErrorArchive
         undo <Set(key)>                    drop an entity's pending changes (back to the back end's version)
+        history                            the lines of this session, numbered; !N runs line N again
         help                               this text
         quit                               leave (also exit, Ctrl-D)
         URLs are relative to the service root; a leading / is optional. System sets:
-        RequestQueue, ErrorArchive, EventLog.
+        RequestQueue, ErrorArchive, EventLog. A JSON body may span lines: a line whose body
+        leaves a { or [ open goes on with the next.
         """
 
     /// Parses a line; throws a one-line `CLIFailure` for anything it does not understand.
     static func parse(_ line: String) throws(CLIFailure) -> ShellLine {
-        let text = line.trimmingCharacters(in: .whitespaces)
+        let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
         if text.isEmpty || text.hasPrefix("#") { return .empty }
         let (word, rest) = split(text[...])
         switch word.lowercased() {
@@ -53,6 +57,7 @@ enum ShellLine: Equatable {
         case "download": return .download(rest.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init))
         case "upload": return .upload(rest.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init))
         case "errors": return .errors
+        case "history": return .history
         case "undo":
             guard !rest.isEmpty else { throw CLIFailure(message: "undo needs an entity, e.g. undo SalesOrders('SO001')") }
             return .undo(normalize(String(rest)))
@@ -108,6 +113,35 @@ enum ShellLine: Equatable {
         return .request(method: method, url: normalize(url), headers: headers, body: body)
     }
 
+    /// Whether a line's JSON body is still open: from its first `{` or `[` that starts a word,
+    /// more brackets open than close outside strings. The console then reads the next line
+    /// into the same request (a body pasted over several lines).
+    static func unfinishedBody(_ line: String) -> Bool {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        var started = false
+        var previous: Character = " "
+        for c in line {
+            defer { previous = c }
+            if !started {
+                guard c == "{" || c == "[", previous == " " || previous == "\t" || previous == "\n" else { continue }
+                started = true
+            }
+            if inString {
+                if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
+                continue
+            }
+            switch c {
+            case "\"": inString = true
+            case "{", "[": depth += 1
+            case "}", "]": depth -= 1
+            default: break
+            }
+        }
+        return started && (depth > 0 || inString)
+    }
+
     /// `Name:Value` when `word` is a request header: a token (letters, digits, `.`, `-`, `_`)
     /// that starts with a letter, a colon, a non-empty value.
     private static func header(_ word: Substring) -> (String, String)? {
@@ -120,7 +154,7 @@ enum ShellLine: Equatable {
     /// The first word of `text` and what follows it, without the blanks between: both are
     /// slices of `text` (no copy).
     private static func split(_ text: Substring) -> (Substring, Substring) {
-        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
         guard let space = text.firstIndex(where: blank) else { return (text, text[text.endIndex...]) }
         return (text[..<space], text[space...].drop(while: blank))
     }

@@ -171,6 +171,26 @@ import Testing
         #expect(ok.stdout.contains("\"TransactionID\": \"t42\""), "\(ok.stdout)")
     }
 
+    @Test("a JSON body over several lines is one request; history lists the session and !N runs a line again")
+    func shellMultiLineBodyAndHistory() throws {
+        let scratch = R.Scratch()
+        defer { scratch.cleanup() }
+        let generator = try importGenerated(scratch)
+        let store = scratch.path + "/store"
+        let order = generator.salesOrderID(2)
+        let lines = "PATCH /SalesOrders('\(order)') {\n  \"Note\": \"two {lines\",\n  \"LifecycleStatus\": \"P\"\n}\n"
+            + "GET /SalesOrders('\(order)')?$select=Note\nhistory\n!2\n"
+        let result = try R.run(["shell", store], stdin: lines)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.components(separatedBy: "\"Note\": \"two {lines\"").count == 4, "\(result.stdout)")  // two GETs and the history
+        #expect(result.stdout.contains("1  PATCH /SalesOrders('\(order)') {") && result.stdout.contains("2  GET /SalesOrders"), "\(result.stdout)")
+        let missing = try R.run(["shell", store], stdin: "!7\n")
+        #expect(missing.status == 4 && missing.stderr.contains("no line 7"), "\(missing.stderr)")
+        // A body never closed: the request is refused, not sent half.
+        let open = try R.run(["shell", store], stdin: "PATCH /SalesOrders('\(order)') {\n\"Note\": \"x\"\n")
+        #expect(open.status == 4 && open.stderr.contains("bad JSON body"), "\(open.stderr)")
+    }
+
     @Test func staleETagIsA412AndMakesTheShellFail() throws {
         let scratch = R.Scratch()
         defer { scratch.cleanup() }
