@@ -39,7 +39,9 @@ extension OfflineODataProvider {
     /// One defining query's pages, received into the store's receiver.
     func receive(_ query: DefiningQuery, store: OfflineStore, forceFull: Bool, durable: Bool) async throws(ODataError) -> SyncDownload {
         let prior = try store.syncState(of: query.name)
-        let trusted = deltaTrusted(query.url)
+        // A singleton (`Me`): one entity, read in full every time (it has no delta link).
+        let singleton = Self.singletonName(query.url, model: store.model)
+        let trusted = singleton == nil && deltaTrusted(query.url)
         if !forceFull, trusted, let prior, prior.url == query.url, let link = prior.deltaLink,
            prior.downloadsSinceReconcile + 1 < parameters.reconcileEvery {
             let receiver = try store.makeReceiver(for: query.name, durable: durable)
@@ -60,7 +62,7 @@ extension OfflineODataProvider {
         let receiver = try store.makeReceiver(for: query.name, durable: durable)
         do throws(ODataError) {
             let outcome = try await receivePages(from: try resolve(query.url), query: query.name, into: receiver,
-                                                 trackChanges: trusted, deltaRequest: false)
+                                                 trackChanges: trusted, deltaRequest: false, singleton: singleton != nil)
             let state = SyncQueryState(deltaLink: trusted ? outcome?.deltaLink : nil, downloadsSinceReconcile: 0, url: query.url)
             return SyncDownload(definingQuery: query.name, mode: .full, pages: receiver, state: state)
         } catch {
@@ -76,8 +78,16 @@ extension OfflineODataProvider {
 
     /// Follows `url` and its next links into `receiver`. Nil when a delta request is answered
     /// 400 or 410 (the link expired).
+    /// The singleton a defining query reads (its URL's only path segment), else nil.
+    static func singletonName(_ url: String, model: ServiceModel) -> String? {
+        var path = String(url.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        while path.hasPrefix("/") { path.removeFirst() }
+        return model.singleton(named: path) != nil ? path : nil
+    }
+
+    /// `singleton`: the answer is one entity, taken as a page of one (`{"value":[…]}`).
     func receivePages(from url: String, query: String, into receiver: DownloadReceiver, trackChanges: Bool,
-                      deltaRequest: Bool) async throws(ODataError) -> Received? {
+                      deltaRequest: Bool, singleton: Bool = false) async throws(ODataError) -> Received? {
         var next: String? = url
         var received = Received(deltaLink: nil, pages: 0)
         var seen = Set<String>()
@@ -103,8 +113,12 @@ extension OfflineODataProvider {
                 seen.remove(link)
                 continue
             }
-            let body = try await collect(response, request)
+            var body = try await collect(response, request)
             try check(response, body, request, what: "defining query '\(query)'")
+            if singleton {
+                // The entity as it came, as the one member of a collection page.
+                body = Array(#"{"value":["#.utf8) + body + Array("]}".utf8)
+            }
             let what = "page \(received.pages + 1) of defining query '\(query)'"
             let scan = try PageScan.scan(body, what: what)
             try receiver.append(body)

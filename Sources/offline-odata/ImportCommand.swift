@@ -41,7 +41,8 @@ struct ImportCommand: AsyncParsableCommand {
         do { model = try ServiceModel.parse(metadata: metadata) } catch {
             throw CLIFailure(message: "\(corpus)/metadata.xml: \(error)")
         }
-        let setNames = Set(model.entitySets.map(\.name))
+        // Singletons too (one entity per file, kept as a set of one).
+        let setNames = Set(model.entitySets.map(\.name) + model.singletons.map(\.name))
         let jsonFiles = try fm.contentsOfDirectory(atPath: corpus).filter { $0.hasSuffix(".json") }.sorted()
         var files: [(set: String, path: String, bytes: Int)] = []
         for file in jsonFiles {
@@ -102,7 +103,11 @@ struct ImportCommand: AsyncParsableCommand {
         do {
             for file in files {
                 let t = Date()
-                let bytes = try readFileBytes(file.path)
+                var bytes = try readFileBytes(file.path)
+                if model.singleton(named: file.set) != nil {
+                    // A singleton's file is its entity: read as a collection of one.
+                    bytes = Array(#"{"value":["#.utf8) + bytes + Array("]}".utf8)
+                }
                 let summary = try await offline.applyDownload(definingQuery: file.set, pages: [bytes])
                 totalEntities += summary.entitiesApplied
                 doneBytes += file.bytes

@@ -49,10 +49,12 @@ extension ServiceModel {
         return name.split(separator: "/").last.map(String.init) ?? name
     }
 
-    /// The entity type of a set, by set name.
+    /// The entity type of a set (or of a singleton: the offline store keeps one as a set of
+    /// one entity), by name.
     public func entityType(ofSet name: String) -> CSDLEntityType? {
-        guard let set = entitySet(named: name) else { return nil }
-        return entityType(qualifiedName: set.entityType)
+        if let set = entitySet(named: name) { return entityType(qualifiedName: set.entityType) }
+        guard let singleton = singleton(named: name) else { return nil }
+        return entityType(qualifiedName: singleton.entityType)
     }
 
     /// The type and its base types, most derived first.
@@ -142,10 +144,8 @@ extension ServiceModel {
     /// NavigationPropertyBindings (path matched exactly, e.g. `Friends` or `NS.Flight/Airline`).
     /// Nil when unbound or bound to a singleton or containment path.
     public func navigationTarget(set: String, navigation: String) -> CSDLEntitySet? {
-        guard let source = entitySet(named: set),
-              let binding = source.navigationPropertyBindings.first(where: {
-                  $0.path == navigation
-              }) else { return nil }
+        let bindings = entitySet(named: set)?.navigationPropertyBindings ?? singleton(named: set)?.navigationPropertyBindings ?? []
+        guard let binding = bindings.first(where: { $0.path == navigation }) else { return nil }
         return entitySet(named: binding.target)
     }
 

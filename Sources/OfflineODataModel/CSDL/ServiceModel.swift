@@ -98,6 +98,7 @@ public struct ServiceModel: Sendable, Hashable {
 
     /// Entity sets of the default container.
     public var entitySets: [CSDLEntitySet] { entityContainer?.entitySets ?? [] }
+    public var singletons: [CSDLSingleton] { entityContainer?.singletons ?? [] }
 
     // MARK: - Names
 

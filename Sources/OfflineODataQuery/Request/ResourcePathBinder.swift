@@ -52,7 +52,9 @@ public struct ResourcePathBinder: Sendable {
                 } else if let singleton = model.singleton(named: name) {
                     let type = try entityType(singleton.entityType, segment: name, position: position)
                     steps.append(.singleton(name))
-                    state = .entity(set: nil, type: type)
+                    // The store keeps a singleton as a set of one under its name: its
+                    // navigation bindings are the singleton's.
+                    state = .entity(set: name, type: type)
                 } else if let kind = model.operationImport(named: name) {
                     // As SAP's offline store: a function of the back end does not run offline.
                     throw .requestNotSupported(kind == .function

@@ -136,8 +136,15 @@ extension OfflineStore {
         } catch {
             throw .offlineInvalidDefiningQuery(name, "URL '\(query.url)' is not a valid request: \(error.name) (\(error.code)): \(error.message)")
         }
+        // A singleton (`Me`, `Me?$select=…`): its one entity, kept as a set of one.
+        if request.path.suffix == .none, request.path.steps.count == 1, case .singleton(let singleton) = request.path.steps[0] {
+            guard !Self.usesCompute(request.options) else {
+                throw .offlineInvalidDefiningQuery(name, "URL '\(query.url)' uses $compute, whose computed properties cannot be stored")
+            }
+            return singleton
+        }
         guard request.path.suffix == .none, case .entityCollection(let set?, _) = request.path.target else {
-            throw .offlineInvalidDefiningQuery(name, "URL '\(query.url)' must read an entity set or a navigation path to a collection of entities")
+            throw .offlineInvalidDefiningQuery(name, "URL '\(query.url)' must read an entity set, a singleton or a navigation path to a collection of entities")
         }
         // Computed properties are not part of the entity type: the store could not keep them.
         guard !Self.usesCompute(request.options) else {

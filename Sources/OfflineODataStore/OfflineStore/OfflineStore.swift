@@ -259,8 +259,8 @@ public final class OfflineStore: Sendable {
         try ensureOpen()
         let reader = try storage.reader()
         var counts: [String: Int] = [:]
-        for set in model.entitySets where !OfflineSystemSets.all.contains(set.name) {
-            counts[set.name] = try reader.count(set.name)
+        for name in model.entitySets.map(\.name) + model.singletons.map(\.name) where !OfflineSystemSets.all.contains(name) {
+            counts[name] = try reader.count(name)
         }
         return StoreStatistics(entityCounts: counts, queuedRequests: try reader.count(OfflineSystemSets.requestQueue),
                                failedRequests: try reader.count(OfflineSystemSets.errorArchive))

@@ -64,7 +64,9 @@ struct StoreReadHandler: ReadHandler {
         case .entity(let entity):
             let annotated = try annotate([entity], set: set, reader: reader, when: prefer.includeLocalState)
             let one = annotated.first ?? entity
-            let body = try writer.writeEntity(one, entityType: try typeName(result), context: "$metadata#\(set)\(selectList)/$entity")
+            // A singleton's context names it alone (JSON Format §10.7: `$metadata#Me`).
+            let suffix = model.singleton(named: set) != nil ? "" : "/$entity"
+            let body = try writer.writeEntity(one, entityType: try typeName(result), context: "$metadata#\(set)\(selectList)\(suffix)")
             if let etag = entity.control.etag { headers["ETag"] = etag }
             return ODataResponse(status: 200, headers: headers, body: body, entity: one)
         case .count(let count):

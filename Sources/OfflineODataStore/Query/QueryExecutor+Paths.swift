@@ -63,7 +63,11 @@ extension QueryExecutor {
                 set = name
                 inCollection = true
             case .singleton(let name):
-                throw ODataError.queryNotSupported("singleton \(name) is not stored by the offline store")
+                // Kept as a set of (at most) one entity.
+                var cursor = try reader.scan(name)
+                current = try cursor.next().map { [$0] } ?? []
+                set = nil
+                inCollection = false
             case .key(let key):
                 if let pending = pendingCollection {
                     // `A(1)/Items(2)`: the key must be among the navigation targets.
@@ -134,6 +138,8 @@ extension QueryExecutor {
 
     /// `Set(key)`: the canonical id of an entity (relative to the service root).
     func entityID(_ entity: StoredEntity) throws(ODataError) -> String {
+        // A singleton's one entity is addressed by the singleton's name (`Me`).
+        if model.singleton(named: entity.entitySet) != nil { return entity.entitySet }
         let values = try entity.key()
         guard let type = model.entityType(qualifiedName: entity.typeName) ?? model.entityType(ofSet: entity.entitySet) else {
             return entity.entitySet

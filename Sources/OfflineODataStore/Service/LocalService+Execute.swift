@@ -23,6 +23,8 @@ extension LocalService {
         case change(set: String, key: [ODataValue], replace: Bool)
         case delete(set: String, key: [ODataValue])
         case ref(set: String, key: [ODataValue], navigation: String, target: RefTarget, remove: Bool)
+        /// `PATCH`/`PUT` of a singleton (its one stored entity).
+        case changeSingleton(name: String, replace: Bool)
         /// `POST ActionImport` (or a V2 function import invoked with POST): queued, nothing
         /// changed locally (docs/LocalService.md §2.9).
         case action(name: String)
@@ -88,6 +90,10 @@ extension LocalService {
             guard case .entitySet(let set) = steps[0], case .key(let key) = steps[1],
                   case .navigation(let name, _, let target?, true) = steps[2] else { break }
             return .create(set: target, from: (set, key, name))
+        case (.put, 1, .none), (.patch, 1, .none), (.merge, 1, .none):
+            // A singleton's one entity (`PATCH Me`), kept as a set of one.
+            guard case .singleton(let name) = steps[0] else { break }
+            return .changeSingleton(name: name, replace: request.method == .put)
         case (.put, 2, .none), (.patch, 2, .none), (.merge, 2, .none):
             guard let (set, key) = path.directKey else { break }
             return .change(set: set, key: key, replace: request.method == .put)
@@ -170,6 +176,14 @@ extension LocalService {
             }
             return try relate(set, key: key, navigation: navigation, target: target, remove: remove, headers: request.headers,
                               options: request.options, tx: &tx)
+        case .changeSingleton(let name, let replace):
+            try ServiceTransaction.checkWritable(name, request.method.rawValue)
+            guard let stored = try tx.batch.allEntities(of: name).first else {
+                throw .serviceEntityNotFound(name, "")
+            }
+            let entity = try readBody(request, set: name)
+            return try change(entity, in: name, key: try stored.key(), replace: replace, ifMatch: ifMatch, url: pathPart(request.url),
+                              body: bodyText, headers: request.headers, options: request.options, prefer: prefer, tx: &tx)
         case .action(let name):
             try checkActionParameters(name, request)
             let requestID = tx.nextRequestID()

@@ -9,10 +9,13 @@ extension EntityStorage {
         return try mapEngine("creating tree '\(name)'") { () throws(EngineError) in try engine.tree(name) }
     }
 
-    /// Layouts of every entity set of the model, merged with the persisted ones.
+    /// Layouts of every entity set of the model, merged with the persisted ones. A singleton is
+    /// kept as a set of (at most) one entity under its own name (docs/StoreFormat.md §2).
     static func loadSets(engine: StorageEngine, model: ServiceModel, catalogTree: Tree, snapshot: Snapshot,
                          into catalog: inout StorageCatalog, batch: inout WriteBatch) throws(ODataError) {
-        for set in model.entitySets {
+        let named = model.entitySets.map { (name: $0.name, entityType: $0.entityType) }
+            + model.singletons.map { (name: $0.name, entityType: $0.entityType) }
+        for set in named {
             guard let type = model.entityType(ofSet: set.name) else {
                 catalog.unsupported[set.name] = .storeUnknownEntitySet(set.name)
                 continue
