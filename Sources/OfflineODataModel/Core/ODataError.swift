@@ -30,10 +30,15 @@ public struct ODataError: Error, Sendable, Hashable, CustomStringConvertible {
     /// transport error under a communication failure), so a caller can inspect it instead of
     /// parsing the message. Not part of equality.
     public var underlying: (any Error & Sendable)?
+    /// The character offset of an error in the expression it was found in, while the location is
+    /// that bare offset (`"position 12"`): what moves the error into a larger text
+    /// (`"$filter, position 40"`) without reading its `location` back; nil once placed, and for
+    /// every other location. Not part of equality (the location carries it).
+    public var position: Int?
 
     public init(
         _ category: ODataErrorCategory, name: String, code: Int, message: String,
-        location: String? = nil, underlying: (any Error & Sendable)? = nil
+        location: String? = nil, underlying: (any Error & Sendable)? = nil, position: Int? = nil
     ) {
         self.category = category
         self.name = name
@@ -41,6 +46,7 @@ public struct ODataError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
         self.location = location
         self.underlying = underlying
+        self.position = position
     }
 
     public static func == (a: ODataError, b: ODataError) -> Bool {

@@ -26,12 +26,13 @@ extension ODataError {
                    message: message, location: "path, position \(position)")
     }
 
-    /// `location` of a binding error ("position n", relative to an expression's own text) moved
-    /// into a larger text: `"<place>, position <base + n>"`.
+    /// A binding error's position (relative to an expression's own text, `ODataError.position`)
+    /// moved into a larger text: `"<place>, position <base + n>"`.
     func relocated(_ place: String, base: Int) -> ODataError {
         var copy = self
-        if let location, location.hasPrefix(Self.positionPrefix), let offset = Int(location.dropFirst(Self.positionPrefix.count)) {
-            copy.location = "\(place), position \(base + offset)"
+        if let position {
+            copy.location = "\(place), position \(base + position)"
+            copy.position = nil   // placed: a further move prefixes the place, as for any location
         } else if location == nil {
             copy.location = "\(place), position \(base)"
         } else if let location {

@@ -58,7 +58,7 @@ extension ODataError {
     /// A syntax error at `position` of the text parsed for `option` (nil: a bare expression).
     static func syntax(_ code: SyntaxCode, _ message: String, option: String?, position: Int) -> ODataError {
         ODataError(code.category, name: code.name, code: code.rawValue, message: message,
-                   location: syntaxLocation(option: option, position: position))
+                   location: syntaxLocation(option: option, position: position), position: option == nil ? position : nil)
     }
 
     static func syntaxLocation(option: String?, position: Int) -> String {

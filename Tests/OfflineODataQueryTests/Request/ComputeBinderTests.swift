@@ -174,4 +174,17 @@ import Testing
         let property = try bind("SalesOrders/$filter(GrossAmount gt 5)('1')/ToCustomer/CompanyName")
         if case .property(let name, _) = property.path.target { #expect(name == "CompanyName") } else { Issue.record("\(property.path.target)") }
     }
+
+    @Test("an error moves into a larger text by its structured position, never by reading its location back")
+    func relocationByPosition() {
+        let bound = ODataError.bindTypeMismatch("x", at: 7)
+        #expect(bound.position == 7 && bound.location == "position 7")
+        let placed = bound.relocated("$compute", base: 5)
+        #expect(placed.location == "$compute, position 12" && placed.position == nil)
+        // Placed once: a further move names the place before it, as for any location.
+        #expect(placed.relocated("$expand", base: 3).location == "$expand: $compute, position 12")
+        // A location that only reads like a position is not parsed.
+        let text = ODataError(.invalidInput, name: "n", code: 1, message: "m", location: "position 7")
+        #expect(text.relocated("path", base: 5).location == "path: position 7")
+    }
 }
