@@ -1,5 +1,6 @@
 import Foundation
 import OfflineODataFixtures
+import PropertyBased
 import Testing
 @testable import OfflineODataModel
 @testable import OfflineODataStore
@@ -154,6 +155,54 @@ import Testing
         let loaded = try await Self.outcomeAndCommits(pages, batchBytes: 2_000)
         #expect(loaded.seen == (try await Self.outcomeAndCommits(annotated, batchBytes: 2_000)).seen)
         #expect(loaded.commits > 3, "the pages from the repeated item on are committed")
+    }
+
+    /// Pages of random shape: random orders (some twice, in any order), each with some of its
+    /// items (sometimes also an item of another order, with that order's key: refused), random
+    /// page sizes; the same pages annotated, for the general reader.
+    static func randomPages(_ values: [Int]) throws -> (flat: [[UInt8]], general: [[UInt8]]) {
+        var c = values.makeIterator()
+        func next(_ n: Int) -> Int { (c.next() ?? 3) % max(1, n) }
+        let model = try ServiceModel.parse(metadata: OfflineFixtures.metadata)
+        let reader = ODataJSONReader(model: model)
+        let generator = OfflineFixtures.sales
+        let orderCount = generator.count(of: .salesOrders)
+        var flat: [[UInt8]] = [], general: [[UInt8]] = []
+        for _ in 0..<(1 + next(6)) {
+            var entities: [ODataEntity] = []
+            for _ in 0..<(1 + next(12)) {
+                let order = next(orderCount)
+                var entity = try reader.readEntity(try #require(generator.entityProperties(set: .salesOrders, index: order)), entitySet: "SalesOrders")
+                var items: [ODataEntity] = []
+                for index in generator.itemRange(ofSalesOrder: order) where next(4) != 0 {
+                    items.append(try reader.readEntity(try #require(generator.entityProperties(set: .salesOrderItems, index: index)),
+                                                       entitySet: "SalesOrderItems"))
+                }
+                if next(8) == 0, let other = generator.itemRange(ofSalesOrder: next(orderCount)).first {
+                    items.append(try reader.readEntity(try #require(generator.entityProperties(set: .salesOrderItems, index: other)),
+                                                       entitySet: "SalesOrderItems"))
+                }
+                entity.navigation.append(ODataNavigationValue("ToItems", .entities(items, count: nil, nextLink: nil)))
+                entities.append(entity)
+            }
+            let bytes = try ODataJSONWriter(model: model).writeCollection(ODataEntityCollection(entities: entities), entitySet: "SalesOrders")
+            flat.append(bytes)
+            general.append(Array(String(decoding: bytes, as: UTF8.self)
+                .replacingOccurrences(of: #""SalesOrderID":"#, with: #""Note@Core.Description":"x","SalesOrderID":"#).utf8))
+        }
+        return (flat, general)
+    }
+
+    @Test("random expanded downloads (orders twice, items moved, one commit, staged, loaded in bulk, into a set with a pending change) leave what the general reader's download leaves")
+    func randomDownloads() async throws {
+        await propertyCheck(count: 12, input: Gen.int(in: 0...1_000).array(of: 10...120)) { values in
+            let (flat, general) = try Self.randomPages(values)
+            let batchBytes = [4 << 20, 2_000, 30_000][values[0] % 3]
+            let pending = values[1] % 4 == 0
+            let expected = try await Self.outcome(general, batchBytes: batchBytes, pendingItem: pending)
+            let seen = try await Self.outcome(flat, batchBytes: batchBytes, pendingItem: pending)
+            #expect(seen == expected, "batchBytes \(batchBytes), pending \(pending)")
+        }
     }
 
     @Test("the readers take the flat pages in place, with every item after its order, and leave the annotated ones")
