@@ -151,6 +151,10 @@ struct ShellCommand: AsyncParsableCommand {
                 }
                 return .ok
             case .empty: return .ok
+            case .withdraw(let id):
+                try offline.withdrawAction(requestID: id)
+                print("withdrawn: request \(id) will not be uploaded")
+                return .ok
             case .history:
                 // Kept by the interactive loop; a -c line has none.
                 print("history: only in an interactive or piped session")

@@ -21,6 +21,8 @@ enum ShellLine: Equatable {
     case errors
     /// Undo the pending changes of one entity (`Set(key)`).
     case undo(String)
+    /// Withdraw an action invoked offline before it is uploaded (its RequestID).
+    case withdraw(Int64)
     case help
     /// The lines of this session, numbered (`!N` runs line N again).
     case history
@@ -38,6 +40,7 @@ enum ShellLine: Equatable {
         upload [CATEGORY …]                send the request queue to the back end
         errors                             the ErrorArchive
         undo <Set(key)>                    drop an entity's pending changes (back to the back end's version)
+        withdraw <RequestID>               withdraw an action invoked offline (POST ActionImport) before it is uploaded
         history                            the lines of this session, numbered; !N runs line N again
         help                               this text
         quit                               leave (also exit, Ctrl-D)
@@ -57,6 +60,11 @@ enum ShellLine: Equatable {
         case "download": return .download(rest.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init))
         case "upload": return .upload(rest.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init))
         case "errors": return .errors
+        case "withdraw":
+            guard let id = Int64(rest.trimmingCharacters(in: .whitespaces)) else {
+                throw CLIFailure(message: "withdraw needs the action's RequestID, e.g. withdraw 7 (GET RequestQueue lists them)")
+            }
+            return .withdraw(id)
         case "history": return .history
         case "undo":
             guard !rest.isEmpty else { throw CLIFailure(message: "undo needs an entity, e.g. undo SalesOrders('SO001')") }

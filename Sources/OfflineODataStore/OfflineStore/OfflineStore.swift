@@ -296,6 +296,28 @@ extension OfflineStore {
         return try service.undoPendingChanges(set: set, key: key)
     }
 
+    /// Withdraws an action invoked offline before it is uploaded (docs/LocalService.md §2.9): its
+    /// queue row goes, nothing else changed. `cannotWithdraw` (3205) for a request that is not an
+    /// action (undo its entity instead) or that an upload may have sent already (its attempt is
+    /// recorded: the back end may have run it, so it stays for the upload to settle);
+    /// `requestNotFound` (3201) for an unknown one.
+    public func withdrawAction(requestID: Int64) throws(ODataError) {
+        try ensureOpen()
+        let attempt = Self.attemptKey(requestID)
+        try service.perform { (tx: inout ServiceTransaction) throws(ODataError) in
+            let key = try tx.keyBytes(OfflineSystemSets.requestQueue, [.int64(requestID)])
+            guard let row = try tx.batch.storedEntity(OfflineSystemSets.requestQueue, keyBytes: key) else {
+                throw .queueRequestNotFound(OfflineSystemSets.requestQueue, requestID)
+            }
+            let request = try QueuedRequest(stored: row)
+            guard request.isAction else { throw .queueCannotWithdraw(requestID, "it changes \(request.affectedEntitySet)\(request.affectedEntityKey): undo that entity's pending changes") }
+            guard try tx.batch.systemValue(tree: OfflineStoreFormat.storeTree, key: attempt) == nil else {
+                throw .queueCannotWithdraw(requestID, "an upload may have sent it already; the next upload settles it")
+            }
+            _ = try tx.batch.delete(keyBytes: key, in: OfflineSystemSets.requestQueue)
+        }
+    }
+
     /// Deletes an ErrorArchive entry (docs/LocalService.md §2.7); the RequestIDs removed.
     @discardableResult
     public func deleteErrorArchiveEntry(requestID: Int64) throws(ODataError) -> [Int64] {

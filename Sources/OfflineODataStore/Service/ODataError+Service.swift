@@ -110,6 +110,13 @@ extension ODataError {
     static func queueInvalidFailure(_ detail: String) -> ODataError {
         ODataError(.invalidInput, name: "invalidFailure", code: 3204, message: detail, location: nil)
     }
+
+    /// 3205: a request that cannot be withdrawn: not an action (undo its entity instead), or one
+    /// an upload may have sent already.
+    static func queueCannotWithdraw(_ id: Int64, _ why: String) -> ODataError {
+        ODataError(.preconditionFailed, name: "cannotWithdraw", code: 3205, message: "request \(id) cannot be withdrawn: \(why)",
+                   location: "RequestQueue(\(id))")
+    }
 }
 
 extension JSONObject {

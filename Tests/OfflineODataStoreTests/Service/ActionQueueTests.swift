@@ -98,6 +98,28 @@ import Testing
         #expect(try store.requestQueue().count == 2 && store.errorArchive().isEmpty)
     }
 
+    @Test("an action not yet sent can be withdrawn; a change, an unknown request or one an upload may have sent cannot")
+    func withdraw() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await Self.store(Self.v4, dir)
+        defer { try? store.close() }
+        #expect(try store.execute(.post, "Confirm", body: #"{"OrderID":"1"}"#).status == 204)
+        #expect(try store.execute(.post, "Confirm", body: #"{"OrderID":"2"}"#).status == 204)
+        let queue = try store.requestQueue()
+        let (create, first, second) = (queue[0].requestID, queue[1].requestID, queue[2].requestID)
+        try store.withdrawAction(requestID: first)
+        #expect(try store.requestQueue().map(\.requestID) == [create, second])
+        let change = #expect(throws: ODataError.self) { try store.withdrawAction(requestID: create) }
+        #expect(change?.name == "cannotWithdraw" && change?.code == 3205)
+        let unknown = #expect(throws: ODataError.self) { try store.withdrawAction(requestID: first) }
+        #expect(unknown?.name == "requestNotFound")
+        _ = try store.beginUploadAttempt(requestID: second, repeatabilityID: "r", firstSent: "Sat, 28 Nov 2026 12:00:00 GMT")
+        let sent = #expect(throws: ODataError.self) { try store.withdrawAction(requestID: second) }
+        #expect(sent?.name == "cannotWithdraw" && sent?.message.contains("may have sent") == true)
+        #expect(try store.requestQueue().count == 2)
+    }
+
     @Test("V2: a function import invoked with POST is queued with its query-string parameters; one with GET is not supported")
     func v2FunctionImport() async throws {
         let dir = OfflineTempDir()
