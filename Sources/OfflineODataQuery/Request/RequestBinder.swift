@@ -58,6 +58,9 @@ public struct BoundQueryOptions: Sendable, Hashable {
     /// `$compute`, in the order written (docs/Query.md §5). `filter` and `orderBy` already hold
     /// the computed expressions in place of the aliases they name.
     public var compute: [BoundComputeItem]
+    /// `$select` over the elements of a collection of complex values (`…/AddressInfo?$select=City`):
+    /// the member paths each element keeps; nil for every member.
+    public var elementSelect: [[String]]?
 
     public init(filter: BoundExpr? = nil, search: SyntaxSearch? = nil, orderBy: [BoundOrderItem] = [], top: Int? = nil,
                 skip: Int? = nil, count: Bool = false, select: BoundSelection = .everything,
@@ -131,11 +134,35 @@ public struct RequestBinder: Sendable {
             // A collection-valued property (URL §4.8): its elements filtered, ordered, paged
             // and counted, with `$it` (and bare names, for complex elements) the element.
             // Valid there but not evaluated by the offline store: not supported (501), never ignored.
-            for name in ["$select", "$expand", "$compute", "$search"] where Self.present(options).contains(name) {
+            var unsupported = ["$expand", "$compute", "$search"]
+            var single = type
+            single.isCollection = false
+            let complexElements: Bool
+            if case .complex = type.kind { complexElements = true } else { complexElements = false }
+            if !complexElements { unsupported.append("$select") }
+            for name in unsupported where Self.present(options).contains(name) {
                 throw .requestNotSupported("\(name) on the elements of a collection-valued property is not supported by the offline store",
                                            location: name)
             }
-            try check(options, allowed: ["$filter", "$orderby", "$top", "$skip", "$count"], where: "a collection-valued property")
+            try check(options, allowed: ["$filter", "$orderby", "$top", "$skip", "$count", "$select"], where: "a collection-valued property")
+            if let items = options.select {
+                // Members of complex elements (URL §5.1.3): each element keeps only those.
+                var paths: [[String]] = []
+                for item in items {
+                    switch item {
+                    case .star: paths = []
+                    case .allOperations: continue
+                    case .path(let segments, let nested, let position):
+                        if let nested, !Self.present(nested).isEmpty {
+                            throw .requestNotSupported("options inside $select are not supported by the offline store",
+                                                       location: "$select, position \(position)")
+                        }
+                        paths.append(try selectMembers(segments[...], in: single, position: position))
+                    }
+                }
+                let everything = items.contains { if case .star = $0 { return true } else { return false } }
+                bound.elementSelect = everything ? nil : paths
+            }
             if options.filter != nil || options.orderBy != nil {
                 guard let owner = Self.ownerType(of: path, model: model) else {
                     throw .requestNotSupported("$filter and $orderby of a property of this resource", location: "path")

@@ -90,6 +90,7 @@ public struct QueryExecutor {
                 let start = min(kept.count, options.skip ?? 0)
                 let end = min(kept.count, RowCount.sum(start, options.top ?? kept.count))
                 value = .collection(Array(kept[start..<end]))
+                if let paths = options.elementSelect { value = Self.prune(value, to: paths) }
             } else if path.suffix == .count {
                 // A collection-valued property that is null or absent has no element.
                 return QueryResult(payload: .count(0), entitySet: entity.entitySet, entityType: entity.typeName)
