@@ -70,6 +70,9 @@ public struct OfflineODataParameters: Sendable {
     public var localPageSize: Int?
     /// Durability of local commits (`.full`: each commit returns after fdatasync).
     public var durability: EngineOptions.Durability
+    /// The store's block cache (`OfflineStoreParameters.cacheSize`): bytes of decoded blocks kept
+    /// in memory for reads (32 MiB by default).
+    public var cacheSize = 32 << 20
     /// Argon2id cost for `.passphrase`.
     public var keyDerivation: EngineOptions.KeyDerivation
     /// Secondary indexes declared on open.
@@ -126,7 +129,8 @@ public struct OfflineODataParameters: Sendable {
 
     var storeParameters: OfflineStoreParameters {
         OfflineStoreParameters(storeName: storeName, storePath: storePath, encryption: encryption, pageSize: localPageSize,
-                               definingQueries: [], durability: durability, indexes: indexes, keyDerivation: keyDerivation)
+                               definingQueries: [], durability: durability, cacheSize: cacheSize, indexes: indexes,
+                               keyDerivation: keyDerivation)
     }
 
     func validate() throws(ODataError) {
@@ -137,6 +141,7 @@ public struct OfflineODataParameters: Sendable {
         guard reconcileEvery >= 1 else { throw bad("reconcileEvery", "is \(reconcileEvery) (at least 1)") }
         guard timeout > 0, timeout.isFinite else { throw bad("timeout", "is \(timeout) (a positive number of seconds)") }
         guard maxPageBytes >= 1024 else { throw bad("maxPageBytes", "is \(maxPageBytes) (at least 1024)") }
+        guard cacheSize >= 0 else { throw bad("cacheSize", "is negative") }
         guard maxPages >= 1 else { throw bad("maxPages", "is \(maxPages) (at least 1)") }
         if let sapClient, sapClient.isEmpty || !sapClient.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             throw bad("sapClient", "is '\(sapClient)' (digits, as 100)")

@@ -31,8 +31,10 @@ func metric(_ name: String, _ value: Double) { print("METRIC \(name) \(value)") 
 let key = Array(repeating: UInt8(0x42), count: 32)
 
 func storeParameters(_ dir: String) -> OfflineODataParameters {
-    OfflineODataParameters(storePath: dir, encryption: .key(key), timeout: 600, pageSize: Int(option("page-size", "1000")) ?? 1000,
-                           deltaTrust: .unfilteredSingleSet, durability: .full, keyDerivation: .minimum)
+    var parameters = OfflineODataParameters(storePath: dir, encryption: .key(key), timeout: 600, pageSize: Int(option("page-size", "1000")) ?? 1000,
+                                            deltaTrust: .unfilteredSingleSet, durability: .full, keyDerivation: .minimum)
+    if let cache = ProcessInfo.processInfo.environment["SYNC_BENCH_CACHE"].flatMap(Int.init) { parameters.cacheSize = cache }
+    return parameters
 }
 
 func peakRSSMiB() -> Double {
