@@ -71,7 +71,9 @@ struct SyncTour {
         _ = try store.execute(.post, "SalesOrders", body: #"{"SalesOrderID":"SO901","BusinessPartnerID":"BP3","LifecycleStatus":"N","CurrencyCode":"EUR","GrossAmount":12.75}"#)
         _ = try store.execute(.delete, "SalesOrders('SO009')")
         _ = try store.execute(.patch, "SalesOrders('SO008')", body: #"{"Note":"my version"}"#)
-        step(6, "offline work (FR partners now): SO007 edited, SO901 created, SO009 deleted, SO008 edited (4 requests queued)", since: start)
+        // An action of the back end, invoked offline: queued, nothing changes locally until it ran.
+        _ = try store.execute(.post, "ConfirmSalesOrder", body: #"{"SalesOrderID":"SO007","Note":"confirmed from the field"}"#)
+        step(6, "offline work (FR partners now): SO007 edited, SO901 created, SO009 deleted, SO008 edited, the action ConfirmSalesOrder(SO007) invoked (5 requests queued)", since: start)
         try await send(other, "PATCH", "SalesOrders('SO008')", #"{"Note":"their version"}"#)
         print("     meanwhile another device changes SO008 on the back end")
 
@@ -91,6 +93,8 @@ struct SyncTour {
         let so010 = try store.execute(.get, "SalesOrders('SO008')?$select=Note").json()?["Note"]?.stringValue ?? "?"
         step(8, "resolution: the failed request is dropped (the local change undone), a download brings the back end's version", since: start)
         print("     SO008 note now: \"\(so010)\"; queue \(try store.requestQueue().count), ErrorArchive \(try store.errorArchive().count)")
+        let so007 = try store.execute(.get, "SalesOrders('SO007')?$select=Note").json()?["Note"]?.stringValue ?? "?"
+        print("     SO007 note now: \"\(so007)\" (the back end ran the action after the offline edit)")
         try provider.close()
 
         start = Date()
