@@ -24,7 +24,7 @@ extension OfflineODataProvider {
             for request in unit {
                 number += 1
                 let id = String(number)
-                let entity = request.affectedEntitySet + request.affectedEntityKey
+                let entity = request.entityIdentity ?? ""
                 var headers = ["Accept": "application/json"]
                 if request.body != nil { headers["Content-Type"] = "application/json" }
                 if request.method != "POST" {
@@ -65,7 +65,7 @@ extension OfflineODataProvider {
                 let wireBody = body.map { self.wireBody($0, set: request.affectedEntitySet, store: store) }
                 parts.append(MultipartBatchRequest.Part(contentID: id, request: ODataRequest(method, url, headers: headers, body: wireBody.map { Array($0.utf8) })))
                 ids.append(id)
-                if !request.isAction { touched.insert(entity) }
+                if request.entityIdentity != nil { touched.insert(entity) }
             }
             items.append(.changeSet(boundary: "changeset_" + UUID().uuidString.lowercased(), parts))
             contentIDs.append(ids)

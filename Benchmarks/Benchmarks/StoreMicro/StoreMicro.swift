@@ -60,7 +60,7 @@ let benchmarks: @Sendable () -> Void = {
                 throw discardBatch
             }
         } catch {
-            guard error.name == discardBatch.name else { throw error }
+            guard error == discardBatch else { throw error }
         }
     }
 

@@ -54,18 +54,26 @@ enum StagedPage {
         for entry in entries { size += 8 + entry.key.count + entry.value.count }
         var out: [UInt8] = []
         out.reserveCapacity(size)
+        appendHeader(version, layoutCount: layoutCount, downloadedSize: downloadedSize, count: entries.count, to: &out)
+        for entry in entries { appendEntry(entry, to: &out) }
+        return out
+    }
+
+    /// The 14-byte header of either version.
+    private static func appendHeader(_ version: UInt8, layoutCount: Int, downloadedSize: Int, count: Int, to out: inout [UInt8]) {
         out.append(tag)
         out.append(version)
         appendBE32(UInt32(truncatingIfNeeded: layoutCount), to: &out)
         appendBE32(UInt32(clamping: downloadedSize), to: &out)
-        appendBE32(UInt32(truncatingIfNeeded: entries.count), to: &out)
-        for entry in entries {
-            appendBE32(UInt32(truncatingIfNeeded: entry.key.count), to: &out)
-            out += entry.key
-            appendBE32(UInt32(truncatingIfNeeded: entry.value.count), to: &out)
-            out += entry.value
-        }
-        return out
+        appendBE32(UInt32(truncatingIfNeeded: count), to: &out)
+    }
+
+    /// One entity: 4-byte key length, key, 4-byte value length, stored value.
+    private static func appendEntry(_ entry: Entry, to out: inout [UInt8]) {
+        appendBE32(UInt32(truncatingIfNeeded: entry.key.count), to: &out)
+        out += entry.key
+        appendBE32(UInt32(truncatingIfNeeded: entry.value.count), to: &out)
+        out += entry.value
     }
 
     /// `OfflineStoreFormat.be32` written in place (no array per length: two per entity here).
@@ -95,11 +103,7 @@ enum StagedPage {
         for child in nested { size += 14 + child.entry.key.count + child.entry.value.count }
         var out: [UInt8] = []
         out.reserveCapacity(size)
-        out.append(tag)
-        out.append(versionNested)
-        appendBE32(UInt32(truncatingIfNeeded: layoutCount), to: &out)
-        appendBE32(UInt32(clamping: downloadedSize), to: &out)
-        appendBE32(UInt32(truncatingIfNeeded: entries.count), to: &out)
+        appendHeader(versionNested, layoutCount: layoutCount, downloadedSize: downloadedSize, count: entries.count, to: &out)
         appendBE16(sets.count, to: &out)
         for info in sets {
             appendBE16(info.name.utf8.count, to: &out)
@@ -107,19 +111,11 @@ enum StagedPage {
             appendBE32(UInt32(truncatingIfNeeded: info.layout.properties.count), to: &out)
         }
         appendBE32(UInt32(truncatingIfNeeded: nested.count), to: &out)
-        for entry in entries {
-            appendBE32(UInt32(truncatingIfNeeded: entry.key.count), to: &out)
-            out += entry.key
-            appendBE32(UInt32(truncatingIfNeeded: entry.value.count), to: &out)
-            out += entry.value
-        }
+        for entry in entries { appendEntry(entry, to: &out) }
         for child in nested {
             appendBE32(UInt32(truncatingIfNeeded: child.parent), to: &out)
             appendBE16(numbers[ObjectIdentifier(child.info)] ?? 0, to: &out)
-            appendBE32(UInt32(truncatingIfNeeded: child.entry.key.count), to: &out)
-            out += child.entry.key
-            appendBE32(UInt32(truncatingIfNeeded: child.entry.value.count), to: &out)
-            out += child.entry.value
+            appendEntry(child.entry, to: &out)
         }
         return out
     }

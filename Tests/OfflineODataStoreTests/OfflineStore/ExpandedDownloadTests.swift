@@ -33,16 +33,17 @@ import Testing
                 collection.entities[i].navigation.append(ODataNavigationValue("ToItems", .entities(items, count: nil, nextLink: nil)))
                 orderIndex += 1
             }
-            var bytes = try ODataJSONWriter(model: model).writeCollection(collection, entitySet: "SalesOrders")
-            if annotate {
-                // A property annotation: the flat reader leaves the page to the general reader.
-                let text = String(decoding: bytes, as: UTF8.self)
-                    .replacingOccurrences(of: #""SalesOrderID":"#, with: #""Note@Core.Description":"x","SalesOrderID":"#)
-                bytes = Array(text.utf8)
-            }
-            pages.append(bytes)
+            let bytes = try ODataJSONWriter(model: model).writeCollection(collection, entitySet: "SalesOrders")
+            pages.append(annotate ? Self.annotated(bytes) : bytes)
         }
         return pages
+    }
+
+    /// The page with a property annotation on every order: the flat reader leaves it to the
+    /// general reader.
+    static func annotated(_ page: [UInt8]) -> [UInt8] {
+        Array(String(decoding: page, as: UTF8.self)
+            .replacingOccurrences(of: #""SalesOrderID":"#, with: #""Note@Core.Description":"x","SalesOrderID":"#).utf8)
     }
 
     /// What a user sees after downloading `pages`.
@@ -148,10 +149,7 @@ import Testing
         list.append(again)
         collection.entities[0].navigation[at] = ODataNavigationValue("ToItems", .entities(list, count: nil, nextLink: nil))
         pages[3] = try ODataJSONWriter(model: model).writeCollection(collection, entitySet: "SalesOrders")
-        let annotated = pages.map { page in
-            Array(String(decoding: page, as: UTF8.self)
-                .replacingOccurrences(of: #""SalesOrderID":"#, with: #""Note@Core.Description":"x","SalesOrderID":"#).utf8)
-        }
+        let annotated = pages.map(Self.annotated)
         let loaded = try await Self.outcomeAndCommits(pages, batchBytes: 2_000)
         #expect(loaded.seen == (try await Self.outcomeAndCommits(annotated, batchBytes: 2_000)).seen)
         #expect(loaded.commits > 3, "the pages from the repeated item on are committed")
@@ -187,8 +185,7 @@ import Testing
             }
             let bytes = try ODataJSONWriter(model: model).writeCollection(ODataEntityCollection(entities: entities), entitySet: "SalesOrders")
             flat.append(bytes)
-            general.append(Array(String(decoding: bytes, as: UTF8.self)
-                .replacingOccurrences(of: #""SalesOrderID":"#, with: #""Note@Core.Description":"x","SalesOrderID":"#).utf8))
+            general.append(Self.annotated(bytes))
         }
         return (flat, general)
     }
