@@ -190,7 +190,11 @@ extension StorageEngine {
             if state.withLock({ $0.closed }) { throw EngineError(.storeClosed, "the store is closed") }
             let boundary = allocateFileNumber()
             if let log = w.log {
-                if options.durability == .relaxed { try log.sync() }
+                // Unsynced commits (`commit(_:durable: false)`) reach the disk before the next log.
+                if options.durability == .relaxed || w.unsynced {
+                    try log.sync()
+                    w.unsynced = false
+                }
                 log.close()
                 w.log = nil
             }

@@ -41,15 +41,22 @@ public final class StorageEngine: Sendable {
 
     struct WriterState: ~Copyable {
         var log: LogWriter?
+        /// The current log holds commits made with `durable: false` that no sync covers yet.
+        var unsynced = false
     }
 
     final class PendingCommit: @unchecked Sendable {
         // Written by the group leader while it holds the writer lock; read after that.
         let records: [LogRecord]
+        /// False: the commit returns without waiting for a sync of its own (see `commit(_:durable:)`).
+        let durable: Bool
         var done = false
         var error: EngineError?
         var sequence: UInt64 = 0
-        init(records: [LogRecord]) { self.records = records }
+        init(records: [LogRecord], durable: Bool = true) {
+            self.records = records
+            self.durable = durable
+        }
     }
 
     init(directory: String, options: EngineOptions, keys: KeyRing, lockFile: any EngineFile, manifest: ManifestData,
@@ -167,14 +174,20 @@ public final class StorageEngine: Sendable {
 
     /// Commits a batch; returns its sequence number. With `.full` durability the batch is on
     /// stable storage when this returns.
+    ///
+    /// `durable: false` skips the sync of this commit even under `.full` durability: the batch
+    /// is visible at once and written to the OS, and it becomes durable with the next synced
+    /// commit (the log is replayed as a prefix, so a commit survives a power loss only together
+    /// with every commit before it). For the staged pieces of one larger write whose last
+    /// commit is synced (a media stream's chunks, docs/StoreFormat.md §11).
     @discardableResult
-    public func commit(_ batch: WriteBatch) throws(EngineError) -> UInt64 {
+    public func commit(_ batch: WriteBatch, durable: Bool = true) throws(EngineError) -> UInt64 {
         try batch.validate()
         if batch.isEmpty { return state.withLock { $0.sequence } }
         if batch.records.contains(where: { $0.key.starts(with: [0, 0, 0, 0]) }) {
             throw EngineError(.invalidArgument, "the catalog tree cannot be written directly")
         }
-        let pending = PendingCommit(records: batch.records)
+        let pending = PendingCommit(records: batch.records, durable: durable)
         queue.withLock { $0.append(pending) }
         try writer.withLock { w throws(EngineError) in
             if pending.done { return }
@@ -217,7 +230,14 @@ public final class StorageEngine: Sendable {
                 try log.append(sequence: sequence, records: p.records)
             }
             // 3.
-            if options.durability == .full { try log.sync() }
+            if options.durability == .full {
+                if group.contains(where: \.durable) {
+                    try log.sync()
+                    w.unsynced = false
+                } else {
+                    w.unsynced = true
+                }
+            }
         } catch {
             state.withLock { $0.failure = error }
             finish(error)
@@ -257,6 +277,15 @@ public final class StorageEngine: Sendable {
         let boundary = allocateFileNumber()
         if let log = w.log {
             if options.durability == .relaxed { try? log.sync() }
+            // Commits made without a sync must reach the disk before a later log can hold a
+            // synced commit that depends on them (replay takes the logs in order).
+            if w.unsynced {
+                do throws(EngineError) { try log.sync() } catch {
+                    state.withLock { $0.failure = error }
+                    throw error
+                }
+                w.unsynced = false
+            }
             log.close()
             w.log = nil
         }

@@ -69,6 +69,11 @@ extension ServiceModel {
         return chain
     }
 
+    /// A media entity type: it or a base type declares `HasStream="true"` (CSDL §8.1.3).
+    public func isMediaType(_ type: CSDLEntityType) -> Bool {
+        inheritanceChain(of: type).contains(where: \.hasStream)
+    }
+
     /// Structural properties including inherited ones, base type's first.
     public func allProperties(of type: CSDLEntityType) -> [CSDLProperty] {
         inheritanceChain(of: type).reversed().flatMap(\.properties)

@@ -84,3 +84,12 @@ enum BinaryTextCodec {
         return out
     }
 }
+
+/// Base64 text of binary content for other layers (a JSON `$batch` carries a binary body as
+/// base64url, OData JSON Format 4.01 §19.1).
+public enum Base64Text {
+    /// Padded base64url.
+    public static func encodeURL(_ bytes: [UInt8]) -> String { BinaryTextCodec.base64(bytes, url: true) }
+    /// Base64 or base64url, padded or not; `invalidLiteral`-style error otherwise.
+    public static func decode(_ text: String) throws(ODataError) -> [UInt8] { try BinaryTextCodec.decodeBase64(text) }
+}

@@ -145,7 +145,7 @@ public struct ResourcePathBinder: Sendable {
                 target = .property(name: name, type: type)
                 suffix = .value
                 state = .finished
-            case (.value, .entity(let set, let type)) where type.hasStream:
+            case (.value, .entity(let set, let type)) where model.isMediaType(type):
                 target = .entity(set: set, type: type.qualifiedName)
                 suffix = .value
                 state = .finished

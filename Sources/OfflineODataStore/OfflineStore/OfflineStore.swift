@@ -168,6 +168,8 @@ public final class OfflineStore: Sendable {
         try store.resumeInterruptedRemoval()
         try store.resumeSyncDownload()
         store.removeReceiveSpools()
+        // Streams whose writing a crash interrupted (chunks no record names) go.
+        try storage.sweepPendingMedia()
         for query in parameters.definingQueries {
             if let existing = try store.definingQuery(named: query.name) {
                 guard existing == query else { throw .offlineDefiningQueryExists(query.name) }

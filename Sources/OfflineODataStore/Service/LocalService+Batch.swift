@@ -83,7 +83,7 @@ extension LocalService {
             if !response.headers.isEmpty {
                 members.append(("headers", .object(JSONObject.unique(response.headers.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))))
             }
-            if let body = response.body, let json = try? JSONReader.parse(body) { members.append(("body", json)) }
+            if let body = response.body { members.append(("body", Self.batchBody(body, contentType: response.headers["Content-Type"]))) }
             out.append(.object(JSONObject.unique(members)))
         }
         let json = JSONValue.object(JSONObject.unique([("responses", .array(out))]))
@@ -147,6 +147,34 @@ extension LocalService {
         return .applied(groupResponses)
     }
 
+    /// A request body of a JSON `$batch` (OData JSON Format 4.01 §19.1): a JSON value for a
+    /// JSON media type (or none given); for a textual one (`text/*`, a `charset`, XML) the
+    /// string's UTF-8; for any other, base64url text of the bytes.
+    static func batchBody(_ value: JSONValue, contentType: String?, path: String) throws(ODataError) -> [UInt8] {
+        guard let contentType, !isJSON(contentType) else { return value.serialized() }
+        guard let text = value.stringValue else {
+            throw .serviceInvalidBatch("the body of a '\(contentType)' request must be a string", path)
+        }
+        if isTextual(contentType) { return Array(text.utf8) }
+        do {
+            return try Base64Text.decode(text)
+        } catch {
+            throw .serviceInvalidBatch("the body of a '\(contentType)' request is not base64url: \(error.message)", path)
+        }
+    }
+
+    /// A response body in a JSON `$batch` answer, the same way round.
+    static func batchBody(_ body: [UInt8], contentType: String?) -> JSONValue {
+        if contentType.map(isJSON) ?? true, let json = try? JSONReader.parse(body) { return json }
+        if let contentType, isTextual(contentType), let text = String(validating: body, as: UTF8.self) { return .string(text) }
+        return .string(Base64Text.encodeURL(body))
+    }
+
+    static func isTextual(_ contentType: String) -> Bool {
+        let lower = contentType.lowercased()
+        return lower.hasPrefix("text/") || lower.contains("charset=") || lower.hasPrefix("application/xml") || lower.contains("+xml")
+    }
+
     private func parseBatch(_ json: JSONValue) throws(ODataError) -> [BatchItem] {
         guard case .object(let root) = json, case .array(let list)? = root["requests"] else {
             throw .serviceInvalidBatch("the $batch body is not {\"requests\":[…]}", "$")
@@ -172,7 +200,10 @@ extension LocalService {
                 }
             }
             var body: [UInt8]?
-            if let b = object["body"], !b.isNull { body = b.serialized() }
+            if let b = object["body"], !b.isNull {
+                body = try Self.batchBody(b, contentType: headers.first { $0.key.lowercased() == "content-type" }?.value,
+                                          path: path + ".body")
+            }
             var group: String?
             if let g = object["atomicityGroup"] {
                 guard let name = g.stringValue, !name.isEmpty else {

@@ -29,6 +29,12 @@ extension LocalService {
         /// changed locally (docs/LocalService.md §2.9).
         case action(name: String)
         case deleteArchiveEntry(Int64)
+        /// `GET` of a stream (`Photos(1)/$value`, a stream property); property `""`: the media resource.
+        case readMedia(set: String, key: [ODataValue], property: String)
+        /// `PUT` of a stream.
+        case putMedia(set: String, key: [ODataValue], property: String)
+        /// `POST` of a media entity with its stream as the body.
+        case createMedia(set: String)
     }
 
     /// Executes one request. Changes are applied and queued atomically; errors are thrown
@@ -54,6 +60,10 @@ extension LocalService {
         case .deleteArchiveEntry(let id):
             try deleteErrorArchiveEntry(requestID: id)
             return ODataResponse(status: 204)
+        case .readMedia(let set, let key, let property):
+            return try readMedia(request, set: set, key: key, property: property)
+        case .putMedia, .createMedia:
+            return try executeMediaWrite(route, request)
         default:
             return try perform { (tx: inout ServiceTransaction) throws(ODataError) -> ODataResponse in
                 try self.apply(route, request, tx: &tx)
@@ -74,6 +84,13 @@ extension LocalService {
             }
             path = try ResourcePathBinder(model: model, aliases: url.options.aliases).bind(url.path)
         }
+        if let media = mediaTarget(path) {
+            switch request.method {
+            case .get: return .readMedia(set: media.set, key: media.key, property: media.property)
+            case .put: return .putMedia(set: media.set, key: media.key, property: media.property)
+            default: throw .serviceMethodNotAllowed(request.method.rawValue, request.url)
+            }
+        }
         if request.method == .get { return .read }
         // Changes through `/$filter(…)` (`…/$each`) are not offered: the subset is read-only.
         if path.hasFilterSegments { throw .serviceMethodNotAllowed(request.method.rawValue, request.url) }
@@ -85,6 +102,7 @@ extension LocalService {
         switch (request.method, steps.count, path.suffix) {
         case (.post, 1, .none):
             guard case .entitySet(let set) = steps[0] else { break }
+            if isMediaCreate(set: set, request) { return .createMedia(set: set) }
             return .create(set: set, from: nil)
         case (.post, 3, .none):
             guard case .entitySet(let set) = steps[0], case .key(let key) = steps[1],
@@ -193,6 +211,8 @@ extension LocalService {
                                          body: bodyText.flatMap { $0.isEmpty ? nil : $0 }, customHeaders: Self.custom(request.headers),
                                          options: request.options, affectedEntitySet: "", affectedEntityKey: "", serverETag: nil))
             return ODataResponse(status: 204, requestID: requestID)
+        case .readMedia, .putMedia, .createMedia:
+            throw .serviceNotSupported("a stream cannot be read or written inside $batch; send it as its own request", request.url)
         case .read, .batch, .deleteArchiveEntry:
             throw .serviceMethodNotAllowed(request.method.rawValue, request.url)
         }

@@ -101,6 +101,7 @@ public struct ODataResponse: Sendable, Hashable {
         case 201: "Created"
         case 202: "Accepted"
         case 204: "No Content"
+        case 206: "Partial Content"
         case 304: "Not Modified"
         case 400: "Bad Request"
         case 401: "Unauthorized"
@@ -109,6 +110,7 @@ public struct ODataResponse: Sendable, Hashable {
         case 405: "Method Not Allowed"
         case 409: "Conflict"
         case 412: "Precondition Failed"
+        case 416: "Range Not Satisfiable"
         case 424: "Failed Dependency"
         case 428: "Precondition Required"
         case 500: "Internal Server Error"
@@ -141,6 +143,7 @@ public struct ODataResponse: Sendable, Hashable {
     public static func status(for error: ODataError) -> Int {
         if error.code == StoreErrorCode.duplicateKey.code { return 409 }
         if error.code == StoreErrorCode.dependencyFailed.code { return 424 }
+        if error.code == StoreErrorCode.rangeNotSatisfiable.code { return 416 }
         switch error.category {
         case .invalidInput: return 400
         case .notFound: return 404

@@ -14,15 +14,20 @@ extension ServiceTransaction {
     /// Creates an entity (and the entities expanded in it, linked to it), each marked
     /// `.local`/`.pending` with a local ETag and a "created" image naming `requestID`.
     /// Returns the top entity's key and every entity written.
-    mutating func create(_ entity: ODataEntity, in set: String, requestID: Int64) throws(ODataError) -> (key: [UInt8], written: [EntityRef]) {
+    /// `mediaCreate`: a media entity created from its stream alone (`POST` with the bytes as
+    /// body): the back end assigns its key and fills its properties, so the key is temporary
+    /// and nothing else is required.
+    mutating func create(_ entity: ODataEntity, in set: String, requestID: Int64,
+                         mediaCreate: Bool = false) throws(ODataError) -> (key: [UInt8], written: [EntityRef]) {
         var written: [EntityRef] = []
-        let key = try insert(entity, in: set, requestID: requestID, depth: 0, written: &written)
+        let key = try insert(entity, in: set, requestID: requestID, depth: 0, written: &written, mediaCreate: mediaCreate)
+        if mediaCreate { return (key, written) }
         for ref in written { try checkComplete(ref.set, ref.keyBytes) }
         return (key, written)
     }
 
     private mutating func insert(_ entity: ODataEntity, in set: String, requestID: Int64, depth: Int,
-                                 written: inout [EntityRef]) throws(ODataError) -> [UInt8] {
+                                 written: inout [EntityRef], mediaCreate: Bool = false) throws(ODataError) -> [UInt8] {
         try Self.checkWritable(set, "POST")
         guard depth < 16 else { throw .serviceInvalidBody("deep insert nested more than 16 levels", set) }
         let info = try batch.setInfo(set)
@@ -31,7 +36,7 @@ extension ServiceTransaction {
         var generated = false
         for (name, kind) in zip(info.keyNames, info.keyKinds) {
             if let value = flat[property: name], !value.isNull { continue }
-            guard isComputed(typeName: info.typeName, property: name) else { throw .serviceMissingKey(set, name) }
+            guard mediaCreate || isComputed(typeName: info.typeName, property: name) else { throw .serviceMissingKey(set, name) }
             flat.properties.removeAll { $0.name == name }
             flat.properties.append(ODataProperty(name, try generateKey(set, name, kind)))
             generated = true

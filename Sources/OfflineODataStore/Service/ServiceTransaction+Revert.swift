@@ -55,6 +55,13 @@ extension ServiceTransaction {
             guard let image = images[ref] else { continue }
             if image.kind == ServiceFormat.kindServer {
                 try batch.restore(ref.set, keyBytes: ref.keyBytes, stored: image.newest)
+                // A stream written locally replaced the back end's, which is not kept: it goes,
+                // and the next download brings the back end's again (docs/StoreFormat.md §11).
+                if try batch.setInfo(ref.set).hasStreams {
+                    for (property, info) in try batch.mediaOfEntity(set: ref.set, keyBytes: ref.keyBytes) where info.isLocal {
+                        try batch.removeMedia(set: ref.set, keyBytes: ref.keyBytes, property: property)
+                    }
+                }
             }
             try dropImage(ref.set, ref.keyBytes)
         }

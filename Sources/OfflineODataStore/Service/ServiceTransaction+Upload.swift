@@ -114,6 +114,12 @@ extension ServiceTransaction {
         if !stillQueued {
             flags.remove(.pending)
             flags.remove(.local)
+            // Its streams are the back end's now (their media ETags come with the next download).
+            if try batch.setInfo(set).hasStreams {
+                for (property, info) in try batch.mediaOfEntity(set: set, keyBytes: entity) where info.isLocal {
+                    try batch.updateMediaInfo(set: set, keyBytes: entity, property: property) { $0.isLocal = false }
+                }
+            }
         }
         try batch.restamp(set, keyBytes: entity, etag: etag ?? meta.etag, flags: flags)
         if !stillQueued {
@@ -175,6 +181,8 @@ extension ServiceTransaction {
         for (n, slot) in info.keyIndices.enumerated() where n < values.count && slot < record.values.count {
             record.values[slot] = values[n]
         }
+        // Its streams move first (deleting the entity under the old key would remove them).
+        if info.hasStreams { try batch.rekeyMedia(set: set, from: old, to: new) }
         _ = try batch.delete(keyBytes: old, in: set)
         _ = try batch.put(record: record, info: info, etag: meta.etag, flags: meta.flags, typeName: meta.typeName)
         if var image = try image(set, old) {

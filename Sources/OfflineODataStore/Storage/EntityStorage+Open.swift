@@ -49,11 +49,14 @@ extension EntityStorage {
                     keyKinds.append(nil)
                 }
             }
-            let typeNames = Set([type.qualifiedName] + model.derivedTypes(of: type).map(\.qualifiedName))
+            let derived = model.derivedTypes(of: type)
+            let typeNames = Set([type.qualifiedName] + derived.map(\.qualifiedName))
+            let hasStreams = ([type] + derived).contains { model.isMediaType($0) || model.allProperties(of: $0).contains { $0.type.primitiveKind == .stream } }
             catalog.sets[set.name] = SetInfo(
                 name: set.name, typeName: type.qualifiedName, typeNames: typeNames, layout: layout,
                 keyIndices: keyIndices, keyKinds: keyKinds,
-                keyNames: keyRefs.map(\.name), tree: try tree(StoreFormat.entityTree(set.name), engine: engine))
+                keyNames: keyRefs.map(\.name), tree: try tree(StoreFormat.entityTree(set.name), engine: engine),
+                hasStreams: hasStreams)
         }
     }
 

@@ -382,6 +382,8 @@ public struct EntityWriteBatch {
         }
         erase(keyBytes, in: info.tree)
         try removeLinks(of: keyBytes, info: info)
+        // Its streams go with it (docs/StoreFormat.md §11).
+        if info.hasStreams { try removeAllMedia(set: info.name, keyBytes: keyBytes) }
         return true
     }
 }

@@ -63,9 +63,13 @@ final class SetInfo: Sendable {
     let keyKinds: [EdmPrimitiveKind?]
     let keyNames: [String]
     let tree: Tree
+    /// Entities of the set can have streams (a media type, or `Edm.Stream` properties): their
+    /// deletion and re-keying look for stored streams (docs/StoreFormat.md §11).
+    let hasStreams: Bool
 
     init(name: String, typeName: String, typeNames: Set<String>, layout: EntityLayout, keyIndices: [Int],
-         keyKinds: [EdmPrimitiveKind?], keyNames: [String], tree: Tree) {
+         keyKinds: [EdmPrimitiveKind?], keyNames: [String], tree: Tree, hasStreams: Bool = false) {
+        self.hasStreams = hasStreams
         self.name = name
         self.typeName = typeName
         self.typeNames = typeNames
