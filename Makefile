@@ -5,7 +5,7 @@
 # STORE_SCALES (comma-separated), e.g. `make bench-store STORE_SCALES=10000,100000`. Peers of the query and store
 # benchmarks (default all: ours, ours-plain, sqlite-typed, sqlcipher-typed, and sqlite-json for queries): QUERY_PEERS,
 # STORE_PEERS, e.g. `make bench-query QUERY_PEERS=ours,ours-plain`.
-.PHONY: bench bench-engine bench-json bench-query bench-store bench-sync bench-report bench-plots bench-quick bench-micro \
+.PHONY: bench bench-engine bench-json bench-query bench-store bench-sync bench-media bench-report bench-plots bench-quick bench-micro \
 	bench-micro-check bench-micro-thresholds bench-instructions
 
 export ENGINE_SCALES ENGINE_ROUNDS QUERY_SCALES STORE_SCALES SYNC_SCALES QUERY_PEERS STORE_PEERS
@@ -43,6 +43,11 @@ bench-store:
 # at SYNC_SCALES (default 100000,1000000 entities), 3 rounds: ≈ 4 min measured.
 bench-sync:
 	scripts/bench.sh sync
+
+# Media streams (issue 33): one 100 MB stream written and read, ours encrypted vs a plain file and SQLite blobs,
+# 3 rounds, each peer in its own process: ≈ 1 min once built (measured 6 s of runs).
+bench-media:
+	scripts/bench.sh media
 
 # Redraw the plots from Benchmarks/results/*.csv and reassemble BENCHMARKS.md from results/*.md; no measuring.
 bench-report:

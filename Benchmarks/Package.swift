@@ -126,6 +126,15 @@ let package = Package(
             ],
             swiftSettings: [.define("SQLCIPHER")]
         ),
+        // Issue 33: one large stream written and read, ours against a plain file and SQLite blobs.
+        .executableTarget(
+            name: "media-bench",
+            dependencies: [
+                "BenchCommon", "CSQLite",
+                .product(name: "OfflineODataModel", package: rootPackage),
+                .product(name: "OfflineODataStore", package: rootPackage),
+            ]
+        ),
         // Issue 29: the provider's initial download over loopback HTTP against applyDownload from
         // memory and a straightforward SQLite client; a 1 % delta.
         .executableTarget(

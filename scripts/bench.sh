@@ -149,6 +149,7 @@ assemble() {
         store) name="offline store (ours vs SQLite, SQLCipher)" ;;
         sync) name="sync download (ours over HTTP vs applyDownload, SQLite client)" ;;
         sync-upload) name="sync upload (ours over loopback HTTP)" ;;
+        media) name="media streams (ours vs a plain file, SQLite blobs)" ;;
         *) name="$(basename "$f" .md)" ;;
       esac
       if [ -f "$f" ]; then
@@ -197,7 +198,11 @@ run_sync_upload() { # OUT-FILE COMMAND CHANGES ROUNDS
   Benchmarks/.build/release/sync-bench run --entities "" --upload "$3" --rounds "$4" --page-size 1000 --work-dir "$work/sync" \
     --out "$1" --csv "${1%.md}.csv" --command "$2"
 }
-sections=("$results/engine.md" "$results/json.md" "$results/query.md" "$results/store.md" "$results/sync.md" "$results/sync-upload.md")
+run_media() { # OUT-FILE MEGABYTES ROUNDS
+  Benchmarks/.build/release/media-bench run --megabytes "$2" --rounds "$3" --out "$1" --csv "${1%.md}.csv"
+}
+sections=("$results/engine.md" "$results/json.md" "$results/query.md" "$results/store.md" "$results/sync.md" "$results/sync-upload.md"
+  "$results/media.md")
 # The report at the repository root links the plots by this path.
 report() {
   plots "$results" "$results/plots"
@@ -252,6 +257,11 @@ case "$mode" in
     run_sync_upload "$results/sync-upload.md" "make bench-sync" 10000 3
     report
     ;;
+  media)
+    build media-bench
+    run_media "$results/media.md" 100 3
+    report
+    ;;
   report)
     report
     ;;
@@ -280,7 +290,7 @@ case "$mode" in
     micro --allow-writing-to-package-directory benchmark thresholds update --path "$PWD/Benchmarks/Thresholds" "${threshold_metrics[@]}" --no-progress
     ;;
   *)
-    echo "usage: scripts/bench.sh full|engine|json|query|store|report|plots|quick|micro|micro-check|micro-thresholds" >&2
+    echo "usage: scripts/bench.sh full|engine|json|query|store|sync|media|report|plots|quick|micro|micro-check|micro-thresholds" >&2
     exit 2
     ;;
 esac

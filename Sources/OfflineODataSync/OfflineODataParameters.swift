@@ -43,6 +43,8 @@ public struct OfflineODataParameters: Sendable {
     public var uploadBatchFormat: UploadBatchFormat = .automatic
     /// Requests in one `$batch` at most (a change set is never split).
     public var maxRequestsPerBatch = 100
+    /// Streams fetched at once after a download with `automaticallyRetrievesStreams`.
+    public var maxConcurrentMediaDownloads = 4
     /// Inside a change set, a request on an entity created earlier in it with a generated
     /// (temporary) key names it by Content-ID (`$1`), as OData allows. Off for a back end that
     /// answers `$1` with 404 (mock-sap, Gateway without deferred processing): the create then

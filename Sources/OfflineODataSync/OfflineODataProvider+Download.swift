@@ -25,15 +25,19 @@ extension OfflineODataProvider {
         try checkCancelled()
         progressHub.publish(SyncProgress(step: .applyingDownload))
         let hub = progressHub
+        let summaries: [DownloadSummary]
         do {
             applied = true
-            return try await store.applySyncDownloads(downloads) { progress in
+            summaries = try await store.applySyncDownloads(downloads) { progress in
                 hub.publish(SyncProgress(step: .applyingDownload, definingQuery: progress.definingQuery,
                                          pagesReceived: progress.pagesReceived, entitiesApplied: progress.entitiesApplied))
             }
         } catch {
             throw Self.payloadError(error)
         }
+        // The media of the queries that retrieve streams, now that their entities are in.
+        _ = try await downloadStreams(store, names: names)
+        return summaries
     }
 
     /// One defining query's pages, received into the store's receiver.

@@ -136,7 +136,10 @@ extension OfflineODataProvider {
                         continue
                     }
                     // A confirmation that re-keyed later requests: read the queue again.
-                    if try await sendSingle(request, run: &run, store: store) {
+                    let rekeyedNow = request.mediaContentType != nil
+                        ? try await sendMedia(request, run: &run, store: store)
+                        : try await sendSingle(request, run: &run, store: store)
+                    if rekeyedNow {
                         rekeyed = true
                         break
                     }
@@ -173,6 +176,19 @@ extension OfflineODataProvider {
             if run.leftQueued.contains(request.requestID) || categories.map({ !$0.contains(request.options.uploadCategory ?? "") }) == true {
                 i += 1
                 continue
+            }
+            // A stream goes alone, never in a $batch (its bytes are not a JSON part).
+            if request.mediaContentType != nil {
+                if let entity = request.entityIdentity, run.failedEntities.contains(entity) {
+                    try store.failUpload(requestID: request.requestID, httpStatus: 424, code: "dependencyFailed",
+                                         message: "not sent: an earlier request of \(entity) failed", innerError: nil)
+                    run.archivedUnsent.insert(request.requestID)
+                    run.summary.failed += 1
+                    i += 1
+                    continue
+                }
+                if units.isEmpty { return ([[request]], true) }
+                break
             }
             var unit = [request]
             var next = i + 1

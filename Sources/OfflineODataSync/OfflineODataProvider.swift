@@ -345,6 +345,9 @@ public struct SyncProgress: Sendable, Hashable {
         case processingDefiningQueries
         case receivingDataFromServer
         case applyingDownload
+        /// Fetching the media of defining queries with `automaticallyRetrievesStreams`
+        /// (`bytesReceived` counts their bytes).
+        case receivingStreams
         case sendingRequests
         case done
     }

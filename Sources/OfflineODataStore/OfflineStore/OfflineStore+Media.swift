@@ -19,7 +19,8 @@ extension OfflineStore {
         guard try reader.entity(in: set, keyBytes: keyBytes) != nil else {
             throw .serviceEntityNotFound(set, "")
         }
-        return try reader.mediaInfo(set: set, keyBytes: keyBytes, property: property)
+        guard let info = try reader.mediaInfo(set: set, keyBytes: keyBytes, property: property), !info.isAbsent else { return nil }
+        return info
     }
 
     /// The bytes of a stored stream (or of `range` of it), in pieces of at most 64 KiB, read from
@@ -30,7 +31,7 @@ extension OfflineStore {
         try ensureOpen()
         let reader = try storage.reader()
         let keyBytes = try storage.encodeKey(key, in: set)
-        guard let info = try reader.mediaInfo(set: set, keyBytes: keyBytes, property: property) else {
+        guard let info = try reader.mediaInfo(set: set, keyBytes: keyBytes, property: property), !info.isAbsent else {
             throw .mediaInvalid("\(set) has no stored stream \(property.isEmpty ? "(media resource)" : property) for this key", set)
         }
         let box = CursorBox(try reader.mediaChunks(info, range: range))
@@ -128,7 +129,7 @@ extension OfflineStore {
                 try stager.append(piece)
             }
             if Task.isCancelled { throw ODataError.offlineCancelled("writing a stream of '\(request.url)'") }
-            let staged = stager.finish()
+            let staged = try stager.finish()
             return try service.perform { (tx: inout ServiceTransaction) throws(ODataError) -> ODataResponse in
                 try service.applyMediaWrite(route, staged, request: request, tx: &tx)
             }
@@ -195,3 +196,108 @@ public struct FileChunks: AsyncSequence, Sendable {
 
 private func posixOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
 private func posixClose(_ fd: Int32) { _ = close(fd) }
+
+// MARK: - Door for sync (docs/Sync.md §8)
+
+extension OfflineStore {
+    /// The key bytes of `set` for a canonical key predicate (`(42)`, `('A')`).
+    func keyBytes(_ set: String, predicate: String) throws(ODataError) -> [UInt8] {
+        let info = try storage.setInfo(set)
+        let keys = zip(info.keyNames, info.keyKinds).map { KeyProperty($0, $1 ?? .string) }
+        let version: ODataVersion = model.version == .v2 ? .v2 : .v4
+        return try EntityStorage.encodeKey(try KeyPredicate.parse(predicate, keys: keys, version: version), info: info)
+    }
+
+    /// The stream property a queued media request writes: `""` for `…/$value` and a media
+    /// entity's `POST`, else the URL's last segment (`Products('p')/Manual`).
+    package static func mediaProperty(of request: QueuedRequest) -> String {
+        if request.method == "POST" { return "" }
+        let path = request.url.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? request.url
+        guard let last = path.split(separator: "/").last, path.contains("/") else { return "" }
+        return last == "$value" ? "" : String(last)
+    }
+
+    /// The bytes a queued media request sends: the entity's stored stream now (empty when the
+    /// entity or its stream is gone: a later queued request deletes it).
+    package func queuedMediaBytes(_ request: QueuedRequest) throws(ODataError) -> [UInt8] {
+        try ensureOpen()
+        let reader = try storage.reader()
+        let keyBytes = try keyBytes(request.affectedEntitySet, predicate: request.affectedEntityKey)
+        guard let info = try reader.mediaInfo(set: request.affectedEntitySet, keyBytes: keyBytes,
+                                              property: Self.mediaProperty(of: request)) else { return [] }
+        return try reader.mediaBytes(info)
+    }
+
+    /// The stored stream of an entity named by its key predicate (nil when there is none;
+    /// `includingAbsent`: also the record of a stream the back end said it does not have).
+    package func mediaInfo(set: String, predicate: String, property: String = "",
+                           includingAbsent: Bool = false) throws(ODataError) -> MediaInfo? {
+        try ensureOpen()
+        guard let info = try storage.reader().mediaInfo(set: set, keyBytes: try keyBytes(set, predicate: predicate),
+                                                        property: property) else { return nil }
+        return info.isAbsent && !includingAbsent ? nil : info
+    }
+
+    /// Records the back end's media ETag of a stream after its upload, and the version the
+    /// back end knows it by (`MediaInfo.serverVersion`).
+    package func setMediaETag(set: String, predicate: String, property: String = "", etag: String?,
+                              serverVersion: String?) throws(ODataError) {
+        try ensureOpen()
+        let keyBytes = try keyBytes(set, predicate: predicate)
+        try storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+            try batch.updateMediaInfo(set: set, keyBytes: keyBytes, property: property) {
+                $0.etag = etag
+                $0.serverVersion = serverVersion
+            }
+        }
+    }
+
+    /// Stores a stream the back end sent (a download with `automaticallyRetrievesStreams`): it
+    /// replaces the stored one unless that was written locally and is not uploaded yet, or the
+    /// entity is gone. False when it was not stored.
+    @discardableResult
+    package func storeDownloadedMedia<Chunks: AsyncSequence>(set: String, predicate: String, property: String = "",
+                                                             contentType: String, etag: String?, serverVersion: String?,
+                                                             from chunks: Chunks) async throws -> Bool
+    where Chunks.Element == [UInt8] {
+        try ensureOpen()
+        let keyBytes = try keyBytes(set, predicate: predicate)
+        let stager = try storage.stageMedia(contentType: contentType)
+        do {
+            for try await piece in chunks {
+                if Task.isCancelled { throw ODataError.offlineCancelled("downloading the stream of \(set)\(predicate)") }
+                try stager.append(piece)
+            }
+            let staged = try stager.finish()
+            let stored = try storage.write { (batch: inout EntityWriteBatch) throws(ODataError) -> Bool in
+                guard try batch.storedValue(set, keyBytes: keyBytes) != nil else { return false }
+                if let current = try batch.mediaInfo(set: set, keyBytes: keyBytes, property: property), current.isLocal { return false }
+                try batch.putMedia(staged, set: set, keyBytes: keyBytes, property: property, etag: etag, isLocal: false,
+                                   serverVersion: serverVersion)
+                return true
+            }
+            if !stored { stager.abandon() }
+            return stored
+        } catch {
+            stager.abandon()
+            throw error
+        }
+    }
+
+    /// The back end has no stream for the entity (it answered 204 or 404): any downloaded one
+    /// goes, and the absence is remembered with `serverVersion` (unless a local stream waits
+    /// for upload, or the entity is gone).
+    package func markDownloadedMediaAbsent(set: String, predicate: String, property: String = "",
+                                           serverVersion: String?) throws(ODataError) {
+        try ensureOpen()
+        let keyBytes = try keyBytes(set, predicate: predicate)
+        let stager = try storage.stageMedia(contentType: "application/octet-stream")
+        let staged = try stager.finish()
+        try storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+            guard try batch.storedValue(set, keyBytes: keyBytes) != nil else { return }
+            if let current = try batch.mediaInfo(set: set, keyBytes: keyBytes, property: property), current.isLocal { return }
+            try batch.putMedia(staged, set: set, keyBytes: keyBytes, property: property, etag: nil, isLocal: false,
+                               serverVersion: serverVersion, isAbsent: true)
+        }
+    }
+}

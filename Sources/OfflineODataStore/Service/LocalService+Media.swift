@@ -55,7 +55,7 @@ extension LocalService {
             let predicate = path.hasPrefix(set) ? path.dropFirst(set.count).prefix { $0 != "/" } : Substring(path)
             throw .serviceEntityNotFound(set, String(predicate))
         }
-        guard let info = try reader.mediaInfo(set: set, keyBytes: keyBytes, property: property) else {
+        guard let info = try reader.mediaInfo(set: set, keyBytes: keyBytes, property: property), !info.isAbsent else {
             return ODataResponse(status: 204)
         }
         var headers = ["Content-Type": info.contentType]
@@ -108,7 +108,7 @@ extension LocalService {
         let stager = try storage.stageMedia(contentType: contentType)
         do throws(ODataError) {
             try stager.append(request.body ?? [])
-            let staged = stager.finish()
+            let staged = try stager.finish()
             return try perform { (tx: inout ServiceTransaction) throws(ODataError) -> ODataResponse in
                 try self.applyMediaWrite(route, staged, request: request, tx: &tx)
             }

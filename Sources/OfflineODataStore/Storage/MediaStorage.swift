@@ -14,6 +14,13 @@ public struct MediaInfo: Sendable, Hashable {
     public var etag: String?
     /// The stream's bytes were written locally (a request for them is queued).
     public var isLocal: Bool
+    /// What the back end's version of the stream was known by when it was downloaded or
+    /// uploaded: its media ETag, or the entity's ETag when the back end sends no media ETag.
+    /// A download fetches the stream again only when this differs.
+    public var serverVersion: String?
+    /// The back end has no stream for the entity (it answered 204): remembered so that the
+    /// next download does not ask again while `serverVersion` holds. Reads answer 204.
+    public var isAbsent: Bool
     /// Identifies the chunks of this version of the stream (a new write never reuses one).
     let generation: UInt64
     /// Bytes per chunk (the last chunk may be shorter).
@@ -29,18 +36,23 @@ public struct MediaInfo: Sendable, Hashable {
         for shift in stride(from: 56, through: 0, by: -8) { sink.u8(UInt8(truncatingIfNeeded: generation >> UInt64(shift))) }
         sink.leb(Int(length))
         sink.leb(chunkSize)
-        sink.u8(isLocal ? 1 : 0)
+        sink.u8((isLocal ? 1 : 0) | (isAbsent ? 2 : 0))
         sink.string(contentType)
-        if let etag {
-            sink.u8(1)
-            sink.string(etag)
-        } else {
-            sink.u8(0)
+        for text in [etag, serverVersion] {
+            if let text {
+                sink.u8(1)
+                sink.string(text)
+            } else {
+                sink.u8(0)
+            }
         }
         return sink.bytes
     }
 
-    init(contentType: String, length: Int64, etag: String?, isLocal: Bool, generation: UInt64, chunkSize: Int) {
+    init(contentType: String, length: Int64, etag: String?, isLocal: Bool, generation: UInt64, chunkSize: Int,
+         serverVersion: String? = nil, isAbsent: Bool = false) {
+        self.serverVersion = serverVersion
+        self.isAbsent = isAbsent
         self.contentType = contentType
         self.length = length
         self.etag = etag
@@ -58,9 +70,12 @@ public struct MediaInfo: Sendable, Hashable {
         length = Int64(try source.leb())
         chunkSize = try source.leb()
         guard chunkSize > 0 else { throw .storeCorrupted("media record", "chunk size 0") }
-        isLocal = try source.u8() != 0
+        let flags = try source.u8()
+        isLocal = flags & 1 != 0
+        isAbsent = flags & 2 != 0
         contentType = try source.string()
         etag = try source.u8() != 0 ? try source.string() : nil
+        serverVersion = try source.u8() != 0 ? try source.string() : nil
     }
 }
 
@@ -79,6 +94,9 @@ enum MediaFormat {
     static let inlineLimit = 1 << 20
     /// Chunks per staging commit of a longer stream.
     static let chunksPerCommit = 16
+    /// Past this many staged bytes, the rest of a stream is written straight into a run file
+    /// of its own (a bulk load: written once, not through the log, the memtable and a flush).
+    static let bulkThreshold = 8 << 20
 
     static func entityPrefix(set: String, keyBytes: [UInt8]) -> [UInt8] {
         var sink = ByteSink()
@@ -162,6 +180,8 @@ public final class MediaStager: @unchecked Sendable {
     private var pendingWritten = false
     private(set) public var length: Int64 = 0
     private var finished = false
+    /// The run file the chunks past `MediaFormat.bulkThreshold` go into.
+    private var bulk: BulkLoad?
 
     init(storage: EntityStorage, contentType: String) throws(ODataError) {
         self.storage = storage
@@ -176,6 +196,12 @@ public final class MediaStager: @unchecked Sendable {
     /// Adds the next bytes of the stream.
     public func append(_ bytes: some Collection<UInt8>) throws(ODataError) {
         guard !finished else { throw .mediaInvalid("the stream was already finished", "stream") }
+        // A whole chunk handed over on a chunk boundary is kept as it is (no copy).
+        if buffer.isEmpty, let whole = bytes as? [UInt8], whole.count == MediaFormat.chunkSize {
+            length += Int64(whole.count)
+            try take(whole)
+            return
+        }
         var rest = bytes[...]
         while !rest.isEmpty {
             let room = MediaFormat.chunkSize - buffer.count
@@ -184,23 +210,46 @@ public final class MediaStager: @unchecked Sendable {
             rest = rest.dropFirst(piece.count)
             length += Int64(piece.count)
             if buffer.count == MediaFormat.chunkSize {
-                chunks.append(buffer)
+                let full = buffer
                 buffer.removeAll(keepingCapacity: true)
-                if (chunks.count + stagedChunks) * MediaFormat.chunkSize > MediaFormat.inlineLimit,
-                   chunks.count >= MediaFormat.chunksPerCommit {
-                    try stageChunks()
-                }
+                try take(full)
             }
         }
     }
 
-    /// Commits the chunks held so far (after the pending record, when this is the first time).
+    /// A full chunk: held, and staged with the others once past the inline limit.
+    private func take(_ chunk: [UInt8]) throws(ODataError) {
+        chunks.append(chunk)
+        if (chunks.count + stagedChunks) * MediaFormat.chunkSize > MediaFormat.inlineLimit,
+           chunks.count >= MediaFormat.chunksPerCommit || stagedChunks * MediaFormat.chunkSize >= MediaFormat.bulkThreshold {
+            try stageChunks()
+        }
+    }
+
+    /// Commits the chunks held so far (after the pending record, when this is the first time),
+    /// or, past `bulkThreshold`, adds them to the stream's own run file.
     private func stageChunks() throws(ODataError) {
-        var batch = WriteBatch()
         let engine = storage.engine
         let trees = try mapEngine("opening the media trees") { () throws(EngineError) -> (Tree, Tree) in
             (try engine.tree(StoreFormat.systemTree(MediaFormat.chunkTree)), try engine.tree(StoreFormat.systemTree(MediaFormat.pendingTree)))
         }
+        if pendingWritten, stagedChunks * MediaFormat.chunkSize >= MediaFormat.bulkThreshold {
+            let load: BulkLoad
+            if let bulk {
+                load = bulk
+            } else {
+                load = try mapEngine("starting a stream's run") { () throws(EngineError) in try engine.bulkLoad() }
+                bulk = load
+            }
+            for chunk in chunks {
+                let key = MediaFormat.chunkKey(generation, stagedChunks)
+                try mapEngine("writing a stream's chunk") { () throws(EngineError) in try load.put(key, chunk, in: trees.0) }
+                stagedChunks += 1
+            }
+            chunks.removeAll(keepingCapacity: true)
+            return
+        }
+        var batch = WriteBatch()
         if !pendingWritten {
             batch.put(MediaFormat.generationKey(generation), [0], in: trees.1)
         }
@@ -214,12 +263,20 @@ public final class MediaStager: @unchecked Sendable {
         chunks.removeAll(keepingCapacity: true)
     }
 
-    /// The stream is complete: what `EntityWriteBatch.putMedia` needs to name it.
-    func finish() -> StagedMedia {
+    /// The stream is complete: what `EntityWriteBatch.putMedia` needs to name it. A stream's
+    /// run file is published here (synced, with the pending record that the same install
+    /// flushes from the memtable), still named by no record.
+    func finish() throws(ODataError) -> StagedMedia {
         finished = true
         if !buffer.isEmpty {
             chunks.append(buffer)
             buffer = []
+        }
+        if let load = bulk {
+            if !chunks.isEmpty { try stageChunks() }
+            bulk = nil
+            let engine = storage.engine
+            try mapEngine("publishing a stream's run") { () throws(EngineError) in try engine.install(load) }
         }
         return StagedMedia(generation: generation, length: length, contentType: contentType, firstInline: stagedChunks,
                            inline: chunks, pending: pendingWritten)
@@ -230,6 +287,10 @@ public final class MediaStager: @unchecked Sendable {
         finished = true
         chunks = []
         buffer = []
+        if let load = bulk {
+            load.abandon()
+            bulk = nil
+        }
         guard pendingWritten else { return }
         pendingWritten = false
         try? storage.removeStagedMedia(generation: generation, chunkCount: stagedChunks)
@@ -300,7 +361,7 @@ extension EntityWriteBatch {
     /// stream property, in this batch's commit: the record swaps to the new chunks, the old
     /// version's chunks and the pending record go. The entity must exist (in this batch's view).
     mutating func putMedia(_ staged: StagedMedia, set: String, keyBytes: [UInt8], property: String,
-                           etag: String?, isLocal: Bool) throws(ODataError) {
+                           etag: String?, isLocal: Bool, serverVersion: String? = nil, isAbsent: Bool = false) throws(ODataError) {
         let infoKey = MediaFormat.infoKey(set: set, keyBytes: keyBytes, property: property)
         if let old = try systemValue(tree: MediaFormat.infoTree, key: infoKey) {
             try dropChunks(of: try MediaInfo(decoding: old))
@@ -312,7 +373,8 @@ extension EntityWriteBatch {
             try deleteSystem(tree: MediaFormat.pendingTree, key: MediaFormat.generationKey(staged.generation))
         }
         let info = MediaInfo(contentType: staged.contentType, length: staged.length, etag: etag, isLocal: isLocal,
-                             generation: staged.generation, chunkSize: MediaFormat.chunkSize)
+                             generation: staged.generation, chunkSize: MediaFormat.chunkSize, serverVersion: serverVersion,
+                             isAbsent: isAbsent)
         try putSystem(tree: MediaFormat.infoTree, key: infoKey, value: info.encoded())
     }
 
@@ -424,27 +486,35 @@ extension EntityReader {
     }
 }
 
-/// Reads a stored stream's bytes in chunk-sized pieces.
+/// Reads a stored stream's bytes in chunk-sized pieces: one pass over the generation's chunk
+/// keys in order (no lookup per chunk), without filling the block cache.
 public struct MediaChunkCursor: Sendable {
     let reader: EntityReader
     let info: MediaInfo
     let range: Range<Int64>
     private var position: Int64
+    private var index: Int
+    private var cursor: SystemCursorBox?
 
     init(reader: EntityReader, info: MediaInfo, range: Range<Int64>) {
         self.reader = reader
         self.info = info
         self.range = range
         self.position = range.lowerBound
+        self.index = Int(range.lowerBound / Int64(info.chunkSize))
     }
 
     /// The next piece (at most one chunk), or nil at the end of the range.
     public mutating func next() throws(ODataError) -> [UInt8]? {
         guard position < range.upperBound else { return nil }
         let chunkSize = Int64(info.chunkSize)
-        let index = Int(position / chunkSize)
         let what = "media generation \(info.generation) chunk \(index)"
-        guard let chunk = try reader.systemValue(tree: MediaFormat.chunkTree, key: MediaFormat.chunkKey(info.generation, index)) else {
+        if cursor == nil {
+            let last = Int((range.upperBound - 1) / chunkSize)
+            cursor = SystemCursorBox(try reader.systemScan(tree: MediaFormat.chunkTree, from: MediaFormat.chunkKey(info.generation, index),
+                                                           to: MediaFormat.chunkKey(info.generation, last + 1), fillCache: false))
+        }
+        guard let (key, chunk) = try cursor?.cursor.next(), key == MediaFormat.chunkKey(info.generation, index) else {
             throw .mediaCorrupted(what, "the chunk is missing")
         }
         let chunkStart = Int64(index) * chunkSize
@@ -453,6 +523,13 @@ public struct MediaChunkCursor: Sendable {
         let from = Int(position - chunkStart)
         let to = Int(min(range.upperBound - chunkStart, Int64(chunk.count)))
         position = chunkStart + Int64(to)
+        index += 1
         return from == 0 && to == chunk.count ? chunk : Array(chunk[from..<to])
     }
+}
+
+/// A system cursor held by a `Sendable` value (used by one reader at a time).
+final class SystemCursorBox: @unchecked Sendable {
+    var cursor: SystemCursor
+    init(_ cursor: SystemCursor) { self.cursor = cursor }
 }

@@ -1,0 +1,303 @@
+import Foundation
+import Synchronization
+import OfflineODataModel
+import OfflineODataStore
+
+/// Streams in sync (docs/Sync.md §8): queued media writes are uploaded one by one with their
+/// bytes and content type (never inside `$batch`), and defining queries with
+/// `automaticallyRetrievesStreams` bring the media of their entities after the download,
+/// fetched in parallel (bounded) and only where the back end's media ETag differs from the
+/// stored one.
+extension OfflineODataProvider {
+    // MARK: upload
+
+    /// Sends a queued media request (`PUT …/$value`, `PUT` of a stream property, `POST` of a media
+    /// entity) alone, with the stored stream as its body, and confirms or archives it. After a
+    /// success that names no ETag, the entity is read once for its ETag and media ETag (odatapy
+    /// and SAP Gateway answer a media `PUT` with 204 and no ETag). True when the confirmation
+    /// re-keyed later requests.
+    func sendMedia(_ request: QueuedRequest, run: inout UploadRun, store: OfflineStore) async throws(ODataError) -> Bool {
+        let entity = request.entityIdentity ?? ""
+        let attempt = try store.beginUploadAttempt(requestID: request.requestID, repeatabilityID: UUID().uuidString.lowercased(),
+                                                   firstSent: Self.imfDate(Date()))
+        let current = try? store.currentServerETag(of: request.affectedEntitySet, key: request.affectedEntityKey)
+        let ifMatch = run.etags[entity] ?? current ?? request.serverETag
+        var http = uploadRequest(request, ifMatch: ifMatch, store: store)
+        http.body = try store.queuedMediaBytes(request)
+        if parameters.enableRepeatableRequests {
+            http.headers.append((name: "Repeatability-Request-ID", value: attempt.requestID))
+            http.headers.append((name: "Repeatability-First-Sent", value: attempt.firstSent))
+        }
+        let (response, body) = try await writeExchange(http)
+        var etag = response.header("ETag") ?? Self.bodyETag(body)
+        var mediaETag = Self.bodyMediaETag(body)
+        let success = (200..<300).contains(response.status)
+        if success, etag == nil || mediaETag == nil {
+            // The entity as the back end has it now: its ETag (for the next request's If-Match)
+            // and its media ETag (so the next download does not fetch the same bytes again).
+            let entityURL = request.method == "POST"
+                ? response.header("Location") ?? ""
+                : request.affectedEntitySet + URLPercentEncoding.pathSegment(request.affectedEntityKey)
+            if !entityURL.isEmpty, let read = try? await readEntityTags(entityURL, store: store) {
+                etag = etag ?? read.etag
+                mediaETag = mediaETag ?? read.mediaETag
+            }
+        }
+        let outcome = try self.outcome(request, status: response.status, header: { name in
+            name.lowercased() == "etag" ? etag : response.header(name)
+        }, body: body, run: run, store: store)
+        let confirmation = (try store.settleUploads([outcome])).first ?? nil
+        if success, let confirmation {
+            try store.setMediaETag(set: confirmation.entitySet, predicate: confirmation.entityKey,
+                                   property: OfflineStore.mediaProperty(of: request), etag: mediaETag,
+                                   serverVersion: mediaETag ?? etag)
+        }
+        let rekeyed = record(outcome, request: request, confirmation: confirmation, run: &run)
+        publishSent(run)
+        return rekeyed
+    }
+
+    /// `@odata.etag`/`__metadata.etag` and `@odata.mediaEtag`/`__metadata.media_etag` of an entity read from the back end.
+    func readEntityTags(_ url: String, store: OfflineStore) async throws(ODataError) -> (etag: String?, mediaETag: String?) {
+        let get = HTTPRequest(method: "GET", url: try resolve(url),
+                              headers: requestHeaders([("Accept", "application/json")] + versionHeaders(store)),
+                              timeout: parameters.timeout)
+        let response = try await exchange(get)
+        let body = try await collect(response, get)
+        guard response.status == 200 else { return (nil, nil) }
+        return (response.header("ETag") ?? Self.bodyETag(body), Self.bodyMediaETag(body))
+    }
+
+    /// The media ETag in an entity body (V4 `@odata.mediaEtag`, V2 `__metadata.media_etag`).
+    static func bodyMediaETag(_ body: [UInt8]) -> String? {
+        guard !body.isEmpty, let json = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
+        return MediaLinks(json).etag
+    }
+
+    // MARK: download
+
+    /// After a download: for each defining query with `automaticallyRetrievesStreams` whose
+    /// entities are media entities, fetch the streams whose media ETag changed (or that the
+    /// store lacks), `maxConcurrentMediaDownloads` at a time. Entities whose stream was written
+    /// locally and not uploaded keep it. Returns the bytes received.
+    func downloadStreams(_ store: OfflineStore, names: [String]?) async throws(ODataError) -> Int64 {
+        var queries = try store.definingQueries().filter(\.automaticallyRetrievesStreams)
+        if let names { queries = queries.filter { names.contains($0.name) } }
+        var jobs: [MediaJob] = []
+        for query in queries {
+            try checkCancelled()
+            jobs += try await mediaJobs(for: query, store: store)
+        }
+        guard !jobs.isEmpty else { return 0 }
+        progressHub.publish(SyncProgress(step: .receivingStreams))
+        let total = Mutex<Int64>(0)
+        let limit = max(1, parameters.maxConcurrentMediaDownloads)
+        let hub = progressHub
+        do {
+            try await withThrowingTaskGroup(of: Int64.self) { group in
+                var next = 0
+                func start() {
+                    let job = jobs[next]
+                    next += 1
+                    group.addTask { try await self.fetchStream(job, store: store) }
+                }
+                while next < min(limit, jobs.count) { start() }
+                while let received = try await group.next() {
+                    let sum = total.withLock { value -> Int64 in
+                        value += received
+                        return value
+                    }
+                    hub.publish(SyncProgress(step: .receivingStreams, bytesReceived: Int(clamping: sum)))
+                    if next < jobs.count { start() }
+                }
+            }
+        } catch let error as ODataError {
+            throw error
+        } catch {
+            throw SyncErrorCode.communicationFailed.error("downloading streams: \(error)")
+        }
+        return total.withLock { $0 }
+    }
+
+    /// One stream to fetch.
+    struct MediaJob: Sendable {
+        var set: String
+        var predicate: String
+        var readLink: String
+        var etag: String?
+        var contentType: String?
+        /// The media ETag, else the entity's ETag (`MediaInfo.serverVersion`).
+        var version: String?
+    }
+
+    /// The streams of one defining query that need fetching: the query is read again with
+    /// `$select` of the key (only the control information matters), and each entity's media
+    /// ETag is compared with the stored one.
+    func mediaJobs(for query: DefiningQuery, store: OfflineStore) async throws(ODataError) -> [MediaJob] {
+        let path = String(query.url.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        var setName = path
+        while setName.hasPrefix("/") { setName.removeFirst() }
+        guard let set = store.model.entitySet(named: setName), let type = store.model.entityType(ofSet: set.name),
+              store.model.isMediaType(type) else { return [] }
+        let keys = store.model.keyProperties(of: type)
+        var jobs: [MediaJob] = []
+        var url: String? = try resolve(query.url)
+        var pages = 0
+        while let next = url {
+            try checkCancelled()
+            pages += 1
+            guard pages <= 100_000 else { throw SyncErrorCode.invalidPayload.error("more than 100000 pages of \(query.name)") }
+            let get = HTTPRequest(method: "GET", url: next,
+                                  headers: requestHeaders([("Accept", "application/json"),
+                                                           ("Prefer", "odata.maxpagesize=\(parameters.pageSize)")] + versionHeaders(store)),
+                                  timeout: parameters.timeout)
+            let response = try await exchange(get)
+            let body = try await collect(response, get)
+            guard response.status == 200 else {
+                throw SyncErrorCode.requestRejected.error("GET \(next) for the streams of \(query.name) answered \(response.status)", at: next)
+            }
+            guard let json = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
+                throw SyncErrorCode.invalidPayload.error("the answer to GET \(next) is not a JSON object", at: next)
+            }
+            let root = json["d"] as? [String: Any] ?? json
+            let rows = root["value"] as? [[String: Any]] ?? root["results"] as? [[String: Any]] ?? json["d"] as? [[String: Any]] ?? []
+            for row in rows {
+                let links = MediaLinks(row)
+                var values: [ODataValue] = []
+                for key in keys {
+                    guard let raw = row[key.name], let value = Self.keyValue(raw, type: key.type.primitiveKind) else { values = []; break }
+                    values.append(value)
+                }
+                guard values.count == keys.count, !keys.isEmpty else { continue }
+                let predicate: String
+                do {
+                    predicate = try KeyPredicate.format(values, keys: keys.map { KeyProperty($0.name, $0.type.primitiveKind ?? .string) },
+                                                        version: isV2(store) ? .v2 : .v4)
+                } catch {
+                    continue
+                }
+                // Unchanged since it was stored (or found absent): media ETag, else entity ETag.
+                let version = links.etag ?? Self.entityETag(row)
+                let stored = try store.mediaInfo(set: set.name, predicate: predicate, includingAbsent: true)
+                if stored?.isLocal == true { continue }
+                if let stored, let version, stored.serverVersion == version { continue }
+                jobs.append(MediaJob(set: set.name, predicate: predicate,
+                                     readLink: links.readLink ?? set.name + URLPercentEncoding.pathSegment(predicate) + "/$value",
+                                     etag: links.etag, contentType: links.contentType, version: version))
+            }
+            url = (root["@odata.nextLink"] as? String ?? root["__next"] as? String).flatMap { try? resolve($0) }
+        }
+        return jobs
+    }
+
+    /// Fetches one stream into the store, streaming its body. 204 or 404: the back end has no
+    /// stream (any stored one goes). Returns the bytes received.
+    func fetchStream(_ job: MediaJob, store: OfflineStore) async throws -> Int64 {
+        let get = HTTPRequest(method: "GET", url: try resolve(job.readLink), headers: requestHeaders(versionHeaders(store)),
+                              timeout: parameters.timeout)
+        let response = try await exchange(get)
+        switch response.status {
+        case 200:
+            break
+        case 204, 404:
+            try store.markDownloadedMediaAbsent(set: job.set, predicate: job.predicate, serverVersion: job.version)
+            return 0
+        default:
+            throw SyncErrorCode.requestRejected.error("GET \(job.readLink) answered \(response.status)", at: job.readLink)
+        }
+        let counter = ByteCounter()
+        let expected = response.header("Content-Length").flatMap { Int64($0) }
+        do {
+            try await store.storeDownloadedMedia(set: job.set, predicate: job.predicate,
+                                                 contentType: response.header("Content-Type") ?? job.contentType ?? "application/octet-stream",
+                                                 etag: response.header("ETag") ?? job.etag, serverVersion: job.version,
+                                                 from: CountedBody(base: response.body, expected: expected, counter: counter, url: job.readLink))
+        } catch let error as ODataError {
+            throw error
+        } catch let error as TransportError {
+            throw error.syncError(get)
+        } catch is CancellationError {
+            throw SyncErrorCode.cancelled.error("GET \(job.readLink) was cancelled")
+        } catch {
+            throw SyncErrorCode.connectionReset.error("GET \(job.readLink): the stream broke off: \(error)", at: job.readLink)
+        }
+        return counter.value.withLock { $0 }
+    }
+
+    /// An entity row's ETag (V4 `@odata.etag`, V2 `__metadata.etag`).
+    static func entityETag(_ row: [String: Any]) -> String? {
+        row["@odata.etag"] as? String ?? row["@etag"] as? String ?? (row["__metadata"] as? [String: Any])?["etag"] as? String
+    }
+
+    /// A JSON key value as the model's key kind.
+    static func keyValue(_ raw: Any, type: EdmPrimitiveKind?) -> ODataValue? {
+        switch (raw, type) {
+        case (let s as String, .string?), (let s as String, nil): return .string(s)
+        case (let s as String, .guid?): return (try? EdmGuid(parsing: s)).map(ODataValue.guid)
+        case (let s as String, .int64?): return Int64(s).map(ODataValue.int64)
+        case (let n as NSNumber, .int32?): return Int32(exactly: n.int64Value).map(ODataValue.int32)
+        case (let n as NSNumber, .int64?): return .int64(n.int64Value)
+        case (let n as NSNumber, .int16?): return Int16(exactly: n.int64Value).map(ODataValue.int16)
+        case (let s as String, .int32?): return Int32(s).map(ODataValue.int32)
+        default: return nil
+        }
+    }
+}
+
+/// The media control information of an entity: V4 `@odata.mediaReadLink`, `@odata.mediaEtag`,
+/// `@odata.mediaContentType`; V2 `__metadata.media_src`, `media_etag`, `content_type`.
+struct MediaLinks {
+    var readLink: String?
+    var etag: String?
+    var contentType: String?
+
+    init(_ row: [String: Any]) {
+        if let metadata = row["__metadata"] as? [String: Any] {
+            readLink = metadata["media_src"] as? String
+            etag = metadata["media_etag"] as? String
+            contentType = metadata["content_type"] as? String
+        } else {
+            readLink = row["@odata.mediaReadLink"] as? String ?? row["@mediaReadLink"] as? String
+            etag = row["@odata.mediaEtag"] as? String ?? row["@mediaEtag"] as? String
+            contentType = row["@odata.mediaContentType"] as? String ?? row["@mediaContentType"] as? String
+        }
+    }
+}
+
+/// Bytes received so far.
+final class ByteCounter: Sendable {
+    let value = Mutex<Int64>(0)
+}
+
+/// A stream's body, counted, that fails when it ends short of its `Content-Length` (a dropped
+/// connection that the transport reported as a clean end): a truncated stream is never stored
+/// as complete.
+struct CountedBody: AsyncSequence, Sendable {
+    typealias Element = [UInt8]
+    let base: HTTPBody
+    let expected: Int64?
+    let counter: ByteCounter
+    let url: String
+
+    struct Iterator: AsyncIteratorProtocol {
+        var base: HTTPBody.AsyncIterator
+        let expected: Int64?
+        let counter: ByteCounter
+        let url: String
+        mutating func next() async throws -> [UInt8]? {
+            if let chunk = try await base.next() {
+                counter.value.withLock { $0 += Int64(chunk.count) }
+                return chunk
+            }
+            let received = counter.value.withLock { $0 }
+            if let expected, received != expected {
+                throw SyncErrorCode.connectionReset.error("GET \(url): the stream ended after \(received) of \(expected) bytes", at: url)
+            }
+            return nil
+        }
+    }
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(base: base.makeAsyncIterator(), expected: expected, counter: counter, url: url)
+    }
+}
