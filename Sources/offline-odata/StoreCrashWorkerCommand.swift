@@ -34,6 +34,8 @@ struct StoreCrashWorkerCommand: AsyncParsableCommand {
     var repeatLastPage = false
     @Flag(help: "With --removals: Items is Products?$expand=ToSalesOrderItems (a staged download loads both sets in bulk).")
     var expanded = false
+    @Flag(help: "Only replace the stream of Photos(1) of a media model, over and over (media crash test).")
+    var media = false
 
     static let key = [UInt8](repeating: 0x37, count: 32)
 
@@ -95,6 +97,7 @@ struct StoreCrashWorkerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if media { try await mediaForever() }
         let generator = SalesServiceGenerator(seed: 7, scale: .entities(salesOrders: orders))
         let store: OfflineStore
         do {
@@ -211,5 +214,72 @@ struct StoreCrashWorkerCommand: AsyncParsableCommand {
     func pages(_ generator: SalesServiceGenerator, _ set: SalesEntitySet) throws -> [[UInt8]] {
         let count = try generator.pageCount(of: set, pageSize: 25)
         return try (0..<count).map { try generator.page(set: set, index: $0, pageSize: 25) }
+    }
+}
+
+// MARK: media crash test
+
+extension StoreCrashWorkerCommand {
+    /// A model with one media entity set, Photos.
+    static let mediaMetadata = Array("""
+        <edmx:Edmx xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx" Version="4.0"><edmx:DataServices>
+        <Schema xmlns="http://docs.oasis-open.org/odata/ns/edm" Namespace="M">
+          <EntityType Name="Photo" HasStream="true"><Key><PropertyRef Name="ID"/></Key><Property Name="ID" Type="Edm.Int32" Nullable="false"/></EntityType>
+          <EntityContainer Name="C"><EntitySet Name="Photos" EntityType="M.Photo"/></EntityContainer>
+        </Schema></edmx:DataServices></edmx:Edmx>
+        """.utf8)
+
+    /// Version `v` of the stream: its length cycles through a small one (in one commit), a
+    /// medium one (staged through the log) and a long one (its own run); its bytes come from `v`.
+    static func mediaVersion(_ v: Int) -> [UInt8] {
+        let sizes = [40_000, 2_500_000, 11_000_000]
+        var state = UInt64(v) &* 0x9E37_79B9_7F4A_7C15 | 1
+        var out = [UInt8](repeating: 0, count: sizes[v % sizes.count] + 8)
+        out.withUnsafeMutableBytes { raw in
+            for i in 0..<raw.count / 8 {
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
+                raw.storeBytes(of: state, toByteOffset: i * 8, as: UInt64.self)
+            }
+        }
+        return Array(out.prefix(sizes[v % sizes.count]))
+    }
+
+    /// Replaces the stream of Photos(1) with versions `seed`×1000 + 1, + 2, … (content type
+    /// `application/x-v<n>`), printing `ACK <n>` after each write returned. Until killed.
+    func mediaForever() async throws -> Never {
+        let parameters = OfflineStoreParameters(storeName: "media", storePath: path, encryption: .key(Self.key), durability: .full,
+                                                keyDerivation: .minimum)
+        let store: OfflineStore
+        do {
+            store = try await OfflineStore.open(metadata: Self.mediaMetadata, parameters: parameters)
+            if (try? store.execute(.get, "Photos(1)"))?.status != 200 { _ = try store.execute(.post, "Photos", body: #"{"ID":1}"#) }
+        } catch {
+            reportAndExit(error)
+        }
+        // Each run starts its own series (`--seed` × 1000), so the three sizes all get killed midway.
+        var version = Int(seed % 1_000_000) * 1000
+        print("READY")
+        fflush(nil)
+        while true {
+            version += 1
+            let bytes = Self.mediaVersion(version)
+            let pieces = AsyncStream<[UInt8]> { continuation in
+                var offset = 0
+                while offset < bytes.count {
+                    continuation.yield(Array(bytes[offset..<min(offset + 64 << 10, bytes.count)]))
+                    offset += 64 << 10
+                }
+                continuation.finish()
+            }
+            do {
+                try await store.writeMedia(set: "Photos", key: [.int32(1)], contentType: "application/x-v\(version)", from: pieces)
+            } catch {
+                reportAndExit(error)
+            }
+            print("ACK \(version)")
+            fflush(nil)
+        }
     }
 }
