@@ -56,13 +56,15 @@ struct StoreReadHandler: ReadHandler {
         }
         switch result.payload {
         case .collection(let entities, let count, let nextLink):
-            let annotated = try annotate(entities, set: set, reader: reader, when: prefer.includeLocalState)
+            let annotated = try addMediaLinks(try annotate(entities, set: set, reader: reader, when: prefer.includeLocalState),
+                                              set: set, type: try typeName(result), reader: reader)
             let collection = ODataEntityCollection(entities: annotated, count: count.map(Int64.init), nextLink: nextLink,
                                                    context: "$metadata#" + set + selectList)
             let body = try writer.writeCollection(collection, entityType: try typeName(result))
             return ODataResponse(status: 200, headers: headers, body: body)
         case .entity(let entity):
-            let annotated = try annotate([entity], set: set, reader: reader, when: prefer.includeLocalState)
+            let annotated = try addMediaLinks(try annotate([entity], set: set, reader: reader, when: prefer.includeLocalState),
+                                              set: set, type: try typeName(result), reader: reader)
             let one = annotated.first ?? entity
             // A singleton's context names it alone (JSON Format §10.7: `$metadata#Me`).
             let suffix = model.singleton(named: set) != nil ? "" : "/$entity"
@@ -121,6 +123,31 @@ struct StoreReadHandler: ReadHandler {
         if let type = result.entityType { return type }
         if let set = result.entitySet, let type = model.entityType(ofSet: set) { return type.qualifiedName }
         throw .queryNotSupported("the result has no entity type")
+    }
+
+    /// Media entities with their media control information (JSON Format §4.5.10–4.5.13):
+    /// `@odata.mediaReadLink` and `@odata.mediaEditLink` (`Set(key)/$value`), and, when the
+    /// store holds the stream, `@odata.mediaContentType` and the back end's `@odata.mediaEtag`.
+    private func addMediaLinks(_ entities: [ODataEntity], set: String, type: String, reader: EntityReader) throws(ODataError) -> [ODataEntity] {
+        guard !set.isEmpty, model.entitySet(named: set) != nil, let entityType = model.entityType(qualifiedName: type),
+              model.isMediaType(entityType) else { return entities }
+        let keyNames = try reader.keyProperties(of: set)
+        let info = try reader.catalog.set(set)
+        let keys = zip(info.keyNames, info.keyKinds).map { KeyProperty($0, $1 ?? .string) }
+        let version: ODataVersion = model.version == .v2 ? .v2 : .v4
+        var out = entities
+        for i in out.indices {
+            let key = keyNames.compactMap { out[i][property: $0] }
+            guard key.count == keyNames.count else { continue }
+            let link = set + (try KeyPredicate.format(key, keys: keys, version: version)) + "/$value"
+            out[i].control.mediaReadLink = link
+            out[i].control.mediaEditLink = link
+            if let media = try reader.mediaInfo(set: set, keyBytes: try EntityStorage.encodeKey(key, info: info)), !media.isAbsent {
+                out[i].control.mediaContentType = media.contentType
+                out[i].control.mediaETag = media.etag
+            }
+        }
+        return out
     }
 
     /// The entities with the local-state annotations, looked up by key in `set`.

@@ -105,6 +105,13 @@ import Testing
         #expect(media.mediaContentType == "image/jpeg" && queue[0].mediaContentType == nil)
         let info = try #require(try store.mediaInfo(set: "Photos", key: [.int32(1)]))
         #expect(info.length == 200_000 && info.isLocal && info.etag == nil)
+        // The entity carries its media control information, in a collection too.
+        let entity = try #require(try store.execute(.get, "Photos(1)").json())
+        #expect(entity["@odata.mediaReadLink"]?.stringValue == "Photos(1)/$value")
+        #expect(entity["@odata.mediaEditLink"]?.stringValue == "Photos(1)/$value")
+        #expect(entity["@odata.mediaContentType"]?.stringValue == "image/jpeg")
+        let listed = try #require(try store.execute(.get, "Photos?$filter=ID eq 1").json()?["value"]?.arrayValue?.first)
+        #expect(listed["@odata.mediaContentType"]?.stringValue == "image/jpeg")
         // The stream property of another type, and $value on a type without a stream.
         #expect(try store.execute(.post, "Products", body: #"{"ID":"p"}"#).status == 201)
         #expect(try store.execute(ODataRequest(.put, "Products('p')/Manual", headers: ["Content-Type": "application/pdf"],
