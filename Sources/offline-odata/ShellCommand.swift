@@ -86,6 +86,33 @@ struct ShellCommand: AsyncParsableCommand {
 
     enum Outcome { case ok, failed, quit }
 
+    /// `Set(key)`, `Set(key)/$value` or `Set(key)/Prop` as set, key and stream property.
+    func mediaAddress(_ url: String, _ offline: OfflineStore) throws -> (String, [ODataValue], String) {
+        var parts = url.split(separator: "/", maxSplits: 1).map(String.init)
+        let (set, predicate) = try KeyPredicate.parseEntityReference(parts.removeFirst())
+        guard let predicate else { throw CLIFailure(message: "a stream needs an entity with its key, e.g. Photos(1)") }
+        let key = try KeyPredicate.parse(predicate, keys: try offline.keyProperties(of: set), version: offline.model.urlVersion)
+        let property = parts.first.map { $0 == "$value" ? "" : $0 } ?? ""
+        return (set, key, property)
+    }
+
+    /// A media type from a file name's extension (application/octet-stream when unknown).
+    static func mediaType(of file: String) -> String {
+        switch (file as NSString).pathExtension.lowercased() {
+        case "jpg", "jpeg": "image/jpeg"
+        case "png": "image/png"
+        case "gif": "image/gif"
+        case "webp": "image/webp"
+        case "heic": "image/heic"
+        case "pdf": "application/pdf"
+        case "mp4": "video/mp4"
+        case "mov": "video/quicktime"
+        case "txt": "text/plain"
+        case "json": "application/json"
+        default: "application/octet-stream"
+        }
+    }
+
     /// Runs `body` with a provider on the store (its service root kept in the store). The
     /// provider owns the store while it works: the shell's handle is closed, then opened again
     /// whatever happened.
@@ -149,6 +176,25 @@ struct ShellCommand: AsyncParsableCommand {
                         "\($0.definingQuery) \($0.entitiesApplied) applied, \($0.entitiesRemoved) removed"
                     }.joined(separator: "; "))
                 }
+                return .ok
+            case .putMedia(let url, let file, let type):
+                let (set, key, property) = try mediaAddress(url, offline)
+                let response = try await offline.writeMedia(set: set, key: key, property: property,
+                                                            contentType: type ?? Self.mediaType(of: file), fromFile: file)
+                print("\(ResponsePrinter.statusLine(response)): \(url) replaced from \(file), request \(response.requestID.map(String.init) ?? "-") queued")
+                return .ok
+            case .getMedia(let url, let file):
+                let (set, key, property) = try mediaAddress(url, offline)
+                guard let info = try offline.mediaInfo(set: set, key: key, property: property) else {
+                    throw CLIFailure(message: "\(url) has no stored stream")
+                }
+                let written = try await offline.readMedia(set: set, key: key, property: property, toFile: file)
+                print("\(written) bytes of \(info.contentType) written to \(file)\(info.isLocal ? " (written locally, not uploaded yet)" : "")")
+                return .ok
+            case .newMedia(let set, let file, let type):
+                let response = try await offline.createMedia(in: set, contentType: type ?? Self.mediaType(of: file),
+                                                             slug: (file as NSString).lastPathComponent, from: try FileChunks(path: file))
+                print("\(ResponsePrinter.statusLine(response)): \(response.headers["Location"] ?? set) created from \(file)")
                 return .ok
             case .empty: return .ok
             case .withdraw(let id):

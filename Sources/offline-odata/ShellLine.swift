@@ -23,6 +23,12 @@ enum ShellLine: Equatable {
     case undo(String)
     /// Withdraw an action invoked offline before it is uploaded (its RequestID).
     case withdraw(Int64)
+    /// `media put <Set(key)[/Prop]> <file> [type]`: a stream replaced from a file.
+    case putMedia(url: String, file: String, contentType: String?)
+    /// `media get <Set(key)[/Prop]> <file>`: a stream written to a file.
+    case getMedia(url: String, file: String)
+    /// `media new <Set> <file> [type]`: a media entity created from a file.
+    case newMedia(set: String, file: String, contentType: String?)
     case help
     /// The lines of this session, numbered (`!N` runs line N again).
     case history
@@ -41,6 +47,9 @@ enum ShellLine: Equatable {
         errors                             the ErrorArchive
         undo <Set(key)>                    drop an entity's pending changes (back to the back end's version)
         withdraw <RequestID>               withdraw an action invoked offline (POST ActionImport) before it is uploaded
+        media put <Set(key)[/Prop]> <file> [type]   replace a stream (media resource or stream property) from a file
+        media get <Set(key)[/Prop]> <file>          write a stored stream to a file
+        media new <Set> <file> [type]               create a media entity from a file (type from the extension if not given)
         history                            the lines of this session, numbered; !N runs line N again
         help                               this text
         quit                               leave (also exit, Ctrl-D)
@@ -66,6 +75,19 @@ enum ShellLine: Equatable {
             }
             return .withdraw(id)
         case "history": return .history
+        case "media":
+            let words = rest.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            guard words.count >= 3 else {
+                throw CLIFailure(message: "media needs put|get|new, a URL and a file, e.g. media get Photos(1) photo.jpg")
+            }
+            let url = normalize(words[1])
+            switch words[0].lowercased() {
+            case "put" where words.count <= 4: return .putMedia(url: url, file: words[2], contentType: words.count == 4 ? words[3] : nil)
+            case "get" where words.count == 3: return .getMedia(url: url, file: words[2])
+            case "new" where words.count <= 4: return .newMedia(set: url, file: words[2], contentType: words.count == 4 ? words[3] : nil)
+            default:
+                throw CLIFailure(message: "media put|new <url> <file> [type], media get <url> <file>")
+            }
         case "undo":
             guard !rest.isEmpty else { throw CLIFailure(message: "undo needs an entity, e.g. undo SalesOrders('SO001')") }
             return .undo(normalize(String(rest)))

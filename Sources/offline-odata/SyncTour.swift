@@ -18,6 +18,8 @@ struct SyncTour {
         let queries = [
             DefiningQuery(name: "USPartners", url: "BusinessPartners?$filter=Country eq 'US'&$expand=SalesOrders($expand=Items)"),
             DefiningQuery(name: "Orders", url: "SalesOrders"),
+            // Media entities: the photos come with their streams.
+            DefiningQuery(name: "Photos", url: "Photos", automaticallyRetrievesStreams: true),
         ]
         var parameters = OfflineODataParameters(storePath: base, encryption: .passphrase("demo passphrase"), definingQueries: queries,
                                                 pageSize: 5)
@@ -31,6 +33,7 @@ struct SyncTour {
         step(1, "open: $metadata, an encrypted store, the initial download (pages of 5, filter, nested expand)", since: start)
         for query in queries { print("     \(query.name) = \(query.url)") }
         print("     " + (try counts(store)))
+        print("     streams: " + (try streams(store)))
 
         start = Date()
         let local = try store.execute(.get, "BusinessPartners('BP1')?$expand=SalesOrders($select=SalesOrderID,GrossAmount;$orderby=GrossAmount desc)")
@@ -73,13 +76,23 @@ struct SyncTour {
         _ = try store.execute(.patch, "SalesOrders('SO008')", body: #"{"Note":"my version"}"#)
         // An action of the back end, invoked offline: queued, nothing changes locally until it ran.
         _ = try store.execute(.post, "ConfirmSalesOrder", body: #"{"SalesOrderID":"SO007","Note":"confirmed from the field"}"#)
-        step(6, "offline work (FR partners now): SO007 edited, SO901 created, SO009 deleted, SO008 edited, the action ConfirmSalesOrder(SO007) invoked (5 requests queued)", since: start)
+        // A photo taken in the field: a media entity created from its bytes (streamed into the
+        // store, encrypted), then captioned; the back end assigns its key at upload.
+        let photo = (0..<400_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
+        let taken = try await store.createMedia(in: "Photos", contentType: "image/jpeg", slug: "meter-SO007.jpg",
+                                                from: AsyncStream { continuation in
+                                                    continuation.yield(photo)
+                                                    continuation.finish()
+                                                })
+        let takenAt = taken.headers["Location"] ?? "Photos"
+        _ = try store.execute(.patch, takenAt, body: #"{"Caption":"meter of SO007","SalesOrderID":"SO007"}"#)
+        step(6, "offline work (FR partners now): SO007 edited, SO901 created, SO009 deleted, SO008 edited, the action ConfirmSalesOrder(SO007) invoked, a photo taken as \(takenAt) and captioned (7 requests queued)", since: start)
         try await send(other, "PATCH", "SalesOrders('SO008')", #"{"Note":"their version"}"#)
         print("     meanwhile another device changes SO008 on the back end")
 
         start = Date()
         let uploaded = try await provider.upload()
-        step(7, "upload: the queue in one $batch (a change set per request, repeatable-request headers), each request confirmed or archived", since: start)
+        step(7, "upload: the queue in $batch requests (a change set per request, repeatable-request headers), the photo's bytes alone before its caption; each request confirmed or archived", since: start)
         print("     \(uploaded.succeeded) applied, \(uploaded.failed) in the ErrorArchive")
         for entry in try store.errorArchive() {
             print("     ErrorArchive: \(entry.requestMethod) \(entry.requestURL) → \(entry.httpStatusCode) \(entry.message ?? "")")
@@ -95,6 +108,7 @@ struct SyncTour {
         print("     SO008 note now: \"\(so010)\"; queue \(try store.requestQueue().count), ErrorArchive \(try store.errorArchive().count)")
         let so007 = try store.execute(.get, "SalesOrders('SO007')?$select=Note").json()?["Note"]?.stringValue ?? "?"
         print("     SO007 note now: \"\(so007)\" (the back end ran the action after the offline edit)")
+        print("     streams: " + (try streams(store)) + " (the photo now under the back end's key)")
         try provider.close()
 
         start = Date()
@@ -104,6 +118,17 @@ struct SyncTour {
         print("     " + (try counts(offline.store)))
         try offline.close()
         print()
+    }
+
+    /// The stored streams of the Photos set: key, type and length.
+    func streams(_ store: OfflineStore) throws -> String {
+        var out: [String] = []
+        for row in try store.execute(.get, "Photos?$select=PhotoID&$orderby=PhotoID").json()?["value"]?.arrayValue ?? [] {
+            guard let id = row["PhotoID"]?.numberValue?.text, let n = Int32(id),
+                  let info = try store.mediaInfo(set: "Photos", key: [.int32(n)]) else { continue }
+            out.append("Photos(\(id)) \(info.contentType) \(info.length) bytes")
+        }
+        return out.isEmpty ? "none" : out.joined(separator: ", ")
     }
 
     func counts(_ store: OfflineStore) throws -> String {

@@ -112,6 +112,38 @@ import Testing
         #expect(bad.status != 0 && bad.stderr.contains("undo needs one entity"))
     }
 
+    @Test("shell media put/get/new: streams from and to files, queued like any change; a bad address says what is wrong")
+    func shellMedia() throws {
+        let scratch = R.Scratch()
+        defer { scratch.cleanup() }
+        let corpus = scratch.path + "/corpus"
+        try FileManager.default.createDirectory(atPath: corpus, withIntermediateDirectories: true)
+        try Data("""
+            <edmx:Edmx xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx" Version="4.0"><edmx:DataServices>
+            <Schema xmlns="http://docs.oasis-open.org/odata/ns/edm" Namespace="M">
+              <EntityType Name="Photo" HasStream="true"><Key><PropertyRef Name="ID"/></Key><Property Name="ID" Type="Edm.Int32" Nullable="false"/></EntityType>
+              <EntityContainer Name="C"><EntitySet Name="Photos" EntityType="M.Photo"/></EntityContainer>
+            </Schema></edmx:DataServices></edmx:Edmx>
+            """.utf8).write(to: URL(fileURLWithPath: corpus + "/metadata.xml"))
+        try Data(#"{"value":[{"ID":1}]}"#.utf8).write(to: URL(fileURLWithPath: corpus + "/Photos.json"))
+        let store = scratch.path + "/store"
+        try #require(try R.run(["import", corpus, store]).status == 0)
+        let photo = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 * 13) })
+        try photo.write(to: URL(fileURLWithPath: scratch.path + "/in.jpg"))
+        let result = try R.run(["shell", store,
+                                "-c", "media put Photos(1) \(scratch.path)/in.jpg",
+                                "-c", "media get Photos(1)/$value \(scratch.path)/out.jpg",
+                                "-c", "media new Photos \(scratch.path)/in.jpg image/x-test",
+                                "-c", "GET /RequestQueue?$select=Method,URL"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("300000 bytes of image/jpeg written to"), "\(result.stdout)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/out.jpg")) == photo)
+        #expect(result.stdout.contains("201 Created"))
+        #expect(result.stdout.components(separatedBy: "\"Method\":").count - 1 == 2)
+        let bad = try R.run(["shell", store, "-c", "media get Photos \(scratch.path)/x.jpg"])
+        #expect(bad.status != 0 && bad.stderr.contains("needs an entity with its key"), "\(bad.stderr)")
+    }
+
     @Test("import reads Northwind's many-to-many links (links/Employees-Territories.json): both sides navigate",
           .enabled(if: StorageCorpora.available, "../shared/corpora not found"))
     func importManyToManyLinks() throws {
