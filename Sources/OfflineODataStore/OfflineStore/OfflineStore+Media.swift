@@ -34,7 +34,7 @@ extension OfflineStore {
         guard let info = try reader.mediaInfo(set: set, keyBytes: keyBytes, property: property), !info.isAbsent else {
             throw .mediaInvalid("\(set) has no stored stream \(property.isEmpty ? "(media resource)" : property) for this key", set)
         }
-        let box = CursorBox(try reader.mediaChunks(info, range: range))
+        let box = try MediaBatchReader(reader: reader, info: info, range: range)
         return AsyncThrowingStream(unfolding: {
             try Task.checkCancellation()
             return try box.next()
@@ -137,16 +137,6 @@ extension OfflineStore {
             stager.abandon()
             throw error
         }
-    }
-}
-
-/// The cursor of a stream being read, shared with the `AsyncThrowingStream` that drains it.
-private final class CursorBox: @unchecked Sendable {
-    private var cursor: MediaChunkCursor
-    private let lock = Mutex(())
-    init(_ cursor: MediaChunkCursor) { self.cursor = cursor }
-    func next() throws(ODataError) -> [UInt8]? {
-        try lock.withLock { _ throws(ODataError) -> [UInt8]? in try cursor.next() }
     }
 }
 

@@ -1,5 +1,7 @@
+import Dispatch
 import OfflineODataEngine
 import OfflineODataModel
+import Synchronization
 
 /// What the store keeps about one stream: the media resource of an entity whose type has
 /// `HasStream="true"` (property `""`), or the value of an `Edm.Stream` property
@@ -180,8 +182,11 @@ public final class MediaStager: @unchecked Sendable {
     private var pendingWritten = false
     private(set) public var length: Int64 = 0
     private var finished = false
-    /// The run file the chunks past `MediaFormat.bulkThreshold` go into.
+    /// The run file the chunks past `MediaFormat.bulkThreshold` go into, and the worker that
+    /// writes them (compression, encryption and the file writes overlap with the app producing
+    /// the next bytes).
     private var bulk: BulkLoad?
+    private var pipe: ChunkPipe?
 
     init(storage: EntityStorage, contentType: String) throws(ODataError) {
         self.storage = storage
@@ -241,9 +246,14 @@ public final class MediaStager: @unchecked Sendable {
                 load = try mapEngine("starting a stream's run") { () throws(EngineError) in try engine.bulkLoad() }
                 bulk = load
             }
+            let pipe = self.pipe ?? ChunkPipe()
+            self.pipe = pipe
+            let tree = trees.0
             for chunk in chunks {
                 let key = MediaFormat.chunkKey(generation, stagedChunks)
-                try mapEngine("writing a stream's chunk") { () throws(EngineError) in try load.put(key, chunk, in: trees.0) }
+                try mapEngine("writing a stream's chunk") { () throws(EngineError) in
+                    try pipe.submit { () throws(EngineError) in try load.put(key, chunk, in: tree) }
+                }
                 stagedChunks += 1
             }
             chunks.removeAll(keepingCapacity: true)
@@ -274,7 +284,10 @@ public final class MediaStager: @unchecked Sendable {
         }
         if let load = bulk {
             if !chunks.isEmpty { try stageChunks() }
+            let pipe = self.pipe
+            try mapEngine("writing a stream's chunks") { () throws(EngineError) in try pipe?.drain() }
             bulk = nil
+            self.pipe = nil
             let engine = storage.engine
             try mapEngine("publishing a stream's run") { () throws(EngineError) in try engine.install(load) }
         }
@@ -288,12 +301,46 @@ public final class MediaStager: @unchecked Sendable {
         chunks = []
         buffer = []
         if let load = bulk {
+            try? pipe?.drain()
+            pipe = nil
             load.abandon()
             bulk = nil
         }
         guard pendingWritten else { return }
         pendingWritten = false
         try? storage.removeStagedMedia(generation: generation, chunkCount: stagedChunks)
+    }
+}
+
+/// Runs the writes of a stream's run file in order on a worker of their own, at most
+/// `depth` chunks ahead of the caller (memory stays bounded); the first failure is kept and
+/// thrown by the next `submit` or by `drain`.
+final class ChunkPipe: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "OfflineOData.media.stage")
+    private let slots: DispatchSemaphore
+    private let group = DispatchGroup()
+    private let failure = Mutex<EngineError?>(nil)
+
+    init(depth: Int = 4) { slots = DispatchSemaphore(value: depth) }
+
+    func submit(_ work: @escaping @Sendable () throws(EngineError) -> Void) throws(EngineError) {
+        if let error = failure.withLock({ $0 }) { throw error }
+        slots.wait()
+        group.enter()
+        queue.async { [self] in
+            defer {
+                slots.signal()
+                group.leave()
+            }
+            guard failure.withLock({ $0 }) == nil else { return }
+            do throws(EngineError) { try work() } catch { failure.withLock { $0 = $0 ?? error } }
+        }
+    }
+
+    /// Waits for every submitted write; throws the first failure.
+    func drain() throws(EngineError) {
+        group.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
     }
 }
 
@@ -532,4 +579,69 @@ public struct MediaChunkCursor: Sendable {
 final class SystemCursorBox: @unchecked Sendable {
     var cursor: SystemCursor
     init(_ cursor: SystemCursor) { self.cursor = cursor }
+}
+
+/// Reads a stored stream's range in batches of chunks, the two halves of each batch read and
+/// decrypted at once on two threads (decryption is what bounds a read), the pieces handed out
+/// in order. Memory: one batch (`batchChunks` chunks).
+final class MediaBatchReader: @unchecked Sendable {
+    let reader: EntityReader
+    let info: MediaInfo
+    let range: Range<Int64>
+    static let batchChunks = 8
+    private var nextChunk: Int
+    private let lastChunk: Int
+    private var ready: [[UInt8]] = []
+    private var readyPosition = 0
+    private let lock = Mutex(())
+
+    init(reader: EntityReader, info: MediaInfo, range: Range<Int64>?) throws(ODataError) {
+        let range = range ?? 0..<info.length
+        guard range.lowerBound >= 0, range.upperBound <= info.length else {
+            throw .mediaRangeNotSatisfiable("\(range.lowerBound)-\(range.upperBound - 1)", length: info.length)
+        }
+        self.reader = reader
+        self.info = info
+        self.range = range
+        let size = Int64(info.chunkSize)
+        nextChunk = Int(range.lowerBound / size)
+        lastChunk = range.isEmpty ? nextChunk - 1 : Int((range.upperBound - 1) / size)
+    }
+
+    /// The next piece, or nil at the end of the range.
+    func next() throws(ODataError) -> [UInt8]? {
+        try lock.withLock { _ throws(ODataError) -> [UInt8]? in
+            if readyPosition < ready.count {
+                defer { readyPosition += 1 }
+                return ready[readyPosition]
+            }
+            guard nextChunk <= lastChunk else { return nil }
+            let end = min(nextChunk + Self.batchChunks, lastChunk + 1)
+            let middle = nextChunk + (end - nextChunk + 1) / 2
+            let parts = [nextChunk..<middle, middle..<end].filter { !$0.isEmpty }
+            let results = Mutex<[Int: Result<[[UInt8]], ODataError>]>([:])
+            let size = Int64(info.chunkSize)
+            DispatchQueue.concurrentPerform(iterations: parts.count) { n in
+                let chunks = parts[n]
+                let from = max(range.lowerBound, Int64(chunks.lowerBound) * size)
+                let to = min(range.upperBound, Int64(chunks.upperBound) * size)
+                let result = Result { () throws(ODataError) -> [[UInt8]] in
+                    var cursor = MediaChunkCursor(reader: reader, info: info, range: from..<to)
+                    var pieces: [[UInt8]] = []
+                    while let piece = try cursor.next() { pieces.append(piece) }
+                    return pieces
+                }
+                results.withLock { $0[n] = result }
+            }
+            var pieces: [[UInt8]] = []
+            for n in parts.indices {
+                guard let result = results.withLock({ $0[n] }) else { throw .mediaCorrupted("media generation \(info.generation)", "a part was not read") }
+                pieces += try result.get()
+            }
+            nextChunk = end
+            ready = pieces
+            readyPosition = 1
+            return pieces.first
+        }
+    }
 }
