@@ -44,7 +44,8 @@ extension OfflineODataProvider {
     func receive(_ query: DefiningQuery, store: OfflineStore, forceFull: Bool, durable: Bool) async throws(ODataError) -> SyncDownload {
         let prior = try store.syncState(of: query.name)
         // A singleton (`Me`): one entity, read in full every time (it has no delta link).
-        let singleton = Self.singletonName(query.url, model: store.model)
+        // One entity by key (`Photos(7)`): the same, a page of at most one.
+        let singleton = Self.singletonName(query.url, model: store.model) ?? Self.singleEntitySet(query.url, model: store.model)
         let trusted = singleton == nil && deltaTrusted(query.url)
         if !forceFull, trusted, let prior, prior.url == query.url, let link = prior.deltaLink,
            prior.downloadsSinceReconcile + 1 < parameters.reconcileEvery {
@@ -89,7 +90,16 @@ extension OfflineODataProvider {
         return model.singleton(named: path) != nil ? path : nil
     }
 
-    /// `singleton`: the answer is one entity, taken as a page of one (`{"value":[…]}`).
+    /// The entity set of a defining query that reads one entity by its key (`Photos(7)`), else nil.
+    static func singleEntitySet(_ url: String, model: ServiceModel) -> String? {
+        guard let parsed = try? ODataURLParser.parse(url, version: model.urlVersion),
+              let path = try? ResourcePathBinder(model: model, aliases: parsed.options.aliases).bind(parsed.path),
+              path.suffix == .none, let (set, _) = path.directKey else { return nil }
+        return set
+    }
+
+    /// `singleton`: the answer is one entity, taken as a page of one (`{"value":[…]}`; a V2
+    /// `{"d":{…}}` as `{"d":{"results":[…]}}`); a 404 is a page of none (the entity is gone).
     func receivePages(from url: String, query: String, into receiver: DownloadReceiver, trackChanges: Bool,
                       deltaRequest: Bool, singleton: Bool = false) async throws(ODataError) -> Received? {
         var next: String? = url
@@ -118,10 +128,19 @@ extension OfflineODataProvider {
                 continue
             }
             var body = try await collect(response, request)
-            try check(response, body, request, what: "defining query '\(query)'")
-            if singleton {
-                // The entity as it came, as the one member of a collection page.
-                body = Array(#"{"value":["#.utf8) + body + Array("]}".utf8)
+            if singleton, response.status == 404 {
+                body = Array(#"{"value":[]}"#.utf8)
+            } else {
+                try check(response, body, request, what: "defining query '\(query)'")
+                if singleton {
+                    // The entity as it came, as the one member of a collection page.
+                    if let json = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any], let entity = json["d"] as? [String: Any],
+                       entity["results"] == nil, let wrapped = try? JSONSerialization.data(withJSONObject: ["d": ["results": [entity]]]) {
+                        body = Array(wrapped)
+                    } else {
+                        body = Array(#"{"value":["#.utf8) + body + Array("]}".utf8)
+                    }
+                }
             }
             let what = "page \(received.pages + 1) of defining query '\(query)'"
             let scan = try PageScan.scan(body, what: what)

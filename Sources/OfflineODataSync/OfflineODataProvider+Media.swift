@@ -81,7 +81,10 @@ extension OfflineODataProvider {
     /// store lacks), `maxConcurrentMediaDownloads` at a time. Entities whose stream was written
     /// locally and not uploaded keep it. Returns the bytes received.
     func downloadStreams(_ store: OfflineStore, names: [String]?) async throws(ODataError) -> Int64 {
-        var queries = try store.definingQueries().filter(\.automaticallyRetrievesStreams)
+        // A query for one media entity (SAP's type 3) is there for its stream: fetched always.
+        var queries = try store.definingQueries().filter {
+            $0.automaticallyRetrievesStreams || Self.singleEntitySet($0.url, model: store.model) != nil
+        }
         if let names { queries = queries.filter { names.contains($0.name) } }
         var jobs: [MediaJob] = []
         for query in queries {
@@ -137,6 +140,8 @@ extension OfflineODataProvider {
         let path = String(query.url.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
         var setName = path
         while setName.hasPrefix("/") { setName.removeFirst() }
+        let single = Self.singleEntitySet(query.url, model: store.model)
+        if let single { setName = single }
         guard let set = store.model.entitySet(named: setName), let type = store.model.entityType(ofSet: set.name),
               store.model.isMediaType(type) else { return [] }
         let keys = store.model.keyProperties(of: type)
@@ -153,6 +158,7 @@ extension OfflineODataProvider {
                                   timeout: parameters.timeout)
             let response = try await exchange(get)
             let body = try await collect(response, get)
+            if single != nil, response.status == 404 { break }   // the entity is gone (the download removed it)
             guard response.status == 200 else {
                 throw SyncErrorCode.requestRejected.error("GET \(next) for the streams of \(query.name) answered \(response.status)", at: next)
             }
@@ -160,7 +166,8 @@ extension OfflineODataProvider {
                 throw SyncErrorCode.invalidPayload.error("the answer to GET \(next) is not a JSON object", at: next)
             }
             let root = json["d"] as? [String: Any] ?? json
-            let rows = root["value"] as? [[String: Any]] ?? root["results"] as? [[String: Any]] ?? json["d"] as? [[String: Any]] ?? []
+            let rows = single != nil ? [root]
+                : root["value"] as? [[String: Any]] ?? root["results"] as? [[String: Any]] ?? json["d"] as? [[String: Any]] ?? []
             for row in rows {
                 let links = MediaLinks(row)
                 var values: [ODataValue] = []
@@ -185,7 +192,7 @@ extension OfflineODataProvider {
                                      readLink: links.readLink ?? set.name + URLPercentEncoding.pathSegment(predicate) + "/$value",
                                      etag: links.etag, contentType: links.contentType, version: version))
             }
-            url = (root["@odata.nextLink"] as? String ?? root["__next"] as? String).flatMap { try? resolve($0) }
+            url = single != nil ? nil : (root["@odata.nextLink"] as? String ?? root["__next"] as? String).flatMap { try? resolve($0) }
         }
         return jobs
     }

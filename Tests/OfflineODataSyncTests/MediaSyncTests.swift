@@ -108,6 +108,42 @@ struct MediaSyncTests {
     }
 }
 
+extension MediaSyncTests {
+    @Test("a defining query for one media entity (SAP's type 3) brings it and its stream; a photo created with removeCreatedEntityAfterUpload leaves the device once uploaded")
+    func singleEntityQuery() async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot,
+                                                parameters: .test(dir, queries: [DefiningQuery(name: "Meter", url: "Photos(2)")]))
+        try await provider.open()
+        let store = try provider.store
+        #expect(try store.keys("Photos", key: "PhotoID") == ["2"])
+        #expect(try store.execute(.get, "Photos(2)/$value").body == Self.seeded(2, 150_000))
+        // Taken on the device, sent, and not kept.
+        let created = try await store.createMedia(in: "Photos", contentType: "image/png", from: AsyncStream { c in
+            c.yield(Array(repeating: 5, count: 70_000))
+            c.finish()
+        }, options: RequestOptions(removeCreatedEntityAfterUpload: true))
+        let location = try #require(created.headers["Location"])
+        #expect(try store.execute(.get, location + "/$value").body?.count == 70_000)
+        #expect(try await provider.upload() == UploadSummary(succeeded: 1, failed: 0, remaining: 0))
+        #expect(try await Self.photo(server, 4).bytes == Array(repeating: 5, count: 70_000))
+        #expect(try store.keys("Photos", key: "PhotoID") == ["2"])
+        // Its stream went with it: only photo 2's three chunks are left.
+        var chunks = 0
+        var cursor = try store.storage.reader().systemScan(tree: "media.chunks")
+        while try cursor.next() != nil { chunks += 1 }
+        #expect(chunks == 3)
+        // The back end deletes the photo: the next download removes it and its stream.
+        #expect(try await server.send("DELETE", "Photos(2)").0 == 204)
+        try await provider.download()
+        #expect(try store.keys("Photos", key: "PhotoID").isEmpty)
+        try provider.close()
+    }
+}
+
 /// An in-process fault (no real server drops a connection on demand): the answer to a GET whose
 /// URL ends with `cut` breaks off after its first 1000 bytes, as a dropped connection does.
 final class CuttingTransport: Transport, @unchecked Sendable {

@@ -143,8 +143,16 @@ extension OfflineStore {
             }
             return singleton
         }
+        // One entity by its key (`Photos(7)`, SAP's type-3 query for one media entity): a
+        // collection of at most one.
+        if request.path.suffix == .none, let (set, _) = request.path.directKey, !OfflineSystemSets.all.contains(set) {
+            guard !Self.usesCompute(request.options) else {
+                throw .offlineInvalidDefiningQuery(name, "URL '\(query.url)' uses $compute, whose computed properties cannot be stored")
+            }
+            return set
+        }
         guard request.path.suffix == .none, case .entityCollection(let set?, _) = request.path.target else {
-            throw .offlineInvalidDefiningQuery(name, "URL '\(query.url)' must read an entity set, a singleton or a navigation path to a collection of entities")
+            throw .offlineInvalidDefiningQuery(name, "URL '\(query.url)' must read an entity set, one entity by its key, a singleton or a navigation path to a collection of entities")
         }
         // Computed properties are not part of the entity type: the store could not keep them.
         guard !Self.usesCompute(request.options) else {

@@ -16,7 +16,10 @@ import Testing
         let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: OfflineFixtures.parameters(
             dir, definingQueries: [DefiningQuery(name: "Orders", url: "SalesOrders?$expand=ToItems")]))
         try store.addDefiningQuery(DefiningQuery(name: "Items of one", url: "SalesOrders('0500000000')/ToItems", automaticallyRetrievesStreams: true))
-        for (url, why) in [("SalesOrders/$count", "count"), ("SalesOrders('1')", "single entity"), ("SalesOrders('1')/Note", "property"),
+        // One entity by its key (SAP's type-3 query: one media entity) is a collection of at most one.
+        try store.addDefiningQuery(DefiningQuery(name: "One order", url: "SalesOrders('0500000001')"))
+        for (url, why) in [("SalesOrders/$count", "count"), ("SalesOrders('1')/ToItems/$count", "count of one's items"),
+                           ("SalesOrders('1')/Note", "property"), ("SalesOrders('1')/$value", "raw value"),
                            ("RequestQueue", "built-in set"), ("Nope", "unknown set"), ("SalesOrders?$filter=", "syntax"),
                            ("SalesOrders/$ref", "references"), ("", "empty"),
                            ("SalesOrders?$compute=GrossAmount mul 2 as D", "compute"),
@@ -35,6 +38,7 @@ import Testing
             dir, definingQueries: [DefiningQuery(name: "Orders", url: "SalesOrders?$expand=ToItems")]))
         #expect(try again.definingQueries() == [
             DefiningQuery(name: "Items of one", url: "SalesOrders('0500000000')/ToItems", automaticallyRetrievesStreams: true),
+            DefiningQuery(name: "One order", url: "SalesOrders('0500000001')"),
             DefiningQuery(name: "Orders", url: "SalesOrders?$expand=ToItems"),
         ])
         try again.close()
