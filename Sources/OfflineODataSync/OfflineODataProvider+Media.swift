@@ -126,6 +126,8 @@ extension OfflineODataProvider {
     struct MediaJob: Sendable {
         var set: String
         var predicate: String
+        /// `""`: the media resource; else a stream property.
+        var property: String
         var readLink: String
         var etag: String?
         var contentType: String?
@@ -142,8 +144,10 @@ extension OfflineODataProvider {
         while setName.hasPrefix("/") { setName.removeFirst() }
         let single = Self.singleEntitySet(query.url, model: store.model)
         if let single { setName = single }
-        guard let set = store.model.entitySet(named: setName), let type = store.model.entityType(ofSet: set.name),
-              store.model.isMediaType(type) else { return [] }
+        guard let set = store.model.entitySet(named: setName), let type = store.model.entityType(ofSet: set.name) else { return [] }
+        let isMedia = store.model.isMediaType(type)
+        let streamProperties = store.model.allProperties(of: type).filter { !$0.type.isCollection && $0.type.primitiveKind == .stream }.map(\.name)
+        guard isMedia || !streamProperties.isEmpty else { return [] }
         let keys = store.model.keyProperties(of: type)
         var jobs: [MediaJob] = []
         var url: String? = try resolve(query.url)
@@ -183,14 +187,20 @@ extension OfflineODataProvider {
                 } catch {
                     continue
                 }
-                // Unchanged since it was stored (or found absent): media ETag, else entity ETag.
-                let version = links.etag ?? Self.entityETag(row)
-                let stored = try store.mediaInfo(set: set.name, predicate: predicate, includingAbsent: true)
-                if stored?.isLocal == true { continue }
-                if let stored, let version, stored.serverVersion == version { continue }
-                jobs.append(MediaJob(set: set.name, predicate: predicate,
-                                     readLink: links.readLink ?? set.name + URLPercentEncoding.pathSegment(predicate) + "/$value",
-                                     etag: links.etag, contentType: links.contentType, version: version))
+                let entityPath = set.name + URLPercentEncoding.pathSegment(predicate)
+                // The media resource, then each stream property (`Manual@odata.mediaReadLink`, …).
+                var streams: [(property: String, links: MediaLinks, fallback: String)] = []
+                if isMedia { streams.append(("", links, entityPath + "/$value")) }
+                for name in streamProperties { streams.append((name, MediaLinks(row, property: name), entityPath + "/" + name)) }
+                for (property, links, fallback) in streams {
+                    // Unchanged since it was stored (or found absent): media ETag, else entity ETag.
+                    let version = links.etag ?? Self.entityETag(row)
+                    let stored = try store.mediaInfo(set: set.name, predicate: predicate, property: property, includingAbsent: true)
+                    if stored?.isLocal == true { continue }
+                    if let stored, let version, stored.serverVersion == version { continue }
+                    jobs.append(MediaJob(set: set.name, predicate: predicate, property: property, readLink: links.readLink ?? fallback,
+                                         etag: links.etag, contentType: links.contentType, version: version))
+                }
             }
             url = single != nil ? nil : (root["@odata.nextLink"] as? String ?? root["__next"] as? String).flatMap { try? resolve($0) }
         }
@@ -207,7 +217,7 @@ extension OfflineODataProvider {
         case 200:
             break
         case 204, 404:
-            try store.markDownloadedMediaAbsent(set: job.set, predicate: job.predicate, serverVersion: job.version)
+            try store.markDownloadedMediaAbsent(set: job.set, predicate: job.predicate, property: job.property, serverVersion: job.version)
             return 0
         default:
             throw SyncErrorCode.requestRejected.error("GET \(job.readLink) answered \(response.status)", at: job.readLink)
@@ -215,7 +225,7 @@ extension OfflineODataProvider {
         let counter = ByteCounter()
         let expected = response.header("Content-Length").flatMap { Int64($0) }
         do {
-            try await store.storeDownloadedMedia(set: job.set, predicate: job.predicate,
+            try await store.storeDownloadedMedia(set: job.set, predicate: job.predicate, property: job.property,
                                                  contentType: response.header("Content-Type") ?? job.contentType ?? "application/octet-stream",
                                                  etag: response.header("ETag") ?? job.etag, serverVersion: job.version,
                                                  from: CountedBody(base: response.body, expected: expected, counter: counter, url: job.readLink))
@@ -257,6 +267,13 @@ struct MediaLinks {
     var readLink: String?
     var etag: String?
     var contentType: String?
+
+    /// The links of a stream property: `Name@odata.mediaReadLink`, `Name@odata.mediaEtag`, …
+    init(_ row: [String: Any], property name: String) {
+        readLink = row[name + "@odata.mediaReadLink"] as? String ?? row[name + "@mediaReadLink"] as? String
+        etag = row[name + "@odata.mediaEtag"] as? String ?? row[name + "@mediaEtag"] as? String
+        contentType = row[name + "@odata.mediaContentType"] as? String ?? row[name + "@mediaContentType"] as? String
+    }
 
     init(_ row: [String: Any]) {
         if let metadata = row["__metadata"] as? [String: Any] {

@@ -182,3 +182,74 @@ extension OdatapyServer {
         }
     }
 }
+
+/// An in-process back end for `Edm.Stream` properties: odatapy 5.3.0 answers a GET of one with
+/// 500 and a PUT with 415 (observed), and mock-sap speaks V2, which has none. It serves
+/// Products with a stream property Manual: A's with a media ETag, B's with none (its GET
+/// answers 204), and counts the stream reads.
+final class ManualsBackend: Transport, @unchecked Sendable {
+    static let root = "http://manuals.invalid/"
+    static let metadata = """
+        <edmx:Edmx xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx" Version="4.0"><edmx:DataServices>
+        <Schema xmlns="http://docs.oasis-open.org/odata/ns/edm" Namespace="P">
+          <EntityType Name="Product"><Key><PropertyRef Name="ID"/></Key>
+            <Property Name="ID" Type="Edm.String" Nullable="false"/><Property Name="Manual" Type="Edm.Stream"/></EntityType>
+          <EntityContainer Name="C"><EntitySet Name="Products" EntityType="P.Product"/></EntityContainer>
+        </Schema></edmx:DataServices></edmx:Edmx>
+        """
+    private let lock = NSLock()
+    private var manual: [UInt8] = Array("manual v1".utf8)
+    private var manualETag = "W/\"v1\""
+    private var reads = 0
+    var streamReads: Int { lock.withLock { reads } }
+
+    func replaceManual(_ text: String, etag: String) { lock.withLock { manual = Array(text.utf8); manualETag = etag } }
+
+    func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let path = String(request.url.dropFirst(Self.root.count))
+        let json = [(name: "Content-Type", value: "application/json")]
+        switch path.split(separator: "?").first.map(String.init) ?? "" {
+        case "$metadata":
+            return HTTPResponse(status: 200, headers: [(name: "Content-Type", value: "application/xml")], body: Array(Self.metadata.utf8))
+        case "Products":
+            let etag = lock.withLock { manualETag }
+            let body = #"{"value":[{"@odata.etag":"W/\"1\"","ID":"A","Manual@odata.mediaEtag":"\#(etag.replacingOccurrences(of: "\"", with: "\\\""))","Manual@odata.mediaContentType":"application/pdf"},{"@odata.etag":"W/\"1\"","ID":"B"}]}"#
+            return HTTPResponse(status: 200, headers: json, body: Array(body.utf8))
+        case "Products('A')/Manual":
+            let (bytes, etag) = lock.withLock { reads += 1; return (manual, manualETag) }
+            return HTTPResponse(status: 200, headers: [(name: "Content-Type", value: "application/pdf"), (name: "ETag", value: etag),
+                                                       (name: "Content-Length", value: String(bytes.count))], body: bytes)
+        case "Products('B')/Manual":
+            lock.withLock { reads += 1 }
+            return HTTPResponse(status: 204, body: [])
+        default:
+            return HTTPResponse(status: 404, headers: json, body: Array(#"{"error":{"code":"404","message":"no"}}"#.utf8))
+        }
+    }
+}
+
+extension MediaSyncTests {
+    @Test("stream properties come with their entities, by their own media ETag; one the back end does not have is asked for once")
+    func streamProperties() async throws {
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let backend = ManualsBackend()
+        let provider = try OfflineODataProvider(serviceRoot: ManualsBackend.root,
+                                                parameters: .test(dir, queries: [DefiningQuery(name: "Products", url: "Products",
+                                                                                               automaticallyRetrievesStreams: true)]),
+                                                transport: backend)
+        try await provider.open()
+        let store = try provider.store
+        let manual = try store.execute(.get, "Products('A')/Manual")
+        #expect(manual.bodyText == "manual v1" && manual.headers["Content-Type"] == "application/pdf" && manual.headers["ETag"] == "W/\"v1\"")
+        #expect(try store.execute(.get, "Products('B')/Manual").status == 204)
+        #expect(backend.streamReads == 2)
+        try await provider.download()
+        #expect(backend.streamReads == 2)   // nothing changed: nothing read again
+        backend.replaceManual("manual v2", etag: "W/\"v2\"")
+        try await provider.download()
+        let second = try store.execute(.get, "Products('A')/Manual").bodyText
+        #expect(backend.streamReads == 3 && second == "manual v2")
+        try provider.close()
+    }
+}
