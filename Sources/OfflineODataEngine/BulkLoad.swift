@@ -22,6 +22,9 @@ import Synchronization
 public final class BulkLoad: @unchecked Sendable {
     private let engine: StorageEngine
     private let chunkBytes: Int
+    /// LZ4 on this load's blocks (the engine's option, unless the caller knows its values do
+    /// not compress: a video's or a photo's bytes).
+    private let compress: Bool
 
     // Used by one thread at a time (see above), so the runtime exclusivity checks on these hot
     // properties are skipped (with those of `RunWriter`, about 14 % of `put` in a 1M-entity
@@ -56,8 +59,9 @@ public final class BulkLoad: @unchecked Sendable {
     /// Records added so far.
     @exclusivity(unchecked) public private(set) var recordCount = 0
 
-    init(engine: StorageEngine, chunkBytes: Int) {
+    init(engine: StorageEngine, chunkBytes: Int, compress: Bool) {
         self.engine = engine
+        self.compress = compress
         self.chunkBytes = max(1, chunkBytes)
     }
 
@@ -296,7 +300,7 @@ public final class BulkLoad: @unchecked Sendable {
 
     private func newWriter(expected: Int, acceleration: Int32 = 1) throws(EngineError) -> RunWriter {
         try RunWriter(fs: engine.fs, directory: engine.directory, fileNumber: engine.allocateFileNumber(), keys: engine.keys,
-                      compress: engine.options.compression, blockSize: engine.options.blockSize, expectedEntries: expected,
+                      compress: compress, blockSize: engine.options.blockSize, expectedEntries: expected,
                       acceleration: acceleration)
     }
 
@@ -490,9 +494,11 @@ public final class BulkLoad: @unchecked Sendable {
 extension StorageEngine {
     /// A bulk load into this store (see `BulkLoad`); nothing is visible until `install`.
     /// `chunkBytes` bounds the memory of the records it has to sort (default 8 MiB).
-    public func bulkLoad(chunkBytes: Int = 8 << 20) throws(EngineError) -> BulkLoad {
+    /// `compress: false` writes the load's blocks without trying LZ4 (values known not to
+    /// compress); by default the engine's `compression` option applies.
+    public func bulkLoad(chunkBytes: Int = 8 << 20, compress: Bool? = nil) throws(EngineError) -> BulkLoad {
         if state.withLock({ $0.closed }) { throw EngineError(.storeClosed, "the store is closed") }
-        return BulkLoad(engine: self, chunkBytes: chunkBytes)
+        return BulkLoad(engine: self, chunkBytes: chunkBytes, compress: (compress ?? true) && options.compression)
     }
 
     /// Publishes a bulk load's runs atomically, newer than every commit before this call: the

@@ -122,7 +122,7 @@ func runPeer(_ name: String, megabytes: Int, dir: String) async throws {
         let (c, _) = await measure { readAll() }
         let (r, rm) = await measure { readAll() }
         report(w, wm, r, rm, c, total)
-    case "ours":
+    case "ours", "ours-octet":
         let parameters = OfflineStoreParameters(storeName: "media", storePath: dir, encryption: .key(Array(repeating: 0x42, count: 32)),
                                                 durability: .full, keyDerivation: .minimum)
         let metadata = Array("""
@@ -135,7 +135,10 @@ func runPeer(_ name: String, megabytes: Int, dir: String) async throws {
         let store = try await OfflineStore.open(metadata: metadata, parameters: parameters)
         _ = try store.execute(.post, "Photos", body: #"{"ID":1}"#)
         let (w, wm) = try await measure {
-            try await store.writeMedia(set: "Photos", key: [.int32(1)], contentType: "video/mp4", from: Generated(sizes: sizes))
+            // `video/mp4`: a type known to be compressed (no LZ4 tried on its blocks);
+            // `ours-octet`: `application/octet-stream`, where LZ4 is tried on every block.
+            try await store.writeMedia(set: "Photos", key: [.int32(1)], contentType: name == "ours" ? "video/mp4" : "application/octet-stream",
+                                       from: Generated(sizes: sizes))
         }
         let readAll = { () async throws in
             for try await chunk in try store.readMedia(set: "Photos", key: [.int32(1)]) { checksum &+= UInt64(chunk[0]) }
@@ -232,7 +235,7 @@ if arguments.first == "peer", arguments.count >= 2 {
 } else {
     let megabytes = Int(option("megabytes", "100")) ?? 100
     let rounds = Int(option("rounds", "3")) ?? 3
-    let peers = ["file", "ours", "sqlite"]
+    let peers = ["file", "ours", "ours-octet", "sqlite"]
     var results: [String: [String: [Double]]] = [:]
     for round in 0..<rounds {
         for peer in round % 2 == 0 ? peers : peers.reversed() {
@@ -248,11 +251,16 @@ if arguments.first == "peer", arguments.count >= 2 {
     let memory = max(m("ours", "write_mem_mib"), m("ours", "read_mem_mib"))
     var md = "## Media streams (issue 33)\n\n"
     md += "<!-- goals:begin -->\n"
-    md += "| \(megabytes) MB stream, write | ours encrypted ≥ 0.5x a plain file | | \(String(format: "%.2f", writeRatio))x | \(goal(writeRatio, 0.5)) |\n"
-    md += "| \(megabytes) MB stream, read from disk | ours encrypted ≥ 0.5x a plain file | | \(String(format: "%.2f", coldRatio))x | \(goal(coldRatio, 0.5)) |\n"
+    let octetRatio = m("ours-octet", "write_mbs") / max(m("file", "write_mbs"), 1e-9)
+    let warmRatio = m("ours", "read_mbs") / max(m("file", "read_mbs"), 1e-9)
+    md += "| \(megabytes) MB stream, write (video/mp4) | ours encrypted ≥ 0.5x a plain file | | \(String(format: "%.3f", writeRatio))x | \(goal(writeRatio, 0.5)) |\n"
+    md += "| \(megabytes) MB stream, write (application/octet-stream, LZ4 tried) | ours encrypted ≥ 0.5x a plain file | | \(String(format: "%.3f", octetRatio))x | \(goal(octetRatio, 0.5)) |\n"
+    md += "| \(megabytes) MB stream, read from disk | ours encrypted ≥ 0.5x a plain file | | \(String(format: "%.3f", coldRatio))x | \(goal(coldRatio, 0.5)) |\n"
+    md += "| \(megabytes) MB stream, read from the page cache | ours encrypted ≥ 0.5x a plain file | | \(String(format: "%.3f", warmRatio))x | \(goal(warmRatio, 0.5)) |\n"
     md += "| \(megabytes) MB stream, peak memory | < 16 MiB above the store's baseline | | \(String(format: "%.1f", memory)) MiB | \(memory < 16 ? "met" : "bar not met") |\n"
     md += "<!-- goals:end -->\n\n"
-    md += "One stream of \(megabytes) MB of incompressible bytes, written in 64 KiB pieces and read back; ours encrypted (raw key) with "
+    md += "One stream of \(megabytes) MB of incompressible bytes, written in 64 KiB pieces and read back; ours (`video/mp4`: a type known to be "
+    md += "compressed, no LZ4 tried on its blocks) and ours-octet (`application/octet-stream`: LZ4 tried on every block) encrypted (raw key) with "
     md += "durability .full (the naming commit synced), the file with one fsync at the end, SQLite 64 KiB blobs in one transaction "
     md += "(WAL, synchronous=FULL). Each peer in its own process, \(rounds) alternating rounds, medians. Memory: peak RSS above the RSS "
     md += "before the phase. Command: `make bench-media` (`media-bench run --megabytes \(megabytes) --rounds \(rounds)`).\n\n"

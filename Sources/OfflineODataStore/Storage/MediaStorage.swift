@@ -100,6 +100,15 @@ enum MediaFormat {
     /// of its own (a bulk load: written once, not through the log, the memtable and a flush).
     static let bulkThreshold = 8 << 20
 
+    /// Media types whose bytes are compressed already: a long stream of one is written without
+    /// trying LZ4 on its blocks (it would not shrink them).
+    static func isCompressed(_ contentType: String) -> Bool {
+        let type = contentType.lowercased()
+        return ["image/jpeg", "image/png", "image/gif", "image/webp", "image/heic", "image/heif", "image/avif", "video/", "audio/",
+                "application/pdf", "application/zip", "application/gzip", "application/x-7z", "application/x-rar",
+                "application/vnd.openxmlformats"].contains { type.hasPrefix($0) }
+    }
+
     static func entityPrefix(set: String, keyBytes: [UInt8]) -> [UInt8] {
         var sink = ByteSink()
         sink.string(set)
@@ -243,7 +252,8 @@ public final class MediaStager: @unchecked Sendable {
             if let bulk {
                 load = bulk
             } else {
-                load = try mapEngine("starting a stream's run") { () throws(EngineError) in try engine.bulkLoad() }
+                let compress = !MediaFormat.isCompressed(contentType)
+                load = try mapEngine("starting a stream's run") { () throws(EngineError) in try engine.bulkLoad(compress: compress) }
                 bulk = load
             }
             let pipe = self.pipe ?? ChunkPipe()
