@@ -218,7 +218,17 @@ public enum Planner {
                     consumed += 1
                     if value.kind == .double || value.kind == .single { exact = false }
                 case .startsWith:
-                    if case .string(let text) = value, prefix.map({ text.count > $0.count }) ?? true { prefix = text }
+                    guard case .string(let text) = value else { break }
+                    if let current = prefix, current != text {
+                        // Two prefixes: the range takes the longer one, and the filter is
+                        // re-checked on every candidate (`startswith(S,'a') and startswith(S,'b')`
+                        // matches nothing; whether one prefix implies the other is the
+                        // evaluator's string semantics to decide, not the planner's).
+                        exact = false
+                        if text.count > current.count { prefix = text }
+                    } else {
+                        prefix = text
+                    }
                     consumed += 1
                 default: break
                 }

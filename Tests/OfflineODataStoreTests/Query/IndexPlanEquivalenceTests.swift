@@ -93,6 +93,30 @@ import Testing
         }
     }
 
+    @Test("two startswith on one indexed column: the longer prefix bounds the range and the filter is re-checked (found by the property test: 'a' and 'b' returned the 'a' rows)")
+    func twoPrefixesOnOneColumn() async throws {
+        let model = try StorageFixtures.model(Self.metadata, container: #"<EntitySet Name="Rows" EntityType="T.Row"/>"#)
+        let harness = try StorageHarness(model: model, label: "two-prefixes")
+        try harness.storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+            for (id, text) in ["a", "ab", "b", "abc"].enumerated() {
+                try batch.put(ODataEntity(typeName: "T.Row", properties: [ODataProperty("ID", .int32(Int32(id))), ODataProperty("S", .string(text))]),
+                              in: "Rows")
+            }
+        }
+        _ = try await harness.storage.declareIndex(IndexDefinition(name: "byS", entitySet: "Rows", properties: ["S"]))
+        let executor = QueryExecutor(reader: try harness.storage.reader(), model: model)
+        for (filter, expected) in [("startswith(S,'a') and startswith(S,'b')", [String]()),
+                                   ("startswith(S,'') and startswith(S,'a') and startswith(S,'b')", []),
+                                   ("startswith(S,'a') and startswith(S,'ab')", ["ab", "abc"]),
+                                   ("startswith(S,'ab') and startswith(S,'a')", ["ab", "abc"])] {
+            let found = try executor.execute("Rows?$filter=\(filter)").entities.compactMap { entity -> String? in
+                if case .string(let text)? = entity[property: "S"] { return text }
+                return nil
+            }.sorted()
+            #expect(found == expected, "\(filter)")
+        }
+    }
+
     static func check(model: ServiceModel, seeds: [Int], program: [Int], orderChoice: Int) async throws {
         let harness = try StorageHarness(model: model, label: "plan-eq")
         let rows = seeds.enumerated().map { row($0.offset, $0.element) }
