@@ -207,28 +207,49 @@ extension OfflineODataProvider {
         return jobs
     }
 
-    /// Fetches one stream into the store, streaming its body. 204 or 404: the back end has no
-    /// stream (any stored one goes). Returns the bytes received.
+    /// Bytes asked for per range request.
+    static let rangeBytes: Int64 = 8 << 20
+    /// Times one stream's fetch resumes after its connection broke off.
+    static let rangeRetries = 3
+
+    /// Fetches one stream into the store, streaming its body. It is asked for in ranges of 8 MiB
+    /// (`Range`, `If-Range` with the first answer's ETag): a connection that breaks off resumes
+    /// at the byte it reached (up to three times), and what is held waiting for the store stays
+    /// bounded. A back end that ignores ranges (200) sends it whole in one answer. 204 or 404:
+    /// the back end has no stream. Returns the bytes received.
     func fetchStream(_ job: MediaJob, store: OfflineStore) async throws -> Int64 {
-        let get = HTTPRequest(method: "GET", url: try resolve(job.readLink), headers: requestHeaders(versionHeaders(store)),
+        let url = try resolve(job.readLink)
+        let get = HTTPRequest(method: "GET", url: url,
+                              headers: requestHeaders(versionHeaders(store) + [("Range", "bytes=0-\(Self.rangeBytes - 1)")]),
                               timeout: parameters.timeout)
         let response = try await exchange(get)
+        let counter = ByteCounter()
+        let body: RangedBody
         switch response.status {
         case 200:
-            break
+            body = RangedBody(provider: self, url: url, headers: versionHeaders(store), first: response.body, position: 0,
+                              end: response.header("Content-Length").flatMap { Int64($0) }, total: nil, validator: nil, counter: counter)
+        case 206:
+            guard let (first, last, total) = Self.contentRange(response.header("Content-Range")), first == 0, last < total else {
+                throw SyncErrorCode.invalidPayload.error("GET \(job.readLink) answered 206 with Content-Range '\(response.header("Content-Range") ?? "")'",
+                                                         at: job.readLink)
+            }
+            body = RangedBody(provider: self, url: url, headers: versionHeaders(store), first: response.body, position: 0, end: last + 1,
+                              total: total, validator: response.header("ETag") ?? response.header("Last-Modified"), counter: counter)
+        case 416:
+            // A range of an empty stream: nothing to fetch, an empty stream to store.
+            body = RangedBody(provider: self, url: url, headers: [], first: HTTPBody([]), position: 0, end: 0, total: 0, validator: nil,
+                              counter: counter)
         case 204, 404:
             try store.markDownloadedMediaAbsent(set: job.set, predicate: job.predicate, property: job.property, serverVersion: job.version)
             return 0
         default:
             throw SyncErrorCode.requestRejected.error("GET \(job.readLink) answered \(response.status)", at: job.readLink)
         }
-        let counter = ByteCounter()
-        let expected = response.header("Content-Length").flatMap { Int64($0) }
         do {
             try await store.storeDownloadedMedia(set: job.set, predicate: job.predicate, property: job.property,
                                                  contentType: response.header("Content-Type") ?? job.contentType ?? "application/octet-stream",
-                                                 etag: response.header("ETag") ?? job.etag, serverVersion: job.version,
-                                                 from: CountedBody(base: response.body, expected: expected, counter: counter, url: job.readLink))
+                                                 etag: response.header("ETag") ?? job.etag, serverVersion: job.version, from: body)
         } catch let error as ODataError {
             throw error
         } catch let error as TransportError {
@@ -239,6 +260,17 @@ extension OfflineODataProvider {
             throw SyncErrorCode.connectionReset.error("GET \(job.readLink): the stream broke off: \(error)", at: job.readLink)
         }
         return counter.value.withLock { $0 }
+    }
+
+    /// `bytes first-last/total` (RFC 9110 §14.4); nil when it is not that.
+    static func contentRange(_ header: String?) -> (Int64, Int64, Int64)? {
+        guard let header, header.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = header.dropFirst(6)
+        let parts = spec.split(separator: "/")
+        guard parts.count == 2, let total = Int64(parts[1]) else { return nil }
+        let bounds = parts[0].split(separator: "-")
+        guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]), first <= last else { return nil }
+        return (first, last, total)
     }
 
     /// An entity row's ETag (V4 `@odata.etag`, V2 `__metadata.etag`).
@@ -293,35 +325,91 @@ final class ByteCounter: Sendable {
     let value = Mutex<Int64>(0)
 }
 
-/// A stream's body, counted, that fails when it ends short of its `Content-Length` (a dropped
-/// connection that the transport reported as a clean end): a truncated stream is never stored
-/// as complete.
-struct CountedBody: AsyncSequence, Sendable {
+/// A stream's bytes as a back end sends them, range after range (see `fetchStream`): the body
+/// of the first answer, then `Range: bytes=position-…` requests for the rest; a body that breaks
+/// off (or ends short) is asked for again from the byte it reached. Each answer must continue
+/// exactly where the last one ended (`Content-Range`) and be of the same version (`If-Range`;
+/// a 200 instead of a 206 means the stream changed meanwhile: the fetch fails, the next
+/// download fetches the new one).
+struct RangedBody: AsyncSequence, Sendable {
     typealias Element = [UInt8]
-    let base: HTTPBody
-    let expected: Int64?
-    let counter: ByteCounter
+    let provider: OfflineODataProvider
     let url: String
+    let headers: [(String, String)]
+    let first: HTTPBody
+    let position: Int64
+    /// Where the current answer's bytes end (nil: unknown, a 200 without Content-Length).
+    let end: Int64?
+    /// The stream's length (nil: the back end ignores ranges; one answer is all).
+    let total: Int64?
+    let validator: String?
+    let counter: ByteCounter
 
     struct Iterator: AsyncIteratorProtocol {
-        var base: HTTPBody.AsyncIterator
-        let expected: Int64?
-        let counter: ByteCounter
-        let url: String
+        let body: RangedBody
+        var current: HTTPBody.AsyncIterator
+        var position: Int64
+        var end: Int64?
+        var retries = 0
+
         mutating func next() async throws -> [UInt8]? {
-            if let chunk = try await base.next() {
-                counter.value.withLock { $0 += Int64(chunk.count) }
-                return chunk
+            while true {
+                do {
+                    if let chunk = try await current.next() {
+                        if let end = end, position + Int64(chunk.count) > end {
+                            throw SyncErrorCode.invalidPayload.error("GET \(body.url): more bytes than the answer announced", at: body.url)
+                        }
+                        position += Int64(chunk.count)
+                        body.counter.value.withLock { $0 += Int64(chunk.count) }
+                        return chunk
+                    }
+                } catch let error as ODataError where error.code != SyncErrorCode.connectionReset.code {
+                    throw error
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    // Broken off: ask again from here, when the back end serves ranges.
+                    guard body.total != nil, retries < OfflineODataProvider.rangeRetries else { throw error }
+                    retries += 1
+                    try await request(from: position)
+                    continue
+                }
+                // This answer ended.
+                if let end, position < end {
+                    guard body.total != nil, retries < OfflineODataProvider.rangeRetries else {
+                        throw SyncErrorCode.connectionReset.error("GET \(body.url): the stream ended after \(position) of \(end) bytes",
+                                                                  at: body.url)
+                    }
+                    retries += 1
+                    try await request(from: position)
+                    continue
+                }
+                guard let total = body.total, position < total else { return nil }
+                try await request(from: position)
             }
-            let received = counter.value.withLock { $0 }
-            if let expected, received != expected {
-                throw SyncErrorCode.connectionReset.error("GET \(url): the stream ended after \(received) of \(expected) bytes", at: url)
+        }
+
+        /// The next range, from `from`.
+        mutating func request(from start: Int64) async throws {
+            guard let total = body.total else { return }
+            let last = Swift.min(start + OfflineODataProvider.rangeBytes, total) - 1
+            var own = body.headers + [("Range", "bytes=\(start)-\(last)")]
+            if let validator = body.validator { own.append(("If-Range", validator)) }
+            let request = HTTPRequest(method: "GET", url: body.url, headers: body.provider.requestHeaders(own),
+                                      timeout: body.provider.parameters.timeout)
+            let response = try await body.provider.exchange(request)
+            guard response.status == 206, let (first, rangeLast, length) = OfflineODataProvider.contentRange(response.header("Content-Range")),
+                  first == start, length == total, rangeLast <= last else {
+                throw SyncErrorCode.connectionReset.error(
+                    "GET \(body.url) from byte \(start): answered \(response.status) \(response.header("Content-Range") ?? "") "
+                        + "(the stream changed or the back end stopped serving ranges); the next download fetches it again", at: body.url)
             }
-            return nil
+            current = response.body.makeAsyncIterator()
+            end = rangeLast + 1
         }
     }
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(base: base.makeAsyncIterator(), expected: expected, counter: counter, url: url)
+        Iterator(body: self, current: first.makeAsyncIterator(), position: position, end: end)
     }
 }

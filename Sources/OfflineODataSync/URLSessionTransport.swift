@@ -5,8 +5,11 @@ import FoundationNetworking
 
 /// The default transport: one `URLSession` (FoundationNetworking on Linux) with its own cookie
 /// storage, so session cookies (an SAP session, a load balancer's affinity) last as long as the
-/// transport. The body is handed over as one chunk once it has arrived; a page is bounded by the
-/// page size sync asks for.
+/// transport. The answer is returned as soon as its status and headers are in; its body follows
+/// as the chunks arrive (a 200 MB stream is never held whole: the store takes it piece by
+/// piece). The chunks are buffered until read: a reader slower than the network holds what it
+/// has not read yet (FoundationNetworking offers no way to pause a task's reads on Linux:
+/// `suspend()` and `resume()` there restarted the transfer, the body arriving twice — observed).
 ///
 /// An authentication challenge (a `401` with `WWW-Authenticate`) is answered with `credential`
 /// when one is given, once; otherwise the exchange ends with that `401` (status and
@@ -15,7 +18,7 @@ import FoundationNetworking
 /// it to it.
 public final class URLSessionTransport: Transport, @unchecked Sendable {  // URLSession is thread-safe
     private let session: URLSession
-    private let challenges: ChallengeDelegate
+    private let delegate: SessionDelegate
     /// Seconds an exchange may take when the request sets no timeout.
     public let defaultTimeout: Double
 
@@ -25,8 +28,8 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {  // URL
         configuration.httpShouldSetCookies = true
         configuration.timeoutIntervalForRequest = timeout
         configuration.urlCache = nil
-        challenges = ChallengeDelegate(credential: credential)
-        session = URLSession(configuration: configuration, delegate: challenges, delegateQueue: nil)
+        delegate = SessionDelegate(credential: credential)
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
     deinit { session.finishTasksAndInvalidate() }
@@ -41,36 +44,19 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {  // URL
         for (name, value) in request.headers { urlRequest.addValue(value, forHTTPHeaderField: name) }
         if let body = request.body { urlRequest.httpBody = Data(body) }
         let holder = TaskHolder()
-        let (data, response, error): (Data?, URLResponse?, (any Error)?) = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let task = session.dataTask(with: urlRequest) { data, response, error in
-                    continuation.resume(returning: (data, response, error))
-                }
+        let delegate = self.delegate
+        let session = self.session
+        let description = "\(request.method) \(request.url)"
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                let task = session.dataTask(with: urlRequest)
+                delegate.register(task, continuation: continuation, description: description)
                 holder.set(task)
                 task.resume()
             }
         } onCancel: {
             holder.cancel()
         }
-        let identifier = holder.identifier
-        let challenge = challenges.take(identifier)
-        if let error {
-            if let challenge {
-                // The challenge was refused (no credential, or the credential failed): the 401.
-                return HTTPResponse(status: 401, headers: challenge, body: [])
-            }
-            if Task.isCancelled { throw TransportError(.cancelled, "the exchange was cancelled") }
-            if let urlError = error as? URLError { throw Self.map(urlError) }
-            throw TransportError(.other, "\(error)")
-        }
-        guard let http = response as? HTTPURLResponse else {
-            throw TransportError(.other, "the answer to \(request.method) \(request.url) is not HTTP")
-        }
-        var headers: [(name: String, value: String)] = []
-        for (name, value) in http.allHeaderFields {
-            headers.append((name: "\(name)", value: "\(value)"))
-        }
-        return HTTPResponse(status: http.statusCode, headers: headers, body: [UInt8](data ?? Data()))
     }
 
     static func map(_ error: URLError) -> TransportError {
@@ -120,15 +106,37 @@ private final class TaskHolder: @unchecked Sendable {
     var identifier: Int { lock.withLock { task?.taskIdentifier ?? -1 } }
 }
 
-/// Answers authentication challenges: the credential once per task, else cancels the task and
-/// keeps what the back end asked (`WWW-Authenticate`) for the exchange to report as a 401.
-private final class ChallengeDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+/// The session's delegate: answers authentication challenges (the credential once per task,
+/// else it cancels the task and keeps what the back end asked, `WWW-Authenticate`, for the
+/// exchange to report as a 401), and turns each data task's events into its exchange's answer:
+/// the response once its headers are in, then the body's chunks as they arrive.
+private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     let credential: URLCredential?
     private let lock = NSLock()
     private var refused: [Int: [(name: String, value: String)]] = [:]
     private var answered: Set<Int> = []
+    private var exchanges: [Int: Exchange] = [:]
+
+    /// One exchange in flight.
+    final class Exchange {
+        var continuation: CheckedContinuation<HTTPResponse, any Error>?
+        var body: AsyncThrowingStream<[UInt8], any Error>.Continuation?
+        /// A 401 that asks for authentication is held back: FoundationNetworking reads its body,
+        /// then asks the challenge, and with a credential sends the request again on the same
+        /// task (a second response follows). Its status, headers and body, until then.
+        var held: (status: Int, headers: [(name: String, value: String)], body: [UInt8])?
+        let description: String
+        init(continuation: CheckedContinuation<HTTPResponse, any Error>, description: String) {
+            self.continuation = continuation
+            self.description = description
+        }
+    }
 
     init(credential: URLCredential?) { self.credential = credential }
+
+    func register(_ task: URLSessionDataTask, continuation: CheckedContinuation<HTTPResponse, any Error>, description: String) {
+        lock.withLock { exchanges[task.taskIdentifier] = Exchange(continuation: continuation, description: description) }
+    }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
@@ -152,11 +160,80 @@ private final class ChallengeDelegate: NSObject, URLSessionTaskDelegate, @unchec
         completionHandler(.cancelAuthenticationChallenge, nil)
     }
 
-    /// The refused challenge of a finished task (removed).
-    func take(_ id: Int) -> [(name: String, value: String)]? {
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+        let id = dataTask.taskIdentifier
+        guard let exchange = lock.withLock({ exchanges[id] }), let continuation = exchange.continuation else {
+            completionHandler(.cancel)
+            return
+        }
+        guard let http = response as? HTTPURLResponse else {
+            exchange.continuation = nil
+            continuation.resume(throwing: TransportError(.other, "the answer to \(exchange.description) is not HTTP"))
+            completionHandler(.cancel)
+            return
+        }
+        var headers: [(name: String, value: String)] = []
+        for (name, value) in http.allHeaderFields { headers.append((name: "\(name)", value: "\(value)")) }
+        if http.statusCode == 401, headers.contains(where: { $0.name.lowercased() == "www-authenticate" }) {
+            lock.withLock { exchange.held = (401, headers, []) }
+            completionHandler(.allow)
+            return
+        }
+        lock.withLock { exchange.held = nil }
+        let (stream, body) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        // A reader that stops early (a body past its limit, a cancelled download) stops the task.
+        body.onTermination = { termination in
+            if case .cancelled = termination { dataTask.cancel() }
+        }
         lock.withLock {
+            exchange.continuation = nil
+            exchange.body = body
+        }
+        continuation.resume(returning: HTTPResponse(status: http.statusCode, headers: headers, body: HTTPBody(stream)))
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let body = lock.withLock { () -> AsyncThrowingStream<[UInt8], any Error>.Continuation? in
+            guard let exchange = exchanges[dataTask.taskIdentifier] else { return nil }
+            if exchange.held != nil {
+                exchange.held?.body += [UInt8](data)
+                return nil
+            }
+            return exchange.body
+        }
+        body?.yield([UInt8](data))
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let id = task.taskIdentifier
+        let (exchange, challenge) = lock.withLock { () -> (Exchange?, [(name: String, value: String)]?) in
             answered.remove(id)
-            return refused.removeValue(forKey: id)
+            return (exchanges.removeValue(forKey: id), refused.removeValue(forKey: id))
+        }
+        guard let exchange else { return }
+        if let continuation = exchange.continuation {
+            // No answer came.
+            if let challenge {
+                // The challenge was refused (no credential, or the credential failed): the 401.
+                continuation.resume(returning: HTTPResponse(status: 401, headers: challenge, body: []))
+            } else if error == nil, let held = exchange.held {
+                // A 401 that no challenge followed: as it came.
+                continuation.resume(returning: HTTPResponse(status: held.status, headers: held.headers, body: held.body))
+            } else if let urlError = error as? URLError {
+                continuation.resume(throwing: URLSessionTransport.map(urlError))
+            } else {
+                continuation.resume(throwing: TransportError(.other, error.map { "\($0)" } ?? "\(exchange.description) ended without an answer"))
+            }
+            return
+        }
+        // The answer came; its body ends here, whole or broken off.
+        if let error {
+            let mapped = (error as? URLError).map(URLSessionTransport.map) ?? TransportError(.reset, "\(error)")
+            exchange.body?.finish(throwing: mapped.kind == .cancelled ? mapped : TransportError(.reset, "\(exchange.description): \(mapped.message)"))
+        } else {
+            exchange.body?.finish()
         }
     }
 }
