@@ -23,7 +23,13 @@ extension OfflineODataProvider {
         let current = try? store.currentServerETag(of: request.affectedEntitySet, key: request.affectedEntityKey)
         let ifMatch = run.etags[entity] ?? current ?? request.serverETag
         var http = uploadRequest(request, ifMatch: ifMatch, store: store)
-        http.body = try store.queuedMediaBytes(request)
+        if transport.acceptsStreamedBodies, let source = try store.queuedMediaSource(request) {
+            // Read from the store as it is sent: a 200 MB video is never held whole.
+            let open = source.open
+            http.streamedBody = HTTPStreamedBody(length: source.length) { StoreBodyReader(try open()) }
+        } else {
+            http.body = try store.queuedMediaBytes(request)
+        }
         if parameters.enableRepeatableRequests {
             http.headers.append((name: "Repeatability-Request-ID", value: attempt.requestID))
             http.headers.append((name: "Repeatability-First-Sent", value: attempt.firstSent))
@@ -412,4 +418,11 @@ struct RangedBody: AsyncSequence, Sendable {
     func makeAsyncIterator() -> Iterator {
         Iterator(body: self, current: first.makeAsyncIterator(), position: position, end: end)
     }
+}
+
+/// A stored stream's pass as a request body reader.
+final class StoreBodyReader: HTTPBodyReader, @unchecked Sendable {
+    let pieces: MediaPieceReader
+    init(_ pieces: MediaPieceReader) { self.pieces = pieces }
+    func next() throws -> [UInt8]? { try pieces.next() }
 }

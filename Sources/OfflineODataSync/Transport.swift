@@ -6,6 +6,9 @@ public struct HTTPRequest: Sendable, Hashable {
     /// Header fields in the order they are sent; names as given (HTTP names are case-insensitive).
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]?
+    /// A body read piece by piece instead (a stored stream being uploaded), sent only through
+    /// a transport whose `acceptsStreamedBodies` is true; `body` is nil then.
+    public var streamedBody: HTTPStreamedBody?
     /// Seconds before the exchange fails with `timeout` (nil: the transport's default).
     public var timeout: Double?
 
@@ -102,6 +105,41 @@ public struct HTTPBody: AsyncSequence, Sendable {
 /// returned, not thrown.
 public protocol Transport: Sendable {
     func exchange(_ request: HTTPRequest) async throws -> HTTPResponse
+    /// Whether `exchange` sends `HTTPRequest.streamedBody`. False by default: sync then hands
+    /// such a body over whole, as `body`.
+    var acceptsStreamedBodies: Bool { get }
+}
+
+extension Transport {
+    public var acceptsStreamedBodies: Bool { false }
+}
+
+/// A request body of known length read piece by piece (a stored stream being uploaded), so
+/// that it is never held whole. `makeReader` starts a fresh pass over the bytes (called again
+/// when the request must be sent again, after an authentication challenge).
+public struct HTTPStreamedBody: Sendable {
+    public let length: Int64
+    public let makeReader: @Sendable () throws -> any HTTPBodyReader
+
+    public init(length: Int64, makeReader: @escaping @Sendable () throws -> any HTTPBodyReader) {
+        self.length = length
+        self.makeReader = makeReader
+    }
+
+    /// The whole body in memory (for a transport that does not accept streamed bodies).
+    public func collect() throws -> [UInt8] {
+        let reader = try makeReader()
+        var out: [UInt8] = []
+        out.reserveCapacity(Int(clamping: length))
+        while let piece = try reader.next() { out += piece }
+        return out
+    }
+}
+
+/// One pass over a streamed body: the next piece, nil at the end. Called from one thread at a
+/// time (the transport's).
+public protocol HTTPBodyReader: AnyObject, Sendable {
+    func next() throws -> [UInt8]?
 }
 
 /// What a transport reports when an exchange got no HTTP answer.

@@ -34,6 +34,12 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {  // URL
 
     deinit { session.finishTasksAndInvalidate() }
 
+    /// No: FoundationNetworking sends a body stream with chunked transfer encoding whatever
+    /// `Content-Length` says (observed on Linux), which back ends without chunked request
+    /// bodies (odatapy's wsgiref server) store as the raw chunks. A stored stream is handed
+    /// over whole (`HTTPStreamedBody.collect`).
+    public var acceptsStreamedBodies: Bool { false }
+
     public func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let url = URL(string: request.url), url.scheme != nil, url.host != nil else {
             throw TransportError(.invalidURL, "'\(request.url)' is not an absolute URL")

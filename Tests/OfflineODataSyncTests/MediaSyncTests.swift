@@ -121,15 +121,18 @@ extension MediaSyncTests {
         let store = try provider.store
         #expect(try store.keys("Photos", key: "PhotoID") == ["2"])
         #expect(try store.execute(.get, "Photos(2)/$value").body == Self.seeded(2, 150_000))
-        // Taken on the device, sent, and not kept.
-        let created = try await store.createMedia(in: "Photos", contentType: "image/png", from: AsyncStream { c in
-            c.yield(Array(repeating: 5, count: 70_000))
+        // Taken on the device (12 MB), sent, and not kept.
+        let video = Self.seeded(9, 12_000_000)
+        let created = try await store.createMedia(in: "Photos", contentType: "video/mp4", from: AsyncStream { c in
+            c.yield(Array(video[..<6_000_000]))
+            c.yield(Array(video[6_000_000...]))
             c.finish()
         }, options: RequestOptions(removeCreatedEntityAfterUpload: true))
         let location = try #require(created.headers["Location"])
-        #expect(try store.execute(.get, location + "/$value").body?.count == 70_000)
+        #expect(try store.execute(.get, location + "/$value").body?.count == 12_000_000)
         #expect(try await provider.upload() == UploadSummary(succeeded: 1, failed: 0, remaining: 0))
-        #expect(try await Self.photo(server, 4).bytes == Array(repeating: 5, count: 70_000))
+        let sent = try await Self.photo(server, 4).bytes
+        #expect(sent == video, "\(sent.count) bytes on the back end; first difference at \(zip(sent, video).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? -1)")
         #expect(try store.keys("Photos", key: "PhotoID") == ["2"])
         // Its stream went with it: only photo 2's three chunks are left.
         var chunks = 0
@@ -380,5 +383,55 @@ extension MediaSyncTests {
         for try await piece in try switching.store.readMedia(set: "Videos", key: [.string("V")]) { read += piece }
         #expect(read == RangeBackend.bytes(version: 3))
         try switching.close()
+    }
+}
+
+/// A transport that takes streamed request bodies (as an app's own HTTP stack can), reading
+/// each piece as it would send it, then hands the request to URLSessionTransport whole (which
+/// cannot stream a body without chunked encoding, which odatapy does not take). Records the
+/// largest piece and how many there were.
+final class StreamingTransport: Transport, @unchecked Sendable {
+    let inner = URLSessionTransport(timeout: 60)
+    private let lock = NSLock()
+    private var pieces = 0
+    private var largest = 0
+    var acceptsStreamedBodies: Bool { true }
+    var seen: (pieces: Int, largest: Int) { lock.withLock { (pieces, largest) } }
+
+    func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let streamed = request.streamedBody else { return try await inner.exchange(request) }
+        let reader = try streamed.makeReader()
+        var body: [UInt8] = []
+        while let piece = try reader.next() {
+            lock.withLock { pieces += 1; largest = max(largest, piece.count) }
+            body += piece
+        }
+        #expect(Int64(body.count) == streamed.length)
+        var whole = request
+        whole.streamedBody = nil
+        whole.body = body
+        return try await inner.exchange(whole)
+    }
+}
+
+extension MediaSyncTests {
+    @Test("through a transport that takes streamed bodies, an upload reads the stored stream piece by piece (64 KiB at most), never whole")
+    func streamedUpload() async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let transport = StreamingTransport()
+        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dir, queries: Self.queries),
+                                                transport: transport)
+        try await provider.open()
+        let store = try provider.store
+        let video = Self.seeded(11, 3_000_000)
+        #expect(try store.execute(ODataRequest(.put, "Photos(3)/$value", headers: ["Content-Type": "video/mp4"], body: video)).status == 204)
+        #expect(try await provider.upload() == UploadSummary(succeeded: 1, failed: 0, remaining: 0))
+        #expect(try await Self.photo(server, 3).bytes == video)
+        let seen = transport.seen
+        #expect(seen.pieces == 46 && seen.largest == 64 << 10, "\(seen)")
+        try provider.close()
     }
 }

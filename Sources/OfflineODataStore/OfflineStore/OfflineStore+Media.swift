@@ -218,6 +218,22 @@ extension OfflineStore {
         return try reader.mediaBytes(info)
     }
 
+    /// The stored stream a queued media request sends, to be read piece by piece: its length
+    /// and a function that starts a pass over it (every pass reads the stream as it was when
+    /// this was called). Nil when the entity or its stream is gone (a later queued request
+    /// deletes it: an empty body is sent).
+    package func queuedMediaSource(_ request: QueuedRequest) throws(ODataError)
+        -> (length: Int64, open: @Sendable () throws(ODataError) -> MediaPieceReader)? {
+        try ensureOpen()
+        let reader = try storage.reader()
+        let keyBytes = try keyBytes(request.affectedEntitySet, predicate: request.affectedEntityKey)
+        guard let info = try reader.mediaInfo(set: request.affectedEntitySet, keyBytes: keyBytes,
+                                              property: Self.mediaProperty(of: request)), !info.isAbsent else { return nil }
+        return (info.length, { () throws(ODataError) -> MediaPieceReader in
+            MediaPieceReader(try MediaBatchReader(reader: reader, info: info, range: nil))
+        })
+    }
+
     /// The stored stream of an entity named by its key predicate (nil when there is none;
     /// `includingAbsent`: also the record of a stream the back end said it does not have).
     package func mediaInfo(set: String, predicate: String, property: String = "",
@@ -290,4 +306,12 @@ extension OfflineStore {
                                serverVersion: serverVersion, isAbsent: true)
         }
     }
+}
+
+/// One pass over a stored stream, piece by piece (for sync's streamed upload bodies).
+package final class MediaPieceReader: @unchecked Sendable {
+    private let reader: MediaBatchReader
+    init(_ reader: MediaBatchReader) { self.reader = reader }
+    /// The next piece (at most 64 KiB), nil at the end.
+    package func next() throws(ODataError) -> [UInt8]? { try reader.next() }
 }
