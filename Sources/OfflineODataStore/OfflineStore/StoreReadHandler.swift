@@ -127,24 +127,41 @@ struct StoreReadHandler: ReadHandler {
 
     /// Media entities with their media control information (JSON Format §4.5.10–4.5.13):
     /// `@odata.mediaReadLink` and `@odata.mediaEditLink` (`Set(key)/$value`), and, when the
-    /// store holds the stream, `@odata.mediaContentType` and the back end's `@odata.mediaEtag`.
+    /// store holds the stream, `@odata.mediaContentType` and the back end's `@odata.mediaEtag`;
+    /// an `Edm.Stream` property the store holds a value of, the same as `Name@odata.…`
+    /// (`Set(key)/Name`).
     private func addMediaLinks(_ entities: [ODataEntity], set: String, type: String, reader: EntityReader) throws(ODataError) -> [ODataEntity] {
-        guard !set.isEmpty, model.entitySet(named: set) != nil, let entityType = model.entityType(qualifiedName: type),
-              model.isMediaType(entityType) else { return entities }
+        guard !set.isEmpty, model.entitySet(named: set) != nil || model.singleton(named: set) != nil,
+              let entityType = model.entityType(qualifiedName: type) else { return entities }
+        let isMedia = model.isMediaType(entityType)
+        let streams = model.allProperties(of: entityType).filter { !$0.type.isCollection && $0.type.primitiveKind == .stream }.map(\.name)
+        guard isMedia || !streams.isEmpty else { return entities }
         let keyNames = try reader.keyProperties(of: set)
         let info = try reader.catalog.set(set)
         let keys = zip(info.keyNames, info.keyKinds).map { KeyProperty($0, $1 ?? .string) }
         let version: ODataVersion = model.version == .v2 ? .v2 : .v4
+        let singleton = model.singleton(named: set) != nil
         var out = entities
         for i in out.indices {
             let key = keyNames.compactMap { out[i][property: $0] }
             guard key.count == keyNames.count else { continue }
-            let link = set + (try KeyPredicate.format(key, keys: keys, version: version)) + "/$value"
-            out[i].control.mediaReadLink = link
-            out[i].control.mediaEditLink = link
-            if let media = try reader.mediaInfo(set: set, keyBytes: try EntityStorage.encodeKey(key, info: info)), !media.isAbsent {
-                out[i].control.mediaContentType = media.contentType
-                out[i].control.mediaETag = media.etag
+            let keyBytes = try EntityStorage.encodeKey(key, info: info)
+            let path = singleton ? set : set + (try KeyPredicate.format(key, keys: keys, version: version))
+            if isMedia {
+                out[i].control.mediaReadLink = path + "/$value"
+                out[i].control.mediaEditLink = path + "/$value"
+                if let media = try reader.mediaInfo(set: set, keyBytes: keyBytes), !media.isAbsent {
+                    out[i].control.mediaContentType = media.contentType
+                    out[i].control.mediaETag = media.etag
+                }
+            }
+            for name in streams {
+                guard let media = try reader.mediaInfo(set: set, keyBytes: keyBytes, property: name), !media.isAbsent else { continue }
+                out[i].annotations.append(ODataAnnotation(target: name, term: "odata.mediaReadLink", value: .string(path + "/" + name)))
+                out[i].annotations.append(ODataAnnotation(target: name, term: "odata.mediaContentType", value: .string(media.contentType)))
+                if let etag = media.etag {
+                    out[i].annotations.append(ODataAnnotation(target: name, term: "odata.mediaEtag", value: .string(etag)))
+                }
             }
         }
         return out

@@ -10,6 +10,16 @@ extension LocalService {
     /// with or without `/$value`). Nil when the path names no stream.
     func mediaTarget(_ path: BoundResourcePath) -> (set: String, key: [ODataValue], property: String)? {
         let steps = path.steps.filter { if case .typeCast = $0 { return false } else { return true } }
+        // A singleton's stream (`Me/Photo`, `Me/$value`): its one stored entity.
+        if let first = steps.first, case .singleton(let name) = first,
+           let stored = try? storage.reader().scan(name), let key = Self.singletonKey(stored) {
+            if steps.count == 1, path.suffix == .value, case .entity = path.target { return (name, key, "") }
+            if steps.count == 2, case .property(let property, let type) = steps[1], !type.isCollection, type.primitiveKind == .stream,
+               path.suffix == .none || path.suffix == .value {
+                return (name, key, property)
+            }
+            return nil
+        }
         guard steps.count >= 2, case .entitySet(let set) = steps[0], case .key(let key) = steps[1] else { return nil }
         if steps.count == 2, path.suffix == .value, case .entity = path.target { return (set, key, "") }
         if steps.count == 3, case .property(let name, let type) = steps[2], !type.isCollection, type.primitiveKind == .stream,
@@ -17,6 +27,13 @@ extension LocalService {
             return (set, key, name)
         }
         return nil
+    }
+
+    /// The key of a singleton's one stored entity (nil when it holds none).
+    static func singletonKey(_ cursor: EntityCursor) -> [ODataValue]? {
+        var cursor = cursor
+        guard let entity = try? cursor.next() else { return nil }
+        return try? entity.key()
     }
 
     /// True when a POST to `set` carries the media resource itself (a media type and a body

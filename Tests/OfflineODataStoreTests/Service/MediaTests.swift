@@ -16,9 +16,12 @@ import Testing
             <Property Name="ID" Type="Edm.Int32" Nullable="false"/><Property Name="Name" Type="Edm.String"/></EntityType>
           <EntityType Name="Product"><Key><PropertyRef Name="ID"/></Key>
             <Property Name="ID" Type="Edm.String" Nullable="false"/><Property Name="Manual" Type="Edm.Stream"/></EntityType>
+          <EntityType Name="Person"><Key><PropertyRef Name="UserName"/></Key>
+            <Property Name="UserName" Type="Edm.String" Nullable="false"/><Property Name="Photo" Type="Edm.Stream"/></EntityType>
           <EntityContainer Name="C">
             <EntitySet Name="Photos" EntityType="M.Photo"/>
             <EntitySet Name="Products" EntityType="M.Product"/>
+            <Singleton Name="Me" Type="M.Person"/>
           </EntityContainer>
         </Schema></edmx:DataServices></edmx:Edmx>
         """.utf8)
@@ -308,5 +311,29 @@ import Testing
         let store = try await Self.open(dir, encryption: .passphrase("media secret"))
         defer { try? store.close() }
         #expect(try store.execute(.get, "Photos(1)/$value").body == marker + marker)
+    }
+
+    @Test("a singleton's stream property (Me/Photo) is written, read and queued like a set's; stream properties carry their links in the entity")
+    func singletonStream() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await Self.open(dir)
+        defer { try? store.close() }
+        try store.addDefiningQuery(DefiningQuery(name: "Me", url: "Me"))
+        try await store.applyDownload(definingQuery: "Me", pages: [Array(#"{"value":[{"UserName":"russell"}]}"#.utf8)])
+        #expect(try store.execute(.get, "Me/Photo").status == 204)
+        #expect(try store.execute(ODataRequest(.put, "Me/Photo", headers: ["Content-Type": "image/png"], body: [1, 2, 3])).status == 204)
+        let photo = try store.execute(.get, "Me/Photo/$value")
+        #expect(photo.body == [1, 2, 3] && photo.headers["Content-Type"] == "image/png")
+        let me = try #require(try store.execute(.get, "Me").json())
+        #expect(me["Photo@odata.mediaReadLink"]?.stringValue == "Me/Photo")
+        #expect(me["Photo@odata.mediaContentType"]?.stringValue == "image/png")
+        let queued = try #require(try store.requestQueue().last)
+        #expect(queued.method == "PUT" && queued.url == "Me/Photo" && queued.affectedEntitySet == "Me" && queued.mediaContentType == "image/png")
+        // A set's stream property too.
+        #expect(try store.execute(.post, "Products", body: #"{"ID":"p"}"#).status == 201)
+        #expect(try store.execute(.get, "Products('p')").json()?["Manual@odata.mediaReadLink"] == nil)
+        #expect(try store.execute(ODataRequest(.put, "Products('p')/Manual", headers: ["Content-Type": "application/pdf"], body: [9])).status == 204)
+        #expect(try store.execute(.get, "Products('p')").json()?["Manual@odata.mediaReadLink"]?.stringValue == "Products('p')/Manual")
     }
 }
