@@ -195,6 +195,7 @@ extension StorageEngine {
                     try log.sync()
                     w.unsynced = false
                 }
+                if options.durability == .full { w.syncedSequence = state.withLock { $0.sequence } }
                 log.close()
                 w.log = nil
             }

@@ -34,6 +34,8 @@ public struct EngineStats: Sendable, CustomStringConvertible {
     /// Index blocks and Bloom filters of the open runs (counted against the cache size).
     public var pinnedBytes: Int
     public var commits: UInt64
+    /// Syncs of the log (`fdatasync`): fewer than the durable commits when commits are grouped.
+    public var logSyncs: UInt64 = 0
     public var flushes: UInt64
     public var compactions: UInt64
 
@@ -120,10 +122,12 @@ extension StorageEngine {
             fileBytes += size
             if case .log = FileNames.parse(name) { logBytes += size }
         }
-        return EngineStats(cipher: keys.suite, sequence: snapshot.sequence, runs: runs, trees: trees, logBytes: logBytes,
-                           fileBytes: fileBytes, liveBytes: live, garbageBytes: stored > live ? stored - live : 0,
-                           memTableBytes: memBytes, cacheBytes: cache.usedBytes, pinnedBytes: cache.pinned, commits: counters.commits,
-                           flushes: counters.flushes, compactions: counters.compactions)
+        var stats = EngineStats(cipher: keys.suite, sequence: snapshot.sequence, runs: runs, trees: trees, logBytes: logBytes,
+                                fileBytes: fileBytes, liveBytes: live, garbageBytes: stored > live ? stored - live : 0,
+                                memTableBytes: memBytes, cacheBytes: cache.usedBytes, pinnedBytes: cache.pinned, commits: counters.commits,
+                                flushes: counters.flushes, compactions: counters.compactions)
+        stats.logSyncs = counters.logSyncs
+        return stats
     }
 
     /// Walks every run block by block (checksums, tags, key order, index consistency, counts)

@@ -18,6 +18,8 @@ public final class StorageEngine: Sendable {
     let state: Mutex<State>
     private let writer: Mutex<WriterState>
     private let queue = Mutex<[PendingCommit]>([])
+    /// Callers of `waitDurable` leaving the sync to another (group commit).
+    let durableWaiters = DurableWaiters()
     let fileNumbers: Mutex<UInt32>
     let flushQueue = DispatchQueue(label: "OfflineODataEngine.flush")
     let flushGroup = DispatchGroup()
@@ -43,6 +45,8 @@ public final class StorageEngine: Sendable {
         var log: LogWriter?
         /// The current log holds commits made with `durable: false` that no sync covers yet.
         var unsynced = false
+        /// Every commit up to this sequence is on stable storage (`.full` durability).
+        var syncedSequence: UInt64 = 0
     }
 
     final class PendingCommit: @unchecked Sendable {
@@ -201,6 +205,32 @@ public final class StorageEngine: Sendable {
         return pending.sequence
     }
 
+    /// Returns once every commit up to `sequence` is on stable storage (`.full` durability;
+    /// at once otherwise): for commits made with `durable: false` by a caller that released its
+    /// own locks first. Callers waiting together share one sync of the log: commits made while
+    /// one sync runs are covered by the next (group commit).
+    ///
+    /// `leavingSyncToOthersFor`: first wait up to that long for another caller's sync to cover
+    /// `sequence` (a writer known to commit next), then sync if none did.
+    public func waitDurable(_ sequence: UInt64, leavingSyncToOthersFor wait: Duration? = nil) throws(EngineError) {
+        guard options.durability == .full else { return }
+        if let wait, durableWaiters.waitUntilSynced(sequence, for: wait) { return }
+        try writer.withLock { w throws(EngineError) in
+            if w.syncedSequence >= sequence { return }
+            if let failure = state.withLock({ $0.failure }) { throw failure }
+            guard let log = w.log else { return }   // the log was closed after a sync (rotation)
+            let through = state.withLock { $0.sequence }
+            do throws(EngineError) { try log.sync() } catch {
+                state.withLock { $0.failure = error }
+                throw error
+            }
+            w.unsynced = false
+            w.syncedSequence = through
+            state.withLock { $0.statistics.logSyncs += 1 }
+            durableWaiters.synced(through: through)
+        }
+    }
+
     /// Group commit, run by the writer-lock holder:
     /// 1. refuse if the store failed or closed;
     /// 2. append every commit's frames to the log;
@@ -234,6 +264,9 @@ public final class StorageEngine: Sendable {
                 if group.contains(where: \.durable) {
                     try log.sync()
                     w.unsynced = false
+                    w.syncedSequence = sequence
+                    state.withLock { $0.statistics.logSyncs += 1 }
+                    durableWaiters.synced(through: sequence)
                 } else {
                     w.unsynced = true
                 }
@@ -285,6 +318,13 @@ public final class StorageEngine: Sendable {
                     throw error
                 }
                 w.unsynced = false
+                state.withLock { $0.statistics.logSyncs += 1 }
+            }
+            // Every commit of the log being closed is durable now (synced, or about to be in the
+            // flushed run).
+            if options.durability == .full {
+                w.syncedSequence = state.withLock { $0.sequence }
+                durableWaiters.synced(through: w.syncedSequence)
             }
             log.close()
             w.log = nil
@@ -397,6 +437,7 @@ public final class StorageEngine: Sendable {
 /// Running totals for `stats`.
 struct EngineCounters: Sendable {
     var commits: UInt64 = 0
+    var logSyncs: UInt64 = 0
     var flushes: UInt64 = 0
     var compactions: UInt64 = 0
     var bytesWritten: UInt64 = 0
@@ -418,5 +459,44 @@ extension StorageEngine {
             }
         }
         lockFile.close()
+    }
+}
+
+/// Threads waiting for a sync of the log to cover their commit (`waitDurable`): each sync wakes
+/// the ones it covers.
+final class DurableWaiters: Sendable {
+    private struct Waiter {
+        let sequence: UInt64
+        let semaphore: DispatchSemaphore
+    }
+    private let state = Mutex<(synced: UInt64, waiters: [Waiter])>((0, []))
+
+    /// Waits up to `duration` for `synced(through:)` of at least `sequence`; true if it came.
+    func waitUntilSynced(_ sequence: UInt64, for duration: Duration) -> Bool {
+        let semaphore = DispatchSemaphore(value: 0)
+        let already = state.withLock { s -> Bool in
+            if s.synced >= sequence { return true }
+            s.waiters.append(Waiter(sequence: sequence, semaphore: semaphore))
+            return false
+        }
+        if already { return true }
+        let nanoseconds = Int(duration.components.seconds) * 1_000_000_000 + Int(duration.components.attoseconds / 1_000_000_000)
+        if semaphore.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success { return true }
+        // Timed out: leave the list (a sync may have covered it meanwhile).
+        return state.withLock { s -> Bool in
+            s.waiters.removeAll { $0.semaphore === semaphore }
+            return s.synced >= sequence
+        }
+    }
+
+    /// A sync covered every commit through `sequence`.
+    func synced(through sequence: UInt64) {
+        let woken = state.withLock { s -> [DispatchSemaphore] in
+            s.synced = max(s.synced, sequence)
+            let covered = s.waiters.filter { $0.sequence <= sequence }.map(\.semaphore)
+            s.waiters.removeAll { $0.sequence <= sequence }
+            return covered
+        }
+        for semaphore in woken { semaphore.signal() }
     }
 }

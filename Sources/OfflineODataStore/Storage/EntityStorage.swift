@@ -16,6 +16,9 @@ public final class EntityStorage: Sendable {
     let state: Mutex<StorageCatalog>
     /// Serializes writers (entity writes, index backfills, catalog changes).
     let writer = Mutex<Int>(0)
+    /// Writers waiting for `writer` (a burst of local changes): a commit that has one behind it
+    /// leaves the sync of the log to it (group commit, `write`).
+    let waitingWriters = Atomic<Int>(0)
     /// While set, `reader()` returns this point in time instead of the last commit (see
     /// `exclusive(pinningReaders:_:)`).
     let pinnedSnapshot = Mutex<Snapshot?>(nil)
@@ -76,9 +79,21 @@ public final class EntityStorage: Sendable {
     /// records) as one atomic engine commit, with the engine's durability. Nothing is written
     /// when `body` throws. Writers are serialized: `body` must not call `write`, `apply`,
     /// `declareIndex` or `dropIndex` of the same storage (it would wait for itself).
+    ///
+    /// The commit is made under the writer lock and waited on to be durable after the lock is
+    /// released: writers that commit meanwhile share one sync of the log (group commit), and
+    /// each `write` returns only once its own commit is durable.
     @discardableResult
     public func write<T>(_ body: (inout EntityWriteBatch) throws(ODataError) -> T) throws(ODataError) -> T {
-        try serialized { () throws(ODataError) -> T in try commitBatch(body) }
+        let (result, sequence) = try serialized { () throws(ODataError) -> (T, UInt64) in try commitBatch(body, durable: false) }
+        let engine = self.engine
+        // Another writer is already waiting: its sync (or the last one's of the burst) covers
+        // this commit too; this one syncs itself only if none has within a short wait.
+        let successor = waitingWriters.load(ordering: .relaxed) > 0
+        try mapEngine("making a write durable") { () throws(EngineError) in
+            try engine.waitDurable(sequence, leavingSyncToOthersFor: successor ? Self.groupCommitWait : nil)
+        }
+        return result
     }
 
     /// Holds the writer lock for a series of commits that no other writer may interleave with
@@ -97,21 +112,33 @@ public final class EntityStorage: Sendable {
         }
     }
 
+    /// How long a commit with a writer behind it waits for that writer's sync before it syncs
+    /// the log itself (the successor's transaction failed, or is a long one).
+    static let groupCommitWait: Duration = .milliseconds(3)
+
     /// One commit of `body`'s writes; the caller holds the writer lock.
     func commitBatch<T>(_ body: (inout EntityWriteBatch) throws(ODataError) -> T) throws(ODataError) -> T {
+        try commitBatch(body, durable: true).0
+    }
+
+    /// The same, durable when it returns or (`durable: false`) once `engine.waitDurable` of the
+    /// returned sequence returns.
+    func commitBatch<T>(_ body: (inout EntityWriteBatch) throws(ODataError) -> T, durable: Bool) throws(ODataError) -> (T, UInt64) {
         let catalog = state.withLock { $0 }
         let snapshot = try mapEngine("taking a snapshot") { () throws(EngineError) in try engine.snapshot() }
         var batch = EntityWriteBatch(storage: self, catalog: catalog, snapshot: snapshot)
         let result = try body(&batch)
         let records = batch.batch
-        try mapEngine("committing a write") { () throws(EngineError) in _ = try engine.commit(records) }
-        return result
+        let sequence = try mapEngine("committing a write") { () throws(EngineError) in try engine.commit(records, durable: durable) }
+        return (result, sequence)
     }
 
     /// Runs `body` while holding the writer lock.
     func serialized<T>(_ body: () throws(ODataError) -> T) throws(ODataError) -> T {
         var outcome: Result<T, ODataError>?
+        waitingWriters.add(1, ordering: .relaxed)
         writer.withLock { _ in
+            waitingWriters.subtract(1, ordering: .relaxed)
             do throws(ODataError) {
                 outcome = .success(try body())
             } catch {
