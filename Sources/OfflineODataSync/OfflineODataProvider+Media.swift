@@ -398,7 +398,8 @@ struct RangedBody: AsyncSequence, Sendable {
         /// The next range, from `from`.
         mutating func request(from start: Int64) async throws {
             guard let total = body.total else { return }
-            let last = Swift.min(start + OfflineODataProvider.rangeBytes, total) - 1
+            // No overflow whatever length the back end announced.
+            let last = total - start > OfflineODataProvider.rangeBytes ? start + OfflineODataProvider.rangeBytes - 1 : total - 1
             var own = body.headers + [("Range", "bytes=\(start)-\(last)")]
             if let validator = body.validator { own.append(("If-Range", validator)) }
             let request = HTTPRequest(method: "GET", url: body.url, headers: body.provider.requestHeaders(own),
