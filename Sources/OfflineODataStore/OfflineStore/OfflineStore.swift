@@ -143,8 +143,9 @@ public final class OfflineStore: Sendable {
             try checkRemovedSets(stored: try parseStoredMetadata(stored), now: model, engine: engine)
         }
         let storage: EntityStorage
+        let derived = ModelReaders.derived(for: metadata, model: model)
         do {
-            storage = try EntityStorage(engine: engine, model: model)
+            storage = try EntityStorage(engine: engine, model: model, layoutMemo: derived.layouts)
         } catch where error.code == StoreErrorCode.incompatibleMetadata.code {
             throw .offlineIncompatibleMetadata(error.message)
         }
@@ -156,7 +157,8 @@ public final class OfflineStore: Sendable {
         }
         let handler = StoreReadHandler(model: model, pageSize: parameters.pageSize)
         let service = try LocalService(storage: storage, readHandler: handler,
-                                       individualErrorArchiveDeletion: parameters.individualErrorArchiveDeletion)
+                                       individualErrorArchiveDeletion: parameters.individualErrorArchiveDeletion, now: nil,
+                                       readers: derived.readers)
         let store = OfflineStore(model: model, service: service, storage: storage, folder: folder, pageSize: parameters.pageSize,
                                  downloadBatchBytes: parameters.downloadBatchBytes, removalBatchSize: parameters.removalBatchSize,
                                  downloadReaders: parameters.downloadReaders,

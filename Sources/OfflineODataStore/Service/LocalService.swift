@@ -1,4 +1,5 @@
 import OfflineODataModel
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -22,8 +23,17 @@ public final class LocalService: Sendable {
 
     /// - Parameters:
     ///   - now: seconds since 1970 (UTC) for EventLog times; the system clock by default.
-    public init(storage: EntityStorage, readHandler: (any ReadHandler)? = nil, individualErrorArchiveDeletion: Bool = false,
-                now: (@Sendable () -> Int64)? = nil) throws(ODataError) {
+    public convenience init(storage: EntityStorage, readHandler: (any ReadHandler)? = nil, individualErrorArchiveDeletion: Bool = false,
+                            now: (@Sendable () -> Int64)? = nil) throws(ODataError) {
+        try self.init(storage: storage, readHandler: readHandler, individualErrorArchiveDeletion: individualErrorArchiveDeletion,
+                      now: now, readers: nil)
+    }
+
+    /// `readers`: the body reader and the validator built for this model before (they plan
+    /// every type of the model, the larger part of opening a service: an `OfflineStore` reopened
+    /// in the same process with the same `$metadata` takes them from `ModelReaders`).
+    init(storage: EntityStorage, readHandler: (any ReadHandler)?, individualErrorArchiveDeletion: Bool,
+         now: (@Sendable () -> Int64)?, readers: ModelReaders.Readers?) throws(ODataError) {
         for set in OfflineSystemSets.all where storage.model.entitySet(named: set) == nil {
             throw .queueSystemSetsMissing(set)
         }
@@ -33,10 +43,9 @@ public final class LocalService: Sendable {
         self.individualErrorArchiveDeletion = individualErrorArchiveDeletion
         self.now = now ?? { Int64(time(nil)) }
         // Building a reader plans every type of the model: once per service, not per request.
-        let version: ODataVersion = storage.model.version == .v2 ? .v2 : .v4
-        self.validator = ODataJSONReader(model: storage.model, version: version)
-        self.bodyReader = ODataJSONReader(model: storage.model, version: version,
-                                          options: ODataJSONReaderOptions(requireKeyProperties: false))
+        let built = readers ?? ModelReaders.build(storage.model)
+        self.validator = built.validator
+        self.bodyReader = built.body
     }
 
     /// Request bodies (keys may be absent) and constraint checks, built once (see `init`).
@@ -256,5 +265,41 @@ public final class LocalService: Sendable {
         headers["Content-Type"] = "application/json"
         let body = try ODataJSONWriter(model: model).writeEntity(entity, entitySet: set)
         return ODataResponse(status: status, headers: headers, body: body, entity: entity, requestID: requestID)
+    }
+}
+
+/// What opening a store derives from its model alone, kept per `$metadata` for the process (the
+/// last four): the local service's readers (they plan every type) and the merged set layouts,
+/// so that reopening a store does not derive them again.
+enum ModelReaders {
+    struct Readers: Sendable {
+        let validator: ODataJSONReader
+        let body: ODataJSONReader
+    }
+
+    final class Derived: Sendable {
+        let readers: Readers
+        let layouts = LayoutMemo()
+        init(readers: Readers) { self.readers = readers }
+    }
+
+    private static let cache = Mutex<[(metadata: [UInt8], derived: Derived)]>([])
+
+    static func build(_ model: ServiceModel) -> Readers {
+        let version: ODataVersion = model.version == .v2 ? .v2 : .v4
+        return Readers(validator: ODataJSONReader(model: model, version: version),
+                       body: ODataJSONReader(model: model, version: version, options: ODataJSONReaderOptions(requireKeyProperties: false)))
+    }
+
+    /// The derived state of the model parsed from `metadata` (the readers built on first use).
+    static func derived(for metadata: [UInt8], model: ServiceModel) -> Derived {
+        if let hit = cache.withLock({ $0.first { $0.metadata == metadata }?.derived }) { return hit }
+        let built = Derived(readers: build(model))
+        cache.withLock { entries in
+            entries.removeAll { $0.metadata == metadata }
+            entries.insert((metadata, built), at: 0)
+            if entries.count > 4 { entries.removeLast() }
+        }
+        return built
     }
 }

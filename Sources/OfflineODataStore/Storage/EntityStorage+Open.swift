@@ -1,5 +1,6 @@
 import OfflineODataEngine
 import OfflineODataModel
+import Synchronization
 
 extension EntityStorage {
     static func tree(_ name: String, engine: StorageEngine) throws(ODataError) -> Tree {
@@ -12,7 +13,7 @@ extension EntityStorage {
     /// Layouts of every entity set of the model, merged with the persisted ones. A singleton is
     /// kept as a set of (at most) one entity under its own name (docs/StoreFormat.md §2).
     static func loadSets(engine: StorageEngine, model: ServiceModel, catalogTree: Tree, snapshot: Snapshot,
-                         into catalog: inout StorageCatalog, batch: inout WriteBatch) throws(ODataError) {
+                         into catalog: inout StorageCatalog, batch: inout WriteBatch, memo: LayoutMemo? = nil) throws(ODataError) {
         let named = model.entitySets.map { (name: $0.name, entityType: $0.entityType) }
             + model.singletons.map { (name: $0.name, entityType: $0.entityType) }
         for set in named {
@@ -20,16 +21,22 @@ extension EntityStorage {
                 catalog.unsupported[set.name] = .storeUnknownEntitySet(set.name)
                 continue
             }
-            let modelLayout = LayoutRecord.layout(of: type, model: model)
             let keyRefs = model.key(of: type)
+            let recordKey = StoreFormat.setKey(set.name)
+            let stored = try mapEngine("reading the layout of '\(set.name)'") { () throws(EngineError) in
+                try snapshot.get(recordKey, in: catalogTree)
+            }
+            // The same model and stored record as at an earlier open of this process: the
+            // merged layout then is the same.
+            if let memo, let stored, let known = memo.layout(set: set.name, stored: stored) {
+                try addSet(set.name, type: type, keyRefs: keyRefs, layout: known, model: model, engine: engine, into: &catalog)
+                continue
+            }
+            let modelLayout = LayoutRecord.layout(of: type, model: model)
             let keyIndicesInModel = keyRefs.map { ref in modelLayout.index(of: ref.name) }
             guard !keyRefs.isEmpty, keyIndicesInModel.allSatisfy({ $0 != nil }) else {
                 catalog.unsupported[set.name] = .storeSetWithoutKey(set.name)
                 continue
-            }
-            let recordKey = StoreFormat.setKey(set.name)
-            let stored = try mapEngine("reading the layout of '\(set.name)'") { () throws(EngineError) in
-                try snapshot.get(recordKey, in: catalogTree)
             }
             var layout = modelLayout
             if let stored {
@@ -38,26 +45,33 @@ extension EntityStorage {
             }
             let record = LayoutRecord.encode(typeName: type.qualifiedName, layout: layout)
             if record != stored { batch.put(recordKey, record, in: catalogTree) }
-            var keyIndices: [Int] = []
-            var keyKinds: [EdmPrimitiveKind?] = []
-            for ref in keyRefs {
-                guard let i = layout.index(of: ref.name) else { throw .storeSetWithoutKey(set.name) }
-                keyIndices.append(i)
-                if case .primitive(let kind) = layout.properties[i].shape {
-                    keyKinds.append(kind == .untyped ? nil : kind)
-                } else {
-                    keyKinds.append(nil)
-                }
-            }
-            let derived = model.derivedTypes(of: type)
-            let typeNames = Set([type.qualifiedName] + derived.map(\.qualifiedName))
-            let hasStreams = ([type] + derived).contains { model.isMediaType($0) || model.allProperties(of: $0).contains { $0.type.primitiveKind == .stream } }
-            catalog.sets[set.name] = SetInfo(
-                name: set.name, typeName: type.qualifiedName, typeNames: typeNames, layout: layout,
-                keyIndices: keyIndices, keyKinds: keyKinds,
-                keyNames: keyRefs.map(\.name), tree: try tree(StoreFormat.entityTree(set.name), engine: engine),
-                hasStreams: hasStreams)
+            memo?.remember(set: set.name, stored: record, layout: layout)
+            try addSet(set.name, type: type, keyRefs: keyRefs, layout: layout, model: model, engine: engine, into: &catalog)
         }
+    }
+
+    /// The set's entry of the catalog for its (persisted) layout.
+    static func addSet(_ name: String, type: CSDLEntityType, keyRefs: [CSDLPropertyRef], layout: EntityLayout, model: ServiceModel,
+                       engine: StorageEngine, into catalog: inout StorageCatalog) throws(ODataError) {
+        var keyIndices: [Int] = []
+        var keyKinds: [EdmPrimitiveKind?] = []
+        for ref in keyRefs {
+            guard let i = layout.index(of: ref.name) else { throw .storeSetWithoutKey(name) }
+            keyIndices.append(i)
+            if case .primitive(let kind) = layout.properties[i].shape {
+                keyKinds.append(kind == .untyped ? nil : kind)
+            } else {
+                keyKinds.append(nil)
+            }
+        }
+        let derived = model.derivedTypes(of: type)
+        let typeNames = Set([type.qualifiedName] + derived.map(\.qualifiedName))
+        let hasStreams = ([type] + derived).contains { model.isMediaType($0) || model.allProperties(of: $0).contains { $0.type.primitiveKind == .stream } }
+        catalog.sets[name] = SetInfo(
+            name: name, typeName: type.qualifiedName, typeNames: typeNames, layout: layout,
+            keyIndices: keyIndices, keyKinds: keyKinds,
+            keyNames: keyRefs.map(\.name), tree: try tree(StoreFormat.entityTree(name), engine: engine),
+            hasStreams: hasStreams)
     }
 
     /// Index definitions persisted in the catalog (docs/StoreFormat.md §5).
@@ -197,5 +211,22 @@ enum IndexRecord {
         let flags = try source.u8()
         guard source.atEnd, flags <= 3 else { throw .storeCorrupted(source.what, "flags \(flags) or trailing bytes") }
         return (IndexDefinition(name: name, entitySet: set, properties: properties), flags & 1 != 0, flags & 2 != 0)
+    }
+}
+
+/// Layouts merged at an earlier open of this process, by set and stored layout record, for one
+/// model (`$metadata`): the same record with the same model merges to the same layout.
+final class LayoutMemo: Sendable {
+    private let layouts = Mutex<[String: (stored: [UInt8], layout: EntityLayout)]>([:])
+
+    func layout(set: String, stored: [UInt8]) -> EntityLayout? {
+        layouts.withLock { entries in
+            guard let entry = entries[set], entry.stored == stored else { return nil }
+            return entry.layout
+        }
+    }
+
+    func remember(set: String, stored: [UInt8], layout: EntityLayout) {
+        layouts.withLock { $0[set] = (stored, layout) }
     }
 }

@@ -27,7 +27,12 @@ public final class EntityStorage: Sendable {
     /// set's layout (new properties appended; removed or retyped properties throw
     /// `incompatibleMetadata`), creates the trees, loads declared indexes and declares (and
     /// fills) the navigation indexes the model's referential constraints need.
-    public init(engine: StorageEngine, model: ServiceModel) throws(ODataError) {
+    public convenience init(engine: StorageEngine, model: ServiceModel) throws(ODataError) {
+        try self.init(engine: engine, model: model, layoutMemo: nil)
+    }
+
+    /// `layoutMemo`: the layouts merged at earlier opens of this process with the same model.
+    init(engine: StorageEngine, model: ServiceModel, layoutMemo: LayoutMemo?) throws(ODataError) {
         self.engine = engine
         self.model = model
         let catalogTree = try mapEngine("opening the catalog") { () throws(EngineError) in
@@ -47,7 +52,7 @@ public final class EntityStorage: Sendable {
         }
         var catalog = StorageCatalog()
         try Self.loadSets(engine: engine, model: model, catalogTree: catalogTree, snapshot: snapshot,
-                          into: &catalog, batch: &batch)
+                          into: &catalog, batch: &batch, memo: layoutMemo)
         try Self.loadIndexes(snapshot: snapshot, catalogTree: catalogTree, engine: engine, into: &catalog)
         let pendingNavigationIndexes = try Self.planNavigation(engine: engine, model: model, into: &catalog)
         let pendingBatch = batch
