@@ -77,7 +77,7 @@ extension OfflineODataProvider {
     /// The media ETag in an entity body (V4 `@odata.mediaEtag`, V2 `__metadata.media_etag`).
     static func bodyMediaETag(_ body: [UInt8]) -> String? {
         guard !body.isEmpty, let json = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
-        return MediaLinks(json).etag
+        return MediaLinks(json["d"] as? [String: Any] ?? json).etag   // V2: {"d":{…}}
     }
 
     // MARK: download

@@ -435,3 +435,90 @@ extension MediaSyncTests {
         try provider.close()
     }
 }
+
+/// An in-process OData V2 back end with a media entity set (mock-sap, the V2 back end of the
+/// tests, has no media entities): Images, whose entities carry `__metadata.media_src`,
+/// `media_etag` and `content_type`; `POST Images` with a `Slug` creates one from its bytes.
+final class V2MediaBackend: Transport, @unchecked Sendable {
+    static let root = "http://v2media.invalid/sap/opu/odata/sap/IMG_SRV/"
+    static let metadata = """
+        <edmx:Edmx xmlns:edmx="http://schemas.microsoft.com/ado/2007/06/edmx" Version="1.0"
+          xmlns:m="http://schemas.microsoft.com/ado/2007/08/dataservices/metadata"><edmx:DataServices m:DataServiceVersion="2.0">
+        <Schema xmlns="http://schemas.microsoft.com/ado/2008/09/edm" Namespace="I">
+          <EntityType Name="Image" m:HasStream="true"><Key><PropertyRef Name="ImageID"/></Key>
+            <Property Name="ImageID" Type="Edm.String" Nullable="false" MaxLength="10"/></EntityType>
+          <EntityContainer Name="C" m:IsDefaultEntityContainer="true"><EntitySet Name="Images" EntityType="I.Image"/></EntityContainer>
+        </Schema></edmx:DataServices></edmx:Edmx>
+        """
+    private let lock = NSLock()
+    private var images: [String: (bytes: [UInt8], type: String)] = ["A": (Array("png bytes".utf8), "image/png")]
+    private var posted: [(slug: String?, type: String?)] = []
+    var posts: [(slug: String?, type: String?)] { lock.withLock { posted } }
+    func bytes(_ id: String) -> [UInt8]? { lock.withLock { images[id]?.bytes } }
+
+    static func entity(_ id: String, type: String) -> [String: Any] {
+        ["__metadata": ["uri": root + "Images('\(id)')", "type": "I.Image", "etag": "W/\"1\"",
+                        "media_src": root + "Images('\(id)')/$value", "content_type": type, "media_etag": "W/\"m-\(id)\""],
+         "ImageID": id]
+    }
+
+    func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let path = String(request.url.dropFirst(Self.root.count)).split(separator: "?").first.map(String.init) ?? ""
+        let json = [(name: "Content-Type", value: "application/json")]
+        switch (request.method, path) {
+        case ("GET", "$metadata"):
+            return HTTPResponse(status: 200, headers: [(name: "Content-Type", value: "application/xml")], body: Array(Self.metadata.utf8))
+        case ("GET", "Images"):
+            let rows = lock.withLock { images.sorted { $0.key < $1.key }.map { Self.entity($0.key, type: $0.value.type) } }
+            return HTTPResponse(status: 200, headers: json, body: [UInt8](try JSONSerialization.data(withJSONObject: ["d": ["results": rows]])))
+        case ("GET", let p) where p.hasPrefix("Images('") && p.hasSuffix("')"):
+            let id = String(p.dropFirst(8).dropLast(2))
+            guard let image = lock.withLock({ images[id] }) else { return HTTPResponse(status: 404, body: []) }
+            return HTTPResponse(status: 200, headers: json, body: [UInt8](try JSONSerialization.data(withJSONObject: ["d": Self.entity(id, type: image.type)])))
+        case ("GET", let p) where p.hasPrefix("Images('") && p.hasSuffix("')/$value"):
+            let id = String(p.dropFirst(8).dropLast(9))
+            guard let image = lock.withLock({ images[id] }) else { return HTTPResponse(status: 404, body: []) }
+            return HTTPResponse(status: 200, headers: [(name: "Content-Type", value: image.type), (name: "Content-Length", value: String(image.bytes.count))],
+                                body: image.bytes)
+        case ("POST", "Images"):
+            let id = "IMG\(lock.withLock { images.count } + 1)"
+            let type = request.header("Content-Type") ?? "application/octet-stream"
+            lock.withLock {
+                images[id] = (request.body ?? [], type)
+                posted.append((request.header("Slug"), request.header("Content-Type")))
+            }
+            return HTTPResponse(status: 201, headers: json + [(name: "Location", value: Self.root + "Images('\(id)')")],
+                                body: [UInt8](try JSONSerialization.data(withJSONObject: ["d": Self.entity(id, type: type)])))
+        default:
+            return HTTPResponse(status: 404, headers: json, body: Array(#"{"error":{"code":"404","message":{"lang":"en","value":"no"}}}"#.utf8))
+        }
+    }
+}
+
+extension MediaSyncTests {
+    @Test("OData V2 (SAP Gateway's form): streams found by __metadata.media_src and media_etag; a one-entity query's {\"d\":{…}} answer; a media POST with Slug re-keyed to the back end's key")
+    func v2Media() async throws {
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let backend = V2MediaBackend()
+        var parameters = OfflineODataParameters.test(dir, queries: [DefiningQuery(name: "Images", url: "Images", automaticallyRetrievesStreams: true),
+                                                                    DefiningQuery(name: "One", url: "Images('A')")])
+        parameters.csrfProtection = false
+        let provider = try OfflineODataProvider(serviceRoot: V2MediaBackend.root, parameters: parameters, transport: backend)
+        try await provider.open()
+        let store = try provider.store
+        let image = try store.execute(.get, "Images('A')/$value")
+        #expect(image.bodyText == "png bytes" && image.headers["Content-Type"] == "image/png" && image.headers["ETag"] == "W/\"m-A\"")
+        let created = try await store.createMedia(in: "Images", contentType: "image/jpeg", slug: "site.jpg", from: AsyncStream { c in
+            c.yield(Array("jpeg bytes".utf8))
+            c.finish()
+        })
+        #expect(created.status == 201)
+        #expect(try await provider.upload() == UploadSummary(succeeded: 1, failed: 0, remaining: 0))
+        #expect(backend.bytes("IMG2") == Array("jpeg bytes".utf8))
+        #expect(backend.posts.first?.slug == "site.jpg" && backend.posts.first?.type == "image/jpeg")
+        #expect(try store.execute(.get, "Images('IMG2')/$value").bodyText == "jpeg bytes")
+        #expect(try store.mediaInfo(set: "Images", key: [.string("IMG2")])?.etag == "W/\"m-IMG2\"")
+        try provider.close()
+    }
+}
