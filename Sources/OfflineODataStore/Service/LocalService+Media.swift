@@ -26,7 +26,52 @@ extension LocalService {
            path.suffix == .none || path.suffix == .value {
             return (set, key, name)
         }
-        return nil
+        // Through navigation (`SalesOrders('1')/Photo/$value`, `…/Items(2)/Manual`): the entity
+        // the path leads to now, then its stream.
+        var property = ""
+        var entitySteps = steps
+        if case .property(let name, let type)? = steps.last, !type.isCollection, type.primitiveKind == .stream,
+           path.suffix == .none || path.suffix == .value {
+            property = name
+            entitySteps.removeLast()
+        } else if path.suffix == .value, case .entity(_, let typeName) = path.target,
+                  let type = model.entityType(qualifiedName: typeName), model.isMediaType(type) {
+            property = ""
+        } else {
+            return nil
+        }
+        guard entitySteps.contains(where: { if case .navigation = $0 { return true } else { return false } }),
+              let found = try? resolveEntity(BoundResourcePath(steps: entitySteps, target: .serviceDocument)) else { return nil }
+        return (found.set, found.key, property)
+    }
+
+    /// The entity a path of set, key and navigation steps leads to in the store now.
+    private func resolveEntity(_ path: BoundResourcePath) throws(ODataError) -> (set: String, key: [ODataValue])? {
+        var url = ""
+        for step in path.steps {
+            switch step {
+            case .entitySet(let name): url += name
+            case .key(let values):
+                guard let set = Self.setOf(url, model: model) else { return nil }
+                let keys = try storage.keyProperties(of: set)
+                let info = try storage.setInfo(set)
+                url += try KeyPredicate.format(values, keys: zip(keys, info.keyKinds).map { KeyProperty($0, $1 ?? .string) },
+                                               version: version)
+            case .navigation(let name, _, _, _): url += "/" + name
+            default: return nil
+            }
+        }
+        let result = try QueryExecutor(reader: try storage.reader(), model: model).execute(url)
+        guard let set = result.entitySet, let entity = result.entities.first, result.entities.count == 1 else { return nil }
+        let key = try storage.keyProperties(of: set).compactMap { entity[property: $0] }
+        return (set, key)
+    }
+
+    /// The entity set a URL built so far addresses (its last set or navigation target).
+    private static func setOf(_ url: String, model: ServiceModel) -> String? {
+        guard let parsed = try? ODataURLParser.parse(url, version: model.urlVersion),
+              let bound = try? ResourcePathBinder(model: model, aliases: parsed.options.aliases).bind(parsed.path) else { return nil }
+        return bound.targetSet
     }
 
     /// The key of a singleton's one stored entity (nil when it holds none).
@@ -155,8 +200,11 @@ extension LocalService {
             try tx.batch.putMedia(staged, set: set, keyBytes: keyBytes, property: property, etag: nil, isLocal: true)
             let etag = tx.newETag()
             try tx.batch.restamp(set, keyBytes: keyBytes, etag: etag, flags: meta.flags.union(.pending))
+            // Queued under the entity's own URL (a navigation path may lead elsewhere by then).
+            let suffix = property.isEmpty ? "/$value" : "/" + property
+            let url = model.singleton(named: set) != nil ? set + suffix : set + (try tx.keyPath(set, keyBytes)) + suffix
             try tx.enqueue(QueuedRequest(requestID: requestID, status: QueuedRequest.pendingStatus, method: "PUT",
-                                         url: pathPart(request.url), body: nil, customHeaders: queuedHeaders,
+                                         url: url, body: nil, customHeaders: queuedHeaders,
                                          options: request.options, affectedEntitySet: set,
                                          affectedEntityKey: try tx.keyText(set, keyBytes), serverETag: serverETag))
             return ODataResponse(status: 204, headers: ["ETag": etag], requestID: requestID)

@@ -16,11 +16,16 @@ import Testing
             <Property Name="ID" Type="Edm.Int32" Nullable="false"/><Property Name="Name" Type="Edm.String"/></EntityType>
           <EntityType Name="Product"><Key><PropertyRef Name="ID"/></Key>
             <Property Name="ID" Type="Edm.String" Nullable="false"/><Property Name="Manual" Type="Edm.Stream"/></EntityType>
+          <EntityType Name="Order"><Key><PropertyRef Name="ID"/></Key>
+            <Property Name="ID" Type="Edm.String" Nullable="false"/><Property Name="PhotoID" Type="Edm.Int32"/>
+            <NavigationProperty Name="Photo" Type="M.Photo"><ReferentialConstraint Property="PhotoID" ReferencedProperty="ID"/></NavigationProperty>
+          </EntityType>
           <EntityType Name="Person"><Key><PropertyRef Name="UserName"/></Key>
             <Property Name="UserName" Type="Edm.String" Nullable="false"/><Property Name="Photo" Type="Edm.Stream"/></EntityType>
           <EntityContainer Name="C">
             <EntitySet Name="Photos" EntityType="M.Photo"/>
             <EntitySet Name="Products" EntityType="M.Product"/>
+            <EntitySet Name="Orders" EntityType="M.Order"><NavigationPropertyBinding Path="Photo" Target="Photos"/></EntitySet>
             <Singleton Name="Me" Type="M.Person"/>
           </EntityContainer>
         </Schema></edmx:DataServices></edmx:Edmx>
@@ -174,6 +179,7 @@ import Testing
         let response = try await store.writeMedia(set: "Photos", key: [.int32(1)], contentType: "video/mp4",
                                                   from: Self.pieces(first, 100_003))
         #expect(response.status == 204)
+        #expect(try store.requestQueue().last?.url == "Photos(1)/$value")
         #expect(try await Self.collect(try store.readMedia(set: "Photos", key: [.int32(1)])) == first)
         #expect(try await Self.collect(try store.readMedia(set: "Photos", key: [.int32(1)], range: 4_999_990..<5_000_001))
                 == Array(first.suffix(11)))
@@ -335,5 +341,22 @@ import Testing
         #expect(try store.execute(.get, "Products('p')").json()?["Manual@odata.mediaReadLink"] == nil)
         #expect(try store.execute(ODataRequest(.put, "Products('p')/Manual", headers: ["Content-Type": "application/pdf"], body: [9])).status == 204)
         #expect(try store.execute(.get, "Products('p')").json()?["Manual@odata.mediaReadLink"]?.stringValue == "Products('p')/Manual")
+    }
+
+    @Test("a stream through a navigation path (Orders('o')/Photo/$value) is the stream of the entity it leads to; a write is queued under that entity's own URL")
+    func throughNavigation() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await Self.open(dir)
+        defer { try? store.close() }
+        #expect(try store.execute(.post, "Photos", body: #"{"ID":7}"#).status == 201)
+        #expect(try store.execute(.post, "Orders", body: #"{"ID":"o","PhotoID":7}"#).status == 201)
+        #expect(try store.execute(ODataRequest(.put, "Orders('o')/Photo/$value", headers: ["Content-Type": "image/png"], body: [4, 5])).status == 204)
+        #expect(try store.execute(.get, "Photos(7)/$value").body == [4, 5])
+        #expect(try store.execute(.get, "Orders('o')/Photo/$value").body == [4, 5])
+        #expect(try store.requestQueue().last?.url == "Photos(7)/$value")
+        // An order without a photo: nothing there.
+        #expect(try store.execute(.post, "Orders", body: #"{"ID":"none"}"#).status == 201)
+        #expect(try store.execute(.get, "Orders('none')/Photo/$value").status == 404)
     }
 }
