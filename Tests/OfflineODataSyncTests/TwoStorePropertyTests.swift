@@ -97,7 +97,8 @@ struct TwoStorePropertyTests {
                 try await providers[who].download()
                 let store = try providers[who].store
                 let orders = model.version.keys.sorted()
-                #expect(try store.keys("SalesOrders", key: "SalesOrderID") == orders, "store \(who): orders")
+                let have = try store.keys("SalesOrders", key: "SalesOrderID")
+                #expect(have == orders, "store \(who): orders; extra \(Set(have).subtracting(orders).sorted()), missing \(Set(orders).subtracting(have).sorted())")
                 for order in orders {
                     let local = try store.execute(.get, "SalesOrders('\(order)')?$select=Note").json()?["Note"]?.stringValue
                     #expect(local == model.note[order] ?? nil, "store \(who): \(order) Note")

@@ -88,6 +88,8 @@ struct DeltaApply {
                     guard let keyBytes = try Self.keyBytes(of: deleted, set: set, info: info, tx: tx) else { continue }
                     let member = EntityMember(set: set, keyBytes: keyBytes)
                     if pending.keys.contains(member) {
+                        // Kept for its local changes, remembered as gone: an undo removes it.
+                        try tx.markDeletedOnServer(set, keyBytes)
                         next.kept += 1
                         continue
                     }

@@ -547,6 +547,7 @@ struct DownloadApply {
                     // Kept apart from the version the local changes are based on (their upload's
                     // If-Match): a change by another client in between stays a conflict.
                     image.fresh = fresh
+                    image.deletedOnServer = false   // the back end has it (again)
                     try tx.putImage(member.set, member.keyBytes, image)
                 }
             }
@@ -584,7 +585,11 @@ struct DownloadApply {
             let current = cursorIsCurrent ? value : try tx.batch.systemValue(tree: OfflineStoreFormat.membershipTree, key: key)
             guard let current, OfflineStoreFormat.generation(ofMembership: current) != counts.generation else { continue }
             let member = try OfflineStoreFormat.splitMember(key, prefixLength: prefix.count)
-            if pending.keys.contains(member) { continue }  // keeps its membership until the change is uploaded
+            if pending.keys.contains(member) {
+                // Keeps its membership until the change is uploaded; an undo removes it.
+                try tx.markDeletedOnServer(member.set, member.keyBytes)
+                continue
+            }
             try tx.batch.deleteSystem(tree: OfflineStoreFormat.membershipTree, key: key)
             if try OfflineStore.isCovered(member, byAnyOf: others, batch: tx.batch) { continue }
             if try tx.batch.delete(keyBytes: member.keyBytes, in: member.set) { counts.removed += 1 }

@@ -10,7 +10,9 @@ enum ServiceFormat {
     static let countersVersion: UInt8 = 1
     /// docs/LocalService.md §5.2: system tree of the server images.
     static let imageTree = "image"
-    static let imageVersion: UInt8 = 2
+    static let imageVersion: UInt8 = 3
+    /// Images written before the back end's deletion was kept (no flags byte); still read.
+    static let imageVersion2: UInt8 = 2
     /// Images written before the downloaded version was kept apart (no `fresh`); still read.
     static let imageVersion1: UInt8 = 1
     /// docs/LocalService.md §5.2: image kinds.
@@ -88,6 +90,10 @@ struct ServerImage: Equatable {
     /// from it, so another client's change in between is a conflict, never overwritten. Undo
     /// restores `fresh` when there is one.
     var fresh: [UInt8]? = nil
+    /// A download said the back end deleted the entity after the local changes were made (a
+    /// delta's tombstone, or a full download without it): undo and revert remove it instead of
+    /// restoring a version the back end no longer has.
+    var deletedOnServer = false
 
     /// The newest version of the back end the store has: what undo restores.
     var newest: [UInt8] { fresh ?? stored }
@@ -105,13 +111,14 @@ struct ServerImage: Equatable {
         }
         out += Self.u32(fresh?.count ?? 0)
         out += fresh ?? []
+        out.append(deletedOnServer ? 1 : 0)
         return out
     }
 
     static func u32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
 
     static func decode(_ bytes: [UInt8], what: String) throws(ODataError) -> ServerImage {
-        guard bytes.count >= 11, bytes[0] == ServiceFormat.imageVersion || bytes[0] == ServiceFormat.imageVersion1,
+        guard bytes.count >= 11, [ServiceFormat.imageVersion, ServiceFormat.imageVersion2, ServiceFormat.imageVersion1].contains(bytes[0]),
               bytes[1] == ServiceFormat.kindServer || bytes[1] == ServiceFormat.kindCreated, bytes[10] <= 1 else {
             throw .queueCorrupted(what, "server image header is malformed")
         }
@@ -141,12 +148,17 @@ struct ServerImage: Equatable {
             }
             image.links.append(Link(navigation: name, targetKey: try take(try u32())))
         }
-        if bytes[0] == ServiceFormat.imageVersion {
+        if bytes[0] != ServiceFormat.imageVersion1 {
             let fresh = try take(try u32())
             if !fresh.isEmpty {
                 guard fresh.count >= StoredValue.trailerSize else { throw .queueCorrupted(what, "server image with a truncated downloaded version") }
                 image.fresh = fresh
             }
+        }
+        if bytes[0] == ServiceFormat.imageVersion {
+            let flags = try take(1)[0]
+            guard flags <= 1 else { throw .queueCorrupted(what, "server image flags \(flags)") }
+            image.deletedOnServer = flags == 1
         }
         guard p == bytes.count else { throw .queueCorrupted(what, "\(bytes.count - p) bytes after the server image") }
         return image

@@ -53,7 +53,10 @@ extension ServiceTransaction {
         }
         for ref in ordered {
             guard let image = images[ref] else { continue }
-            if image.kind == ServiceFormat.kindServer {
+            if image.kind == ServiceFormat.kindServer, image.deletedOnServer {
+                // The back end deleted it meanwhile: nothing to return to.
+                _ = try batch.delete(keyBytes: ref.keyBytes, in: ref.set)
+            } else if image.kind == ServiceFormat.kindServer {
                 try batch.restore(ref.set, keyBytes: ref.keyBytes, stored: image.newest)
                 // A stream written locally replaced the back end's, which is not kept: it goes,
                 // and the next download brings the back end's again (docs/StoreFormat.md §11).
@@ -67,7 +70,7 @@ extension ServiceTransaction {
         }
         // Recorded links back as they were (after every entity is back).
         for ref in ordered {
-            guard let image = images[ref], image.kind == ServiceFormat.kindServer else { continue }
+            guard let image = images[ref], image.kind == ServiceFormat.kindServer, !image.deletedOnServer else { continue }
             for (navigation, plan) in batch.navigationPlans(of: ref.set) {
                 guard case .link(_, let forward, _, _, _) = plan else { continue }
                 for target in try batch.suffixes(in: forward, prefix: ref.keyBytes) {
@@ -114,5 +117,16 @@ extension ServiceTransaction {
             try batch.restamp(request.affectedEntitySet, keyBytes: entityKey, etag: meta.etag, flags: flags)
         }
         return entry
+    }
+}
+
+extension ServiceTransaction {
+    /// A download found the back end no longer has this entity, which local changes keep:
+    /// its server image remembers it (undo and revert then remove the entity).
+    mutating func markDeletedOnServer(_ set: String, _ keyBytes: [UInt8]) throws(ODataError) {
+        guard var image = try image(set, keyBytes), image.kind == ServiceFormat.kindServer, !image.deletedOnServer else { return }
+        image.deletedOnServer = true
+        image.fresh = nil
+        try putImage(set, keyBytes, image)
     }
 }

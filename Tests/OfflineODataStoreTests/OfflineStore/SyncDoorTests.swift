@@ -108,4 +108,30 @@ import Testing
         #expect(try store.count("SalesOrders/$count") == OfflineFixtures.sales.count(of: .salesOrders))
         #expect(try store.syncState(of: "Partners")?.url == "BusinessPartners")
     }
+
+    @Test("an entity the back end deleted while it had local changes is kept for them, and undo then removes it instead of restoring a version the back end no longer has (found by the two-store property test)")
+    func deletedOnServerWhilePending() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: Self.parameters(dir))
+        defer { try? store.close() }
+        try await store.applyDownload(definingQuery: "Partners", pages: try OfflineFixtures.pages(.businessPartners))
+        let partner = OfflineFixtures.sales.businessPartnerID(3), other = OfflineFixtures.sales.businessPartnerID(4)
+        for id in [partner, other] {
+            #expect(try store.execute(.patch, "BusinessPartners('\(id)')", body: #"{"CompanyName":"edited offline"}"#).status == 204)
+        }
+        // A delta: both deleted on the back end. Kept for their local changes.
+        let delta = Array(#"{"value":[{"@removed":{"reason":"deleted"},"@id":"BusinessPartners('\#(partner)')"},{"@removed":{"reason":"deleted"},"@id":"BusinessPartners('\#(other)')"}]}"#.utf8)
+        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        continuation.yield(delta)
+        continuation.finish()
+        _ = try await store.applySyncDownload(definingQuery: "Partners", mode: .delta, pages: stream,
+                                              state: SyncQueryState(deltaLink: nil, downloadsSinceReconcile: 1, url: "BusinessPartners"))
+        #expect(try store.execute(.get, "BusinessPartners('\(partner)')").status == 200)
+        // Undo: gone, not back to the version the back end no longer has; the queue is empty of it.
+        #expect(try store.undoPendingChanges(set: "BusinessPartners", key: [.string(partner)]))
+        #expect(try store.execute(.get, "BusinessPartners('\(partner)')").status == 404)
+        #expect(try store.execute(.get, "BusinessPartners('\(other)')").status == 200)
+        #expect(try store.requestQueue().count == 1)
+    }
 }
