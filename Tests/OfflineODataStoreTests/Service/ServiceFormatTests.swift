@@ -19,32 +19,40 @@ import Testing
         }
     }
 
-    @Test("image records: local creation 11 bytes; server image with stored value, links and the downloaded version (§5.2); version 1 images still read")
+    @Test("image records: local creation 11 bytes; server image with stored value, links, the downloaded version and the flags (§5.2); version 1 and 2 images still read")
     func images() throws {
         let created = ServerImage(kind: 2, firstRequestID: 5, keyGenerated: true, stored: [])
-        #expect(created.encode() == [2, 2, 5, 0, 0, 0, 0, 0, 0, 0, 1])
+        #expect(created.encode() == [3, 2, 5, 0, 0, 0, 0, 0, 0, 0, 1])
         #expect(try ServerImage.decode(created.encode(), what: "t") == created)
         let stored: [UInt8] = [9, 0xFF, 0xFF, 0, 0, 0, 1]
         var server = ServerImage(kind: 1, firstRequestID: 1, keyGenerated: false, stored: stored,
                                  links: [ServerImage.Link(navigation: "N", targetKey: [0x20, 0x01])])
-        let header: [UInt8] = [2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0]
+        let header: [UInt8] = [3, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0]
         let links: [UInt8] = [1, 0, 0, 0, 1, 0, 0, 0, 0x4E, 2, 0, 0, 0, 0x20, 0x01]
-        #expect(server.encode() == header + stored + links + [0, 0, 0, 0])
+        #expect(server.encode() == header + stored + links + [0, 0, 0, 0] + [0])
         #expect(try ServerImage.decode(server.encode(), what: "t") == server)
-        // Version 1 (no downloaded version) is still read.
+        // Version 1 (no downloaded version) and version 2 (no flags) are still read.
         let version1 = [1] + Array(header.dropFirst()) + stored + links
         #expect(try ServerImage.decode(version1, what: "t") == server)
+        let version2 = [2] + Array(header.dropFirst()) + stored + links + [0, 0, 0, 0]
+        #expect(try ServerImage.decode(version2, what: "t") == server)
         let fresh: [UInt8] = [8, 0xFF, 0xFF, 0, 0, 0, 1]
         server.fresh = fresh
-        #expect(server.encode() == header + stored + links + [7, 0, 0, 0] + fresh)
+        #expect(server.encode() == header + stored + links + [7, 0, 0, 0] + fresh + [0])
         #expect(try ServerImage.decode(server.encode(), what: "t") == server)
         #expect(server.newest == fresh)
+        var gone = server
+        gone.fresh = nil
+        gone.deletedOnServer = true
+        #expect(gone.encode() == header + stored + links + [0, 0, 0, 0] + [1])
+        #expect(try ServerImage.decode(gone.encode(), what: "t") == gone)
         let good = server.encode()
-        let truncatedValue: [UInt8] = [2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0]
+        let truncatedValue: [UInt8] = [3, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0]
         let truncatedFresh = header + stored + links + [2, 0, 0, 0, 1, 2]
-        let badKind: [UInt8] = [2, 3] + Array(good.dropFirst(2))
-        let bads: [[UInt8]] = [Array(good.dropLast()), good + [0], badKind, truncatedValue, truncatedFresh, created.encode() + [0], [2, 2, 5],
-                               [3] + Array(good.dropFirst())]
+        let badKind: [UInt8] = [3, 3] + Array(good.dropFirst(2))
+        let badFlags = Array(good.dropLast()) + [2]
+        let bads: [[UInt8]] = [Array(good.dropLast()), good + [0], badKind, truncatedValue, truncatedFresh, created.encode() + [0], [3, 2, 5],
+                               [4] + Array(good.dropFirst()), badFlags]
         for bad in bads {
             expectStoreError("queueCorrupted", 3202) { _ = try ServerImage.decode(bad, what: "t") }
         }
