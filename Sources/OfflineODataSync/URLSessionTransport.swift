@@ -109,7 +109,6 @@ private final class TaskHolder: @unchecked Sendable {
         task?.cancel()
     }
 
-    var identifier: Int { lock.withLock { task?.taskIdentifier ?? -1 } }
 }
 
 /// The session's delegate: answers authentication challenges (the credential once per task,

@@ -220,32 +220,6 @@ struct StoreCrashWorkerCommand: AsyncParsableCommand {
 // MARK: media crash test
 
 extension StoreCrashWorkerCommand {
-    /// A model with one media entity set, Photos.
-    static let mediaMetadata = Array("""
-        <edmx:Edmx xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx" Version="4.0"><edmx:DataServices>
-        <Schema xmlns="http://docs.oasis-open.org/odata/ns/edm" Namespace="M">
-          <EntityType Name="Photo" HasStream="true"><Key><PropertyRef Name="ID"/></Key><Property Name="ID" Type="Edm.Int32" Nullable="false"/></EntityType>
-          <EntityContainer Name="C"><EntitySet Name="Photos" EntityType="M.Photo"/></EntityContainer>
-        </Schema></edmx:DataServices></edmx:Edmx>
-        """.utf8)
-
-    /// Version `v` of the stream: its length cycles through a small one (in one commit), a
-    /// medium one (staged through the log) and a long one (its own run); its bytes come from `v`.
-    static func mediaVersion(_ v: Int) -> [UInt8] {
-        let sizes = [40_000, 2_500_000, 11_000_000]
-        var state = UInt64(v) &* 0x9E37_79B9_7F4A_7C15 | 1
-        var out = [UInt8](repeating: 0, count: sizes[v % sizes.count] + 8)
-        out.withUnsafeMutableBytes { raw in
-            for i in 0..<raw.count / 8 {
-                state ^= state << 13
-                state ^= state >> 7
-                state ^= state << 17
-                raw.storeBytes(of: state, toByteOffset: i * 8, as: UInt64.self)
-            }
-        }
-        return Array(out.prefix(sizes[v % sizes.count]))
-    }
-
     /// Replaces the stream of Photos(1) with versions `seed`×1000 + 1, + 2, … (content type
     /// `application/x-v<n>`), printing `ACK <n>` after each write returned. Until killed.
     func mediaForever() async throws -> Never {
@@ -253,7 +227,7 @@ extension StoreCrashWorkerCommand {
                                                 keyDerivation: .minimum)
         let store: OfflineStore
         do {
-            store = try await OfflineStore.open(metadata: Self.mediaMetadata, parameters: parameters)
+            store = try await OfflineStore.open(metadata: MediaFixtures.photosMetadata, parameters: parameters)
             if (try? store.execute(.get, "Photos(1)"))?.status != 200 { _ = try store.execute(.post, "Photos", body: #"{"ID":1}"#) }
         } catch {
             reportAndExit(error)
@@ -264,7 +238,7 @@ extension StoreCrashWorkerCommand {
         fflush(nil)
         while true {
             version += 1
-            let bytes = Self.mediaVersion(version)
+            let bytes = MediaFixtures.version(version)
             let pieces = AsyncStream<[UInt8]> { continuation in
                 var offset = 0
                 while offset < bytes.count {

@@ -82,11 +82,8 @@ extension OfflineStore {
                                                   headers: [String: String] = [:]) async throws -> ODataResponse
     where Chunks.Element == [UInt8] {
         try ensureOpen()
-        var all = headers
-        all["Content-Type"] = contentType
-        if let ifMatch { all["If-Match"] = ifMatch }
-        let request = ODataRequest(.put, "", headers: all, options: try options.applyingHeaders(headers))
-        try request.options.validate()
+        let request = try Self.mediaRequest(.put, "", contentType: contentType, adding: ["If-Match": ifMatch], options: options,
+                                            headers: headers)
         return try await stageAndApply(.putMedia(set: set, key: key, property: property), request, from: chunks)
     }
 
@@ -99,15 +96,23 @@ extension OfflineStore {
                                                    headers: [String: String] = [:]) async throws -> ODataResponse
     where Chunks.Element == [UInt8] {
         try ensureOpen()
-        var all = headers
-        all["Content-Type"] = contentType
-        if let slug { all["Slug"] = slug }
-        let request = ODataRequest(.post, set, headers: all, options: try options.applyingHeaders(headers))
-        try request.options.validate()
+        let request = try Self.mediaRequest(.post, set, contentType: contentType, adding: ["Slug": slug], options: options, headers: headers)
         guard let type = model.entityType(ofSet: set), model.isMediaType(type) else {
             throw ODataError.mediaInvalid("entity set '\(set)' does not hold media entities (its type has no HasStream)", set)
         }
         return try await stageAndApply(.createMedia(set: set), request, from: chunks)
+    }
+
+    /// The request a stream write stands for: the app's headers, its content type and the given
+    /// ones that are set, the option headers read into its options (checked).
+    private static func mediaRequest(_ method: ODataMethod, _ url: String, contentType: String, adding extra: [String: String?],
+                                     options: RequestOptions, headers: [String: String]) throws(ODataError) -> ODataRequest {
+        var all = headers
+        all["Content-Type"] = contentType
+        for (name, value) in extra { if let value { all[name] = value } }
+        let request = ODataRequest(method, url, headers: all, options: try options.applyingHeaders(headers))
+        try request.options.validate()
+        return request
     }
 
     /// `writeMedia` from a file, read in 64 KiB pieces.
@@ -192,10 +197,7 @@ private func posixClose(_ fd: Int32) { _ = close(fd) }
 extension OfflineStore {
     /// The key bytes of `set` for a canonical key predicate (`(42)`, `('A')`).
     func keyBytes(_ set: String, predicate: String) throws(ODataError) -> [UInt8] {
-        let info = try storage.setInfo(set)
-        let keys = zip(info.keyNames, info.keyKinds).map { KeyProperty($0, $1 ?? .string) }
-        let version: ODataVersion = model.version == .v2 ? .v2 : .v4
-        return try EntityStorage.encodeKey(try KeyPredicate.parse(predicate, keys: keys, version: version), info: info)
+        try storage.encodeKey(try KeyPredicate.parse(predicate, keys: try keyProperties(of: set), version: model.urlVersion), in: set)
     }
 
     /// The stream property a queued media request writes: `""` for `…/$value` and a media

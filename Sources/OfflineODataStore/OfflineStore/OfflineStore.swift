@@ -143,7 +143,7 @@ public final class OfflineStore: Sendable {
             try checkRemovedSets(stored: try parseStoredMetadata(stored), now: model, engine: engine)
         }
         let storage: EntityStorage
-        let derived = ModelReaders.derived(for: metadata, model: model)
+        let derived = ModelCache.derived(for: metadata, model: model)
         do {
             storage = try EntityStorage(engine: engine, model: model, layoutMemo: derived.layouts)
         } catch where error.code == StoreErrorCode.incompatibleMetadata.code {

@@ -138,7 +138,7 @@ struct StoreReadHandler: ReadHandler {
         guard isMedia || !streams.isEmpty else { return entities }
         let keyNames = try reader.keyProperties(of: set)
         let info = try reader.catalog.set(set)
-        let keys = zip(info.keyNames, info.keyKinds).map { KeyProperty($0, $1 ?? .string) }
+        let keys = info.keyProperties
         let version: ODataVersion = model.version == .v2 ? .v2 : .v4
         let singleton = model.singleton(named: set) != nil
         var out = entities

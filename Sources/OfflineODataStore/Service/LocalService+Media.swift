@@ -11,14 +11,19 @@ extension LocalService {
     func mediaTarget(_ path: BoundResourcePath) -> (set: String, key: [ODataValue], property: String)? {
         let steps = path.steps.filter { if case .typeCast = $0 { return false } else { return true } }
         // A singleton's stream (`Me/Photo`, `Me/$value`): its one stored entity.
-        if let first = steps.first, case .singleton(let name) = first,
-           let stored = try? storage.reader().scan(name), let key = Self.singletonKey(stored) {
-            if steps.count == 1, path.suffix == .value, case .entity = path.target { return (name, key, "") }
-            if steps.count == 2, case .property(let property, let type) = steps[1], !type.isCollection, type.primitiveKind == .stream,
-               path.suffix == .none || path.suffix == .value {
-                return (name, key, property)
+        if let first = steps.first, case .singleton(let name) = first {
+            let property: String
+            if steps.count == 1, path.suffix == .value, case .entity = path.target {
+                property = ""
+            } else if steps.count == 2, case .property(let name, let type) = steps[1], !type.isCollection, type.primitiveKind == .stream,
+                      path.suffix == .none || path.suffix == .value {
+                property = name
+            } else {
+                return nil
             }
-            return nil
+            // Only a stream path reads the singleton's one entity.
+            guard let stored = try? storage.reader().scan(name), let key = Self.singletonKey(stored) else { return nil }
+            return (name, key, property)
         }
         guard steps.count >= 2, case .entitySet(let set) = steps[0], case .key(let key) = steps[1] else { return nil }
         if steps.count == 2, path.suffix == .value, case .entity = path.target { return (set, key, "") }
@@ -53,10 +58,7 @@ extension LocalService {
             case .entitySet(let name): url += name
             case .key(let values):
                 guard let set = Self.setOf(url, model: model) else { return nil }
-                let keys = try storage.keyProperties(of: set)
-                let info = try storage.setInfo(set)
-                url += try KeyPredicate.format(values, keys: zip(keys, info.keyKinds).map { KeyProperty($0, $1 ?? .string) },
-                                               version: version)
+                url += try KeyPredicate.format(values, keys: try storage.setInfo(set).keyProperties, version: version)
             case .navigation(let name, _, _, _): url += "/" + name
             default: return nil
             }

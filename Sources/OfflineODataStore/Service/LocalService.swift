@@ -31,9 +31,9 @@ public final class LocalService: Sendable {
 
     /// `readers`: the body reader and the validator built for this model before (they plan
     /// every type of the model, the larger part of opening a service: an `OfflineStore` reopened
-    /// in the same process with the same `$metadata` takes them from `ModelReaders`).
+    /// in the same process with the same `$metadata` takes them from `ModelCache`).
     init(storage: EntityStorage, readHandler: (any ReadHandler)?, individualErrorArchiveDeletion: Bool,
-         now: (@Sendable () -> Int64)?, readers: ModelReaders.Readers?) throws(ODataError) {
+         now: (@Sendable () -> Int64)?, readers: ModelCache.Readers?) throws(ODataError) {
         for set in OfflineSystemSets.all where storage.model.entitySet(named: set) == nil {
             throw .queueSystemSetsMissing(set)
         }
@@ -43,7 +43,7 @@ public final class LocalService: Sendable {
         self.individualErrorArchiveDeletion = individualErrorArchiveDeletion
         self.now = now ?? { Int64(time(nil)) }
         // Building a reader plans every type of the model: once per service, not per request.
-        let built = readers ?? ModelReaders.build(storage.model)
+        let built = readers ?? ModelCache.build(storage.model)
         self.validator = built.validator
         self.bodyReader = built.body
     }
@@ -271,7 +271,7 @@ public final class LocalService: Sendable {
 /// What opening a store derives from its model alone, kept per `$metadata` for the process (the
 /// last four): the local service's readers (they plan every type) and the merged set layouts,
 /// so that reopening a store does not derive them again.
-enum ModelReaders {
+enum ModelCache {
     struct Readers: Sendable {
         let validator: ODataJSONReader
         let body: ODataJSONReader

@@ -297,7 +297,7 @@ extension OfflineStore {
     /// the back end replaces): later requests in the same change set name it by Content-ID.
     package func hasGeneratedKey(_ set: String, key predicate: String) throws(ODataError) -> Bool {
         try ensureOpen()
-        let keyBytes = try storage.encodeKey(try KeyPredicate.parse(predicate, keys: try keyProperties(of: set), version: model.urlVersion), in: set)
+        let keyBytes = try keyBytes(set, predicate: predicate)
         guard let bytes = try storage.reader().systemValue(tree: ServiceFormat.imageTree, key: ServiceFormat.imageKey(set, keyBytes)) else {
             return false
         }
@@ -366,8 +366,7 @@ extension OfflineStore {
 
     /// The key properties of a set (names and kinds), for reading a server key from a body.
     package func keyProperties(of set: String) throws(ODataError) -> [KeyProperty] {
-        let info = try storage.setInfo(set)
-        return zip(info.keyNames, info.keyKinds).map { KeyProperty($0, $1 ?? .string) }
+        try storage.setInfo(set).keyProperties
     }
 }
 
@@ -411,7 +410,7 @@ extension OfflineStore {
     package func serverValuesUnchanged(of set: String, key predicate: String, body: [UInt8]) throws(ODataError) -> Bool {
         try ensureOpen()
         let info = try storage.setInfo(set)
-        let keyBytes = try storage.encodeKey(try KeyPredicate.parse(predicate, keys: try keyProperties(of: set), version: model.urlVersion), in: set)
+        let keyBytes = try keyBytes(set, predicate: predicate)
         let base: EntityRecord
         if let bytes = try storage.reader().systemValue(tree: ServiceFormat.imageTree, key: ServiceFormat.imageKey(set, keyBytes)) {
             let image = try ServerImage.decode(bytes, what: "server image of \(set)")

@@ -76,8 +76,7 @@ struct ServiceTransaction {
     /// Parses a key predicate text back into encoded key bytes.
     func keyBytes(_ set: String, predicate: String) throws(ODataError) -> [UInt8] {
         let info = try batch.setInfo(set)
-        let keys = zip(info.keyNames, info.keyKinds).map { KeyProperty($0, $1 ?? .string) }
-        return try EntityStorage.encodeKey(try KeyPredicate.parse(predicate, keys: keys, version: version), info: info)
+        return try EntityStorage.encodeKey(try KeyPredicate.parse(predicate, keys: info.keyProperties, version: version), info: info)
     }
 
     // MARK: server images

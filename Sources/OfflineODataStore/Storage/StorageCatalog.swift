@@ -67,6 +67,9 @@ final class SetInfo: Sendable {
     /// deletion and re-keying look for stored streams (docs/StoreFormat.md §11).
     let hasStreams: Bool
 
+    /// The key properties, names and kinds, for parsing and formatting key predicates.
+    var keyProperties: [KeyProperty] { zip(keyNames, keyKinds).map { KeyProperty($0, $1 ?? .string) } }
+
     init(name: String, typeName: String, typeNames: Set<String>, layout: EntityLayout, keyIndices: [Int],
          keyKinds: [EdmPrimitiveKind?], keyNames: [String], tree: Tree, hasStreams: Bool = false) {
         self.hasStreams = hasStreams

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineODataFixtures
 import OfflineODataModel
 import Testing
 @testable import OfflineODataStore
@@ -10,30 +11,6 @@ import Testing
 /// one after it (never a mix or a truncation), no staged chunk of an unfinished write is left,
 /// and the engine check is clean. `OODATA_MEDIA_CRASH_KILLS` (default 10), `OODATA_MEDIA_CRASH_SEED`.
 @Suite(.serialized) struct MediaCrashTests {
-    static let metadata = Array("""
-        <edmx:Edmx xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx" Version="4.0"><edmx:DataServices>
-        <Schema xmlns="http://docs.oasis-open.org/odata/ns/edm" Namespace="M">
-          <EntityType Name="Photo" HasStream="true"><Key><PropertyRef Name="ID"/></Key><Property Name="ID" Type="Edm.Int32" Nullable="false"/></EntityType>
-          <EntityContainer Name="C"><EntitySet Name="Photos" EntityType="M.Photo"/></EntityContainer>
-        </Schema></edmx:DataServices></edmx:Edmx>
-        """.utf8)
-
-    /// `StoreCrashWorkerCommand.mediaVersion`.
-    static func version(_ v: Int) -> [UInt8] {
-        let sizes = [40_000, 2_500_000, 11_000_000]
-        var state = UInt64(v) &* 0x9E37_79B9_7F4A_7C15 | 1
-        var out = [UInt8](repeating: 0, count: sizes[v % sizes.count] + 8)
-        out.withUnsafeMutableBytes { raw in
-            for i in 0..<raw.count / 8 {
-                state ^= state << 13
-                state ^= state >> 7
-                state ^= state << 17
-                raw.storeBytes(of: state, toByteOffset: i * 8, as: UInt64.self)
-            }
-        }
-        return Array(out.prefix(sizes[v % sizes.count]))
-    }
-
     @Test func killsDuringStreamWritesLeaveOneWholeVersion() async throws {
         let run = try StoreCrashWorkerCommandMirror.prepare("MediaCrashTests", envName: "MEDIA_CRASH", defaultKills: 10, dirLabel: "media-crash")
         defer { try? FileManager.default.removeItem(atPath: run.dir) }
@@ -55,7 +32,7 @@ import Testing
             let parameters = OfflineStoreParameters(storeName: "media", storePath: run.dir,
                                                     encryption: .key(StoreCrashWorkerCommandMirror.key), durability: .full,
                                                     keyDerivation: .minimum)
-            let store = try await OfflineStore.open(metadata: Self.metadata, parameters: parameters)
+            let store = try await OfflineStore.open(metadata: MediaFixtures.photosMetadata, parameters: parameters)
             defer { try? store.close() }
             let exists = (try? store.execute(.get, "Photos(1)"))?.status == 200
             if exists, let info = try store.mediaInfo(set: "Photos", key: [.int32(1)]) {
@@ -64,7 +41,7 @@ import Testing
                         "round \(round): version \(stored) stored, \(lastAcknowledged) acknowledged last, \(inFlight) in flight")
                 var bytes: [UInt8] = []
                 for try await piece in try store.readMedia(set: "Photos", key: [.int32(1)]) { bytes += piece }
-                #expect(bytes == Self.version(stored), "round \(round): version \(stored) does not read back whole")
+                #expect(bytes == MediaFixtures.version(stored), "round \(round): version \(stored) does not read back whole")
                 lastAcknowledged = stored
                 versionsSeen.insert(stored % 3)
                 written += 1
