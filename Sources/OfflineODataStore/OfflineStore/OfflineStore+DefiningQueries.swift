@@ -151,6 +151,12 @@ extension OfflineStore {
             }
             return set
         }
+        if case .entityCollection(nil, _) = request.path.target,
+           let last = request.path.steps.last(where: { if case .navigation = $0 { return true } else { return false } }),
+           case .navigation(let navigation, _, _, _) = last {
+            // Contained entities are stored under their container, whose key the page lacks.
+            throw .offlineInvalidDefiningQuery(name, "URL '\(query.url)' reads the contained collection '\(navigation)' on its own; download it inside its container instead (for example 'People?$expand=\(navigation)')")
+        }
         guard request.path.suffix == .none, case .entityCollection(let set?, _) = request.path.target else {
             throw .offlineInvalidDefiningQuery(name, "URL '\(query.url)' must read an entity set, one entity by its key, a singleton or a navigation path to a collection of entities")
         }

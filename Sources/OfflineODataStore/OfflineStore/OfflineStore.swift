@@ -266,6 +266,8 @@ public final class OfflineStore: Sendable {
         for name in model.entitySets.map(\.name) + model.singletons.map(\.name) where !OfflineSystemSets.all.contains(name) {
             counts[name] = try reader.count(name)
         }
+        // Contained entities, by their containment path (`People/Trips`).
+        for (name, info) in reader.catalog.sets where info.containment != nil { counts[name] = try reader.count(name) }
         return StoreStatistics(entityCounts: counts, queuedRequests: try reader.count(OfflineSystemSets.requestQueue),
                                failedRequests: try reader.count(OfflineSystemSets.errorArchive))
     }

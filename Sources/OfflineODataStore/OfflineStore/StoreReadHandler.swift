@@ -59,7 +59,7 @@ struct StoreReadHandler: ReadHandler {
             let annotated = try addMediaLinks(try annotate(entities, set: set, reader: reader, when: prefer.includeLocalState),
                                               set: set, type: try typeName(result), reader: reader)
             let collection = ODataEntityCollection(entities: annotated, count: count.map(Int64.init), nextLink: nextLink,
-                                                   context: "$metadata#" + set + selectList)
+                                                   context: "$metadata#" + (result.containerPath ?? set) + selectList)
             let body = try writer.writeCollection(collection, entityType: try typeName(result))
             return ODataResponse(status: 200, headers: headers, body: body)
         case .entity(let entity):
@@ -68,7 +68,8 @@ struct StoreReadHandler: ReadHandler {
             let one = annotated.first ?? entity
             // A singleton's context names it alone (JSON Format §10.7: `$metadata#Me`).
             let suffix = model.singleton(named: set) != nil ? "" : "/$entity"
-            let body = try writer.writeEntity(one, entityType: try typeName(result), context: "$metadata#\(set)\(selectList)\(suffix)")
+            let body = try writer.writeEntity(one, entityType: try typeName(result),
+                                              context: "$metadata#\(result.containerPath ?? set)\(selectList)\(suffix)")
             if let etag = entity.control.etag { headers["ETag"] = etag }
             return ODataResponse(status: 200, headers: headers, body: body, entity: one)
         case .count(let count):

@@ -73,6 +73,13 @@ extension QueryExecutor {
                     // `A(1)/Items(2)`: the key must be among the navigation targets.
                     var matches: [StoredEntity] = []
                     for source in pending.from {
+                        // A contained entity (`People('x')/Trips(0)`): stored under the
+                        // container's key followed by its own.
+                        if case .keyPrefix(let target, _)? = reader.catalog.navigation[source.entitySet]?[pending.navigation],
+                           let contained = reader.catalog.sets[target]?.containment, contained.parentSet == source.entitySet {
+                            if let entity = try reader.entity(in: target, key: try source.key() + key) { matches.append(entity) }
+                            continue
+                        }
                         var cursor = try reader.navigationTargets(from: source.entitySet, key: try source.key(), navigation: pending.navigation)
                         let wanted = try reader.encodeKey(key, in: cursor.targetSet)
                         while let target = try cursor.next() {
@@ -114,6 +121,21 @@ extension QueryExecutor {
         return try passing(current, pendingFilters)
     }
 
+    /// The stored set a path's entities are in: its entity set or singleton, then the target
+    /// of each navigation (a containment navigation's own set: `People/Trips`). Nil when a hop
+    /// leads nowhere the store keeps.
+    func storedSet(of path: BoundResourcePath) -> String? {
+        var current: String?
+        for step in path.steps {
+            switch step {
+            case .entitySet(let name), .singleton(let name): current = name
+            case .navigation(let name, _, _, _): current = current.flatMap { reader.catalog.navigation[$0]?[name]?.target }
+            default: continue
+            }
+        }
+        return current
+    }
+
     /// Whether the entity's type is `type` or derives from it.
     func isOf(_ entity: StoredEntity, _ type: String) -> Bool {
         model.entityType(qualifiedName: entity.typeName).map { model.inheritanceChain(of: $0).contains { $0.qualifiedName == type } } ?? false
@@ -141,6 +163,7 @@ extension QueryExecutor {
         // A singleton's one entity is addressed by the singleton's name (`Me`).
         if model.singleton(named: entity.entitySet) != nil { return entity.entitySet }
         let values = try entity.key()
+        if let containment = entity.info.containment { return try containment.path(values, set: entity.entitySet, version: .v4) }
         guard let type = model.entityType(qualifiedName: entity.typeName) ?? model.entityType(ofSet: entity.entitySet) else {
             return entity.entitySet
         }

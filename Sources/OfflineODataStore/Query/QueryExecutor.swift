@@ -110,13 +110,39 @@ public struct QueryExecutor {
                 result.singleReference = true
                 return result
             }
-            return QueryResult(payload: .entity(projected), entitySet: stored.entitySet, entityType: type)
-        case .entityCollection(let set, let type):
-            guard let set else {
-                throw ODataError.queryNotSupported("the collection of \(type) is not bound to an entity set (containment is not stored)")
+            var result = QueryResult(payload: .entity(projected), entitySet: stored.entitySet, entityType: type)
+            if let containment = stored.info.containment {
+                result.containerPath = try containment.containerPath(try stored.key(), set: stored.entitySet, version: .v4)
             }
-            return try collection(request, set: set, type: type)
+            return result
+        case .entityCollection(let set, let type):
+            // Contained entities (`People('x')/Trips`) live in the set of their containment path.
+            guard let set = set ?? storedSet(of: path) else {
+                throw ODataError.queryNotSupported("the collection of \(type) is not bound to an entity set the store keeps")
+            }
+            var result = try collection(request, set: set, type: type)
+            if reader.catalog.sets[set]?.containment != nil { result.containerPath = try containerPath(of: path) }
+            return result
         }
+    }
+
+    /// The types a cast at the end of a collection path admits (the cast type and those derived
+    /// from it); nil when there is no such cast or it admits every type of the set.
+    func castTypes(_ path: BoundResourcePath, set: String) -> Set<String>? {
+        guard case .typeCast(let name)? = path.steps.last, let type = model.entityType(qualifiedName: name),
+              let info = reader.catalog.sets[set] else { return nil }
+        let accepted = Set([type.qualifiedName] + model.derivedTypes(of: type).map(\.qualifiedName))
+        return info.typeNames.isSubset(of: accepted) ? nil : accepted
+    }
+
+    /// `People('russell')/Trips` for a path to a contained collection: the canonical URL of the
+    /// one container it starts from, then the navigation (nil when not one container).
+    func containerPath(of path: BoundResourcePath) throws(ODataError) -> String? {
+        let steps = path.steps.filter { if case .typeCast = $0 { return false } else { return true } }
+        guard case .navigation(let name, _, _, _)? = steps.last else { return nil }
+        let containers = try resolve(Array(steps.dropLast()))
+        guard containers.count == 1 else { return nil }
+        return try entityID(containers[0]) + "/" + name
     }
 
     // MARK: collections
@@ -164,7 +190,10 @@ public struct QueryExecutor {
             }
         }
         // 3. Filter, order, page.
-        let needsFilter = plan?.needsFilter ?? true
+        // A cast at the end of the path (`PlanItems/NS.Flight`, URL §4.11) keeps the entities
+        // of that type or one derived from it.
+        let accepted = castTypes(request.path, set: set)
+        let needsFilter = (plan?.needsFilter ?? true) || accepted != nil
         if request.path.suffix == .count, !needsFilter {
             // The access path answers the filter exactly: count index entries, read no entity.
             var count = 0
@@ -215,6 +244,7 @@ public struct QueryExecutor {
             let encoded = needsFilter ? options.filter.flatMap { EncodedFilter($0, info: info) } : nil
             collector.prepareBorrowedScan(info)
             try reader.forEachEntity(set, reverse: scan.reverse, after: scan.after) { (row: BorrowedEntity) throws(ODataError) -> Bool in
+                if let accepted, !accepted.contains(row.typeName) { return true }
                 var decided = false
                 if let encoded, case .decided(let truth) = encoded.evaluate(row.codec) {
                     if truth != true { return true }
@@ -280,6 +310,7 @@ public struct QueryExecutor {
                     instance = StoredInstance(candidate, context: context)
                     reusable = instance
                 }
+                if let accepted, !accepted.contains(candidate.typeName) { continue }
                 if let compiled, try !compiled.matches(instance) { continue }
                 if let search = options.search, let searcher, try !searcher.matches(search, on: instance) { continue }
             }

@@ -23,6 +23,10 @@ public struct QueryResult: Sendable {
     public var entitySet: String?
     /// The entity type of the entities returned.
     public var entityType: String?
+    /// Where contained entities are, for the context URL, instead of `entitySet` (JSON Format
+    /// §10: the container's canonical URL and the containment navigation,
+    /// `People('russell')/Trips`).
+    public var containerPath: String?
     /// The plan the query ran with (nil for key lookups and navigation paths).
     public var plan: QueryPlan?
     /// The path ended in `/$value`: a property's raw value, not its JSON wrapper (URL §4.4).

@@ -9,7 +9,7 @@ extension EntityReader {
               case .string(let set)? = try row.value(named: "AffectedEntitySet"),
               case .string(let predicate)? = try row.value(named: "AffectedEntityKey"), !set.isEmpty else { return nil }
         let info = try catalog.set(set)
-        let keys = zip(info.keyNames, info.keyKinds).map { KeyProperty($0, $1 ?? .string) }
+        let keys = info.keyProperties
         // The predicate as the store wrote it: V4 literals, or V2's for a V2 service (`guid'…'`).
         let values: [ODataValue]
         if let v4 = try? KeyPredicate.parse(predicate, keys: keys) { values = v4 } else {

@@ -99,6 +99,19 @@ extension LocalService {
             return .batch
         }
         let steps = path.steps.filter { if case .typeCast = $0 { return false } else { return true } }
+        if path.suffix == .none, let contained = try containedChain(steps) {
+            switch (request.method, contained.keyed) {
+            case (.post, false):
+                guard let parent = contained.parent else { break }
+                return .create(set: contained.set, from: parent)
+            case (.put, true), (.patch, true), (.merge, true):
+                return .change(set: contained.set, key: contained.key, replace: request.method == .put)
+            case (.delete, true):
+                return .delete(set: contained.set, key: contained.key)
+            default: break
+            }
+            throw .serviceMethodNotAllowed(request.method.rawValue, request.url)
+        }
         switch (request.method, steps.count, path.suffix) {
         case (.post, 1, .none):
             guard case .entitySet(let set) = steps[0] else { break }
@@ -139,6 +152,52 @@ extension LocalService {
         default: break
         }
         throw .serviceMethodNotAllowed(request.method.rawValue, request.url)
+    }
+
+    /// A path through containment navigations (`People('x')/Trips(0)`, `Me/Trips`,
+    /// `People('x')/Trips(0)/PlanItems`): the contained set it ends in, the stored key (the
+    /// containers' keys, then the entity's own) when it ends with a key, and the container
+    /// and navigation of the last hop. Nil for a path with no containment hop, or one that
+    /// leaves the containment chain (those take the other routes).
+    func containedChain(_ steps: [BoundResourcePath.Step]) throws(ODataError)
+        -> (set: String, key: [ODataValue], keyed: Bool, parent: (set: String, key: [ODataValue], navigation: String)?)?
+    {
+        guard steps.contains(where: { if case .navigation = $0 { return true } else { return false } }) else { return nil }
+        let catalog = try storage.reader().catalog
+        var set: String?
+        var key: [ODataValue] = []
+        var keyed = false
+        var parent: (set: String, key: [ODataValue], navigation: String)?
+        var throughContainment = false
+        for step in steps {
+            switch step {
+            case .entitySet(let name):
+                set = name
+            case .singleton(let name):
+                // Its one stored entity's key is part of its contained entities' keys.
+                guard let stored = Self.singletonKey(try storage.reader().scan(name)) else {
+                    throw .serviceEntityNotFound(name, "")
+                }
+                set = name
+                key = stored
+                keyed = true
+            case .key(let values):
+                guard set != nil, !keyed else { return nil }
+                key += values
+                keyed = true
+            case .navigation(let name, _, _, _):
+                guard let current = set, keyed, case .keyPrefix(let target, _)? = catalog.navigation[current]?[name],
+                      catalog.sets[target]?.containment?.parentSet == current else { return nil }
+                parent = (current, key, name)
+                set = target
+                keyed = false
+                throughContainment = true
+            default:
+                return nil
+            }
+        }
+        guard throughContainment, let set else { return nil }
+        return (set, key, keyed, parent)
     }
 
     /// Applies a change route inside a transaction (shared by `execute` and `$batch` change sets).
@@ -245,7 +304,28 @@ extension LocalService {
         guard let body = request.body, !body.isEmpty else {
             throw .serviceInvalidBody("\(request.method.rawValue) '\(request.url)' needs a JSON body", request.url)
         }
-        return try bodyReader.readEntity(body, entitySet: set)
+        // Contained entities are read as their type (their set is a containment path).
+        let info = try storage.reader().catalog.sets[set]
+        guard let containment = info?.containment, let info else { return try bodyReader.readEntity(body, entitySet: set) }
+        let entity = try bodyReader.readEntity(body, entityType: info.typeName)
+        // The container's key comes from the URL alone.
+        if let name = Self.containerKeyName(in: entity) {
+            throw .serviceInvalidBody("'\(name)' is not a property of \(info.typeName)", "\(containment.parentSet)/\(containment.navigation)")
+        }
+        return entity
+    }
+
+    /// A property named like a container key property, in the entity or what it expands.
+    static func containerKeyName(in entity: ODataEntity) -> String? {
+        if let property = entity.properties.first(where: { Containment.isContainerKey($0.name) }) { return property.name }
+        for navigation in entity.navigation {
+            switch navigation.content {
+            case .entity(let nested?): if let name = containerKeyName(in: nested) { return name }
+            case .entities(let list, _, _): for nested in list { if let name = containerKeyName(in: nested) { return name } }
+            default: continue
+            }
+        }
+        return nil
     }
 
     /// `{"@odata.id": "Products('X')"}` (V2: `{"uri": …}`).

@@ -204,7 +204,7 @@ extension LocalService {
             try tx.batch.restamp(set, keyBytes: keyBytes, etag: etag, flags: meta.flags.union(.pending))
             // Queued under the entity's own URL (a navigation path may lead elsewhere by then).
             let suffix = property.isEmpty ? "/$value" : "/" + property
-            let url = model.singleton(named: set) != nil ? set + suffix : set + (try tx.keyPath(set, keyBytes)) + suffix
+            let url = model.singleton(named: set) != nil ? set + suffix : (try tx.entityPath(set, keyBytes)) + suffix
             try tx.enqueue(QueuedRequest(requestID: requestID, status: QueuedRequest.pendingStatus, method: "PUT",
                                          url: url, body: nil, customHeaders: queuedHeaders,
                                          options: request.options, affectedEntitySet: set,

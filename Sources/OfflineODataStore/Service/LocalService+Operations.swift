@@ -52,7 +52,7 @@ extension LocalService {
         let keyText = try tx.keyText(set, keyBytes)
         // URLs: key predicates percent-encoded in the path, the target's URL encoded once
         // more as the `$id` value.
-        let targetURL = target.set + (try tx.keyPath(target.set, target.keyBytes))
+        let targetURL = try tx.entityPath(target.set, target.keyBytes)
         let base = set + URLPercentEncoding.pathSegment(keyText) + "/" + navigation + "/$ref"
         let isCollection = model.entityType(ofSet: set).flatMap { model.navigationProperty(navigation, of: $0) }?.isCollection ?? true
         let method = remove ? "DELETE" : (isCollection ? "POST" : "PUT")

@@ -107,10 +107,10 @@ public final class LocalService: Sendable {
         let options = try options.applyingHeaders(headers)
         try options.validate()
         var typed = changes
-        if typed.typeName.isEmpty { typed.typeName = model.entityType(ofSet: set)?.qualifiedName ?? "" }
+        if typed.typeName.isEmpty { typed.typeName = try entityTypeName(of: set) ?? "" }
         let body = try writeBody(typed, set: set)
         return try perform { (tx: inout ServiceTransaction) throws(ODataError) -> ODataResponse in
-            let url = set + (try tx.keyPath(set, try tx.keyBytes(set, key)))
+            let url = try tx.entityPath(set, try tx.keyBytes(set, key))
             return try self.change(typed, in: set, key: key, replace: replace, ifMatch: ifMatch, url: url, body: body,
                                    headers: headers, options: options, prefer: nil, tx: &tx)
         }
@@ -123,7 +123,7 @@ public final class LocalService: Sendable {
         let options = try options.applyingHeaders(headers)
         try options.validate()
         return try perform { (tx: inout ServiceTransaction) throws(ODataError) -> ODataResponse in
-            let url = set + (try tx.keyPath(set, try tx.keyBytes(set, key)))
+            let url = try tx.entityPath(set, try tx.keyBytes(set, key))
             return try self.delete(set: set, key: key, ifMatch: ifMatch, url: url, headers: headers, options: options, tx: &tx)
         }
     }
@@ -240,9 +240,9 @@ public final class LocalService: Sendable {
 
     func writeBody(_ entity: ODataEntity, set: String) throws(ODataError) -> String {
         var typed = entity
-        if typed.typeName.isEmpty { typed.typeName = model.entityType(ofSet: set)?.qualifiedName ?? "" }
+        if typed.typeName.isEmpty { typed.typeName = try entityTypeName(of: set) ?? "" }
         do {
-            return String(decoding: try ODataJSONWriter(model: model).writeEntity(typed, entitySet: set), as: UTF8.self)
+            return String(decoding: try writeEntity(typed, set: set), as: UTF8.self)
         } catch {
             throw .serviceInvalidBody("the entity cannot be written as OData JSON: \(error.message)", error.location)
         }
@@ -257,14 +257,28 @@ public final class LocalService: Sendable {
         let entity = try stored.toODataEntity()
         var headers: [String: String] = [:]
         if let etag = stored.etag { headers["ETag"] = etag }
-        if location { headers["Location"] = set + (try tx.keyPath(set, keyBytes)) }
+        if location { headers["Location"] = try tx.entityPath(set, keyBytes) }
         if minimal {
             headers["Preference-Applied"] = "return=minimal"
             return ODataResponse(status: 204, headers: headers, body: nil, entity: entity, requestID: requestID)
         }
         headers["Content-Type"] = "application/json"
-        let body = try ODataJSONWriter(model: model).writeEntity(entity, entitySet: set)
+        let body = try writeEntity(entity, set: set)
         return ODataResponse(status: status, headers: headers, body: body, entity: entity, requestID: requestID)
+    }
+
+    /// The type of a set's entities: the model's for entity sets and singletons, the stored
+    /// set's for contained ones (`People/Trips`).
+    func entityTypeName(of set: String) throws(ODataError) -> String? {
+        if let type = model.entityType(ofSet: set) { return type.qualifiedName }
+        return try storage.reader().catalog.sets[set]?.typeName
+    }
+
+    /// An entity of `set` as OData JSON (contained sets by their type).
+    func writeEntity(_ entity: ODataEntity, set: String) throws(ODataError) -> [UInt8] {
+        let writer = ODataJSONWriter(model: model)
+        if model.entityType(ofSet: set) == nil, let type = try entityTypeName(of: set) { return try writer.writeEntity(entity, entityType: type) }
+        return try writer.writeEntity(entity, entitySet: set)
     }
 }
 

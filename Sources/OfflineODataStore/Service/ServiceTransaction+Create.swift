@@ -162,6 +162,9 @@ extension ServiceTransaction {
 
     /// Facets and kinds of the given properties (MaxLength, Nullable for given nulls, Precision, Scale).
     func validate(_ entity: ODataEntity, set: String) throws(ODataError) {
+        var entity = entity
+        // A contained entity's container key properties are the store's, not the type's.
+        entity.properties.removeAll { Containment.isContainerKey($0.name) }
         if let issue = validator.validate(entity: entity).first {
             throw .serviceConstraintViolation(set, issue.message, issue.location)
         }

@@ -191,7 +191,7 @@ extension ServiceTransaction {
             try putImage(set, new, image)
         }
         let oldText = try keyText(set, old), newText = try keyText(set, new)
-        let oldPath = set + (try keyPath(set, old)), newPath = set + (try keyPath(set, new))
+        let oldPath = try entityPath(set, old), newPath = try entityPath(set, new)
         let oldRef = set + oldText, newRef = set + newText
         var rewritten = 0
         for var request in try queuedRequests() {

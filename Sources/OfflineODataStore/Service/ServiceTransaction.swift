@@ -58,7 +58,7 @@ struct ServiceTransaction {
     func keyText(_ set: String, _ keyBytes: [UInt8]) throws(ODataError) -> String {
         let info = try batch.setInfo(set)
         let values = try OrderedKeyEncoding.decode(keyBytes)
-        let keys = zip(info.keyNames, info.keyKinds).map { KeyProperty($0, $1 ?? .string) }
+        let keys = info.keyProperties
         return try KeyPredicate.format(values, keys: keys, version: version)
     }
 
@@ -67,6 +67,16 @@ struct ServiceTransaction {
     /// parses back to the same key.
     func keyPath(_ set: String, _ keyBytes: [UInt8]) throws(ODataError) -> String {
         URLPercentEncoding.pathSegment(try keyText(set, keyBytes))
+    }
+
+    /// The entity's canonical URL path: `Set(key)`, or for a contained entity its whole
+    /// containment path (`People('x')/Trips(0)`).
+    func entityPath(_ set: String, _ keyBytes: [UInt8]) throws(ODataError) -> String {
+        let info = try batch.setInfo(set)
+        if let containment = info.containment {
+            return try containment.path(try OrderedKeyEncoding.decode(keyBytes), set: set, version: version)
+        }
+        return set + (try keyPath(set, keyBytes))
     }
 
     func keyBytes(_ set: String, _ key: [ODataValue]) throws(ODataError) -> [UInt8] {

@@ -66,8 +66,9 @@ struct BorrowedEntity {
             }
             typeName = text
         }
-        return ODataEntity(typeName: typeName, properties: try info.codec.decodeProperties(borrowing: codec),
-                           control: ODataControlInformation(etag: etag))
+        let entity = ODataEntity(typeName: typeName, properties: try info.codec.decodeProperties(borrowing: codec),
+                                 control: ODataControlInformation(etag: etag))
+        return info.containment == nil ? entity : try StoredEntity.showingContained(entity, keyBytes: key, info: info)
     }
 
     /// A copy that outlives the callback (exactly what a cursor would have returned).

@@ -2,6 +2,11 @@ import OfflineODataEngine
 import OfflineODataModel
 import Synchronization
 
+private extension String {
+    /// `People/Trips` as it goes into a container key property's name: `People.Trips`.
+    var replacingSlashes: String { String(map { $0 == "/" ? "." : $0 }) }
+}
+
 extension EntityStorage {
     static func tree(_ name: String, engine: StorageEngine) throws(ODataError) -> Tree {
         guard name.utf8.count <= StoreFormat.maxTreeNameBytes else {
@@ -48,11 +53,83 @@ extension EntityStorage {
             memo?.remember(set: set.name, stored: record, layout: layout)
             try addSet(set.name, type: type, keyRefs: keyRefs, layout: layout, model: model, engine: engine, into: &catalog)
         }
+        try loadContainedSets(engine: engine, model: model, catalogTree: catalogTree, snapshot: snapshot,
+                              into: &catalog, batch: &batch, memo: memo)
+    }
+
+    /// Containment navigations nest at most this deep below their entity set or singleton
+    /// (a type that contains itself would otherwise have no end).
+    static let maxContainmentDepth = 4
+
+    /// The sets of containment navigations (`People/Trips`, `People/Trips/PlanItems`,
+    /// `Me/Trips`), level by level below the entity sets and singletons (docs/StoreFormat.md
+    /// §2.1): the contained type's layout with the container's key appended as container key
+    /// properties, keyed by the container's key and then the type's own.
+    static func loadContainedSets(engine: StorageEngine, model: ServiceModel, catalogTree: Tree, snapshot: Snapshot,
+                                  into catalog: inout StorageCatalog, batch: inout WriteBatch, memo: LayoutMemo?) throws(ODataError) {
+        var level = (model.entitySets.map(\.name) + model.singletons.map(\.name)).filter { catalog.sets[$0] != nil }
+        for _ in 0..<maxContainmentDepth {
+            var next: [String] = []
+            for parentName in level {
+                guard let parent = catalog.sets[parentName], let parentType = model.entityType(qualifiedName: parent.typeName) else { continue }
+                for nav in model.allNavigationProperties(of: parentType) where nav.containsTarget {
+                    let name = parentName + "/" + nav.name
+                    guard catalog.sets[name] == nil, StoreFormat.entityTree(name).utf8.count <= StoreFormat.maxTreeNameBytes,
+                          let type = model.entityType(qualifiedName: model.resolveAlias(nav.targetType)) else { continue }
+                    let keyRefs = model.key(of: type)
+                    let modelLayout = LayoutRecord.layout(of: type, model: model)
+                    guard !keyRefs.isEmpty, keyRefs.allSatisfy({ modelLayout.index(of: $0.name) != nil }) else {
+                        catalog.unsupported[name] = .storeSetWithoutKey(name)
+                        continue
+                    }
+                    // The container's stored key, as container key properties.
+                    var hidden: [EntityPropertyDescriptor] = []
+                    for (keyName, index) in zip(parent.keyNames, parent.keyIndices) {
+                        let hiddenName = Containment.isContainerKey(keyName)
+                            ? keyName : String(Containment.hiddenPrefix) + parentName.replacingSlashes + "." + keyName
+                        hidden.append(EntityPropertyDescriptor(name: hiddenName, shape: parent.layout.properties[index].shape, isNullable: false))
+                    }
+                    let recordKey = StoreFormat.setKey(name)
+                    let stored = try mapEngine("reading the layout of '\(name)'") { () throws(EngineError) in
+                        try snapshot.get(recordKey, in: catalogTree)
+                    }
+                    var layout = EntityLayout(modelLayout.properties + hidden)
+                    if let stored, let known = memo?.layout(set: name, stored: stored) {
+                        layout = known
+                    } else {
+                        if let stored {
+                            let (_, storedLayout) = try LayoutRecord.decode(stored, set: name)
+                            layout = try LayoutRecord.merge(stored: storedLayout, model: layout, set: name)
+                        }
+                        let record = LayoutRecord.encode(typeName: type.qualifiedName, layout: layout)
+                        if record != stored { batch.put(recordKey, record, in: catalogTree) }
+                        memo?.remember(set: name, stored: record, layout: layout)
+                    }
+                    let ownKeys = keyRefs.map { ref in
+                        KeyProperty(ref.name, modelLayout.index(of: ref.name).flatMap { i -> EdmPrimitiveKind? in
+                            if case .primitive(let kind) = modelLayout.properties[i].shape { return kind }
+                            return nil
+                        } ?? .string)
+                    }
+                    let parentLevels = parent.containment?.levels ?? [Containment.Level(
+                        name: parentName, keys: parent.keyProperties, isSingleton: model.singleton(named: parentName) != nil)]
+                    let containment = Containment(levels: parentLevels + [Containment.Level(name: nav.name, keys: ownKeys, isSingleton: false)],
+                                                  parentSet: parentName, navigation: nav.name)
+                    let allKeys = hidden.map { CSDLPropertyRef(name: $0.name) } + keyRefs
+                    try addSet(name, type: type, keyRefs: allKeys, layout: layout, model: model, engine: engine, into: &catalog,
+                               containment: containment)
+                    catalog.containedSets[parentName, default: []].append(name)
+                    next.append(name)
+                }
+            }
+            if next.isEmpty { break }
+            level = next
+        }
     }
 
     /// The set's entry of the catalog for its (persisted) layout.
     static func addSet(_ name: String, type: CSDLEntityType, keyRefs: [CSDLPropertyRef], layout: EntityLayout, model: ServiceModel,
-                       engine: StorageEngine, into catalog: inout StorageCatalog) throws(ODataError) {
+                       engine: StorageEngine, into catalog: inout StorageCatalog, containment: Containment? = nil) throws(ODataError) {
         var keyIndices: [Int] = []
         var keyKinds: [EdmPrimitiveKind?] = []
         for ref in keyRefs {
@@ -71,7 +148,7 @@ extension EntityStorage {
             name: name, typeName: type.qualifiedName, typeNames: typeNames, layout: layout,
             keyIndices: keyIndices, keyKinds: keyKinds,
             keyNames: keyRefs.map(\.name), tree: try tree(StoreFormat.entityTree(name), engine: engine),
-            hasStreams: hasStreams)
+            hasStreams: hasStreams, containment: containment)
     }
 
     /// Index definitions persisted in the catalog (docs/StoreFormat.md §5).
@@ -113,6 +190,14 @@ extension EntityStorage {
         var missing: [String: IndexDefinition] = [:]
         for (setName, info) in catalog.sets.sorted(by: { $0.key < $1.key }) {
             guard let type = model.entityType(qualifiedName: info.typeName) else { continue }
+            // A containment navigation: the contained set's keys start with this set's key.
+            for name in catalog.containedSets[setName] ?? [] {
+                guard let contained = catalog.sets[name], let navigation = contained.containment?.navigation else { continue }
+                let columns = zip(info.keyIndices, info.keyKinds).map { index, kind in
+                    IndexColumn(path: [info.layout.properties[index].name], top: index, kind: kind)
+                }
+                catalog.navigation[setName, default: [:]][navigation] = .keyPrefix(target: name, sourceColumns: columns)
+            }
             for nav in model.allNavigationProperties(of: type) where !nav.containsTarget {
                 guard let targetName = targetSet(model: model, set: setName, navigation: nav),
                       let target = catalog.sets[targetName] else { continue }

@@ -384,6 +384,13 @@ public struct EntityWriteBatch {
         try removeLinks(of: keyBytes, info: info)
         // Its streams go with it (docs/StoreFormat.md §11).
         if info.hasStreams { try removeAllMedia(set: info.name, keyBytes: keyBytes) }
+        // So do the entities it contains: their keys start with its key (§2.1).
+        for name in catalog.containedSets[info.name] ?? [] {
+            guard let contained = catalog.sets[name] else { continue }
+            for rest in try suffixes(in: contained.tree, prefix: keyBytes) {
+                _ = try delete(keyBytes: keyBytes + rest, info: contained)
+            }
+        }
         return true
     }
 }

@@ -66,13 +66,25 @@ final class SetInfo: Sendable {
     /// Entities of the set can have streams (a media type, or `Edm.Stream` properties): their
     /// deletion and re-keying look for stored streams (docs/StoreFormat.md §11).
     let hasStreams: Bool
+    /// For the entities of a containment navigation (`People/Trips`): the path from the entity
+    /// set or singleton that contains them (docs/StoreFormat.md §2.1). Nil for entity sets and
+    /// singletons.
+    let containment: Containment?
 
-    /// The key properties, names and kinds, for parsing and formatting key predicates.
-    var keyProperties: [KeyProperty] { zip(keyNames, keyKinds).map { KeyProperty($0, $1 ?? .string) } }
+    /// The key properties, names and kinds, for parsing and formatting key predicates. A
+    /// container key property goes by its name without the `$` (`People.UserName`), so that a
+    /// contained entity's predicate reads `(People.UserName='x',TripId=0)`.
+    var keyProperties: [KeyProperty] {
+        zip(keyNames, keyKinds).map { name, kind in
+            KeyProperty(Containment.isContainerKey(name) ? String(name.dropFirst()) : name, kind ?? .string)
+        }
+    }
 
     init(name: String, typeName: String, typeNames: Set<String>, layout: EntityLayout, keyIndices: [Int],
-         keyKinds: [EdmPrimitiveKind?], keyNames: [String], tree: Tree, hasStreams: Bool = false) {
+         keyKinds: [EdmPrimitiveKind?], keyNames: [String], tree: Tree, hasStreams: Bool = false,
+         containment: Containment? = nil) {
         self.hasStreams = hasStreams
+        self.containment = containment
         self.name = name
         self.typeName = typeName
         self.typeNames = typeNames
@@ -83,6 +95,67 @@ final class SetInfo: Sendable {
         self.keyKinds = keyKinds
         self.keyNames = keyNames
         self.tree = tree
+    }
+}
+
+/// Where the entities of a contained set live: the entity set or singleton at the root, then
+/// each containment navigation (`People/Trips/PlanItems`: `People`, `Trips`, `PlanItems`).
+///
+/// A contained entity's key is unique only inside its container, so the stored key is the
+/// container's whole stored key followed by the entity's own key. The container's key values
+/// are kept in the record as *container key* properties, appended to the type's layout under
+/// names no OData identifier can take (`$People.UserName`); they are never shown
+/// (`StoredEntity.toODataEntity`). The canonical URL (URL Conventions §4.3.2) names every
+/// level: `People('russellwhyte')/Trips(0)/PlanItems(11)`; a singleton root has no key
+/// predicate (`Me/Trips(0)`), though its key is still part of the stored key.
+struct Containment: Sendable {
+    struct Level: Sendable {
+        /// The entity set or singleton (first level), else the navigation property.
+        let name: String
+        /// The level's own key properties (the type's key, with real names).
+        let keys: [KeyProperty]
+        /// A singleton: its key is stored but not written in URLs.
+        let isSingleton: Bool
+    }
+
+    let levels: [Level]
+    /// The set (or contained set) that holds the containers, and the navigation property.
+    let parentSet: String
+    let navigation: String
+
+    /// Properties of the container's key kept in each record (the first `count` key values).
+    var containerKeyCount: Int { levels.dropLast().reduce(0) { $0 + $1.keys.count } }
+
+    /// Prefix of the layout names of container key properties: never an OData identifier.
+    static let hiddenPrefix: Character = "$"
+
+    static func isContainerKey(_ name: String) -> Bool { name.first == hiddenPrefix }
+
+    /// The canonical path of the entity's container followed by the navigation
+    /// (`People('russell')/Trips`), for context URLs.
+    func containerPath(_ values: [ODataValue], set: String, version: ODataVersion) throws(ODataError) -> String {
+        let own = levels.last?.keys.count ?? 0
+        guard values.count >= own else { throw .storeWrongKeyCount(set, got: values.count, expected: own) }
+        let outer = Containment(levels: Array(levels.dropLast()), parentSet: parentSet, navigation: navigation)
+        return try outer.path(Array(values.dropLast(own)), set: set, version: version) + "/" + navigation
+    }
+
+    /// The canonical path of the entity with these (stored) key values, percent-encoded for a
+    /// URL: `People('a%2Fb')/Trips(0)`.
+    func path(_ values: [ODataValue], set: String, version: ODataVersion) throws(ODataError) -> String {
+        var text = ""
+        var next = 0
+        for level in levels {
+            let end = next + level.keys.count
+            guard end <= values.count else { throw .storeWrongKeyCount(set, got: values.count, expected: end) }
+            if !text.isEmpty { text += "/" }
+            text += level.name
+            if !level.isSingleton {
+                text += URLPercentEncoding.pathSegment(try KeyPredicate.format(Array(values[next..<end]), keys: level.keys, version: version))
+            }
+            next = end
+        }
+        return text
     }
 }
 
@@ -125,6 +198,9 @@ struct StorageCatalog: Sendable {
     /// The plans chosen for this catalog's queries, shared by every reader of it.
     let plans = PlanCache()
     var navigation: [String: [String: NavigationPlan]] = [:]
+    /// For each set: the sets of its containment navigations (`People` → `People/Trips`), whose
+    /// entities go with it when it is deleted.
+    var containedSets: [String: [String]] = [:]
     /// For each set: the (source set, navigation) link plans whose targets are in it.
     var incomingLinks: [String: [(set: String, navigation: String)]] = [:]
 

@@ -56,7 +56,19 @@ public struct StoredEntity: Sendable {
 
     /// The entity with its properties (declared ones in layout order, then dynamic ones) and ETag.
     public func toODataEntity() throws(ODataError) -> ODataEntity {
-        ODataEntity(typeName: typeName, properties: try info.codec.decodeProperties(bytes),
-                    control: ODataControlInformation(etag: etag))
+        let entity = ODataEntity(typeName: typeName, properties: try info.codec.decodeProperties(bytes),
+                                 control: ODataControlInformation(etag: etag))
+        return info.containment == nil ? entity : try Self.showingContained(entity, keyBytes: keyBytes, info: info)
+    }
+
+    /// A contained entity as the app sees it: without its container key properties, with its
+    /// canonical URL as `@odata.id` (`People('russellwhyte')/Trips(0)`: its key alone does not
+    /// name it).
+    static func showingContained(_ entity: ODataEntity, keyBytes: some Collection<UInt8>, info: SetInfo) throws(ODataError) -> ODataEntity {
+        guard let containment = info.containment else { return entity }
+        var shown = entity
+        shown.properties.removeAll { Containment.isContainerKey($0.name) }
+        shown.control.id = try containment.path(try OrderedKeyEncoding.decode(Array(keyBytes)), set: info.name, version: .v4)
+        return shown
     }
 }

@@ -1,0 +1,255 @@
+import Foundation
+import OfflineODataModel
+import Testing
+@testable import OfflineODataStore
+
+/// Contained entities (OData 4.01 CSDL §8.4 `ContainsTarget`, URL Conventions §4.3.2): TripPin's
+/// `People/Trips` and `Trips/PlanItems` with derived plan items, and a singleton's (`Me/Trips`).
+/// Stored under their container (a trip's key is unique only inside its person), downloaded
+/// inside the container's payload, read by their canonical paths, filtered across, expanded,
+/// written, and deleted with their container.
+@Suite struct ContainmentTests {
+    static let metadata = Array("""
+        <edmx:Edmx xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx" Version="4.0"><edmx:DataServices>
+        <Schema xmlns="http://docs.oasis-open.org/odata/ns/edm" Namespace="T">
+          <EntityType Name="Person"><Key><PropertyRef Name="UserName"/></Key>
+            <Property Name="UserName" Type="Edm.String" Nullable="false"/><Property Name="FirstName" Type="Edm.String"/>
+            <NavigationProperty Name="Trips" Type="Collection(T.Trip)" ContainsTarget="true"/>
+            <NavigationProperty Name="BestFriend" Type="T.Person"/></EntityType>
+          <EntityType Name="Trip"><Key><PropertyRef Name="TripId"/></Key>
+            <Property Name="TripId" Type="Edm.Int32" Nullable="false"/><Property Name="Name" Type="Edm.String"/>
+            <Property Name="Budget" Type="Edm.Single" Nullable="false"/>
+            <NavigationProperty Name="PlanItems" Type="Collection(T.PlanItem)" ContainsTarget="true"/>
+            <NavigationProperty Name="Photos" Type="Collection(T.Photo)"/></EntityType>
+          <EntityType Name="PlanItem"><Key><PropertyRef Name="PlanItemId"/></Key>
+            <Property Name="PlanItemId" Type="Edm.Int32" Nullable="false"/><Property Name="ConfirmationCode" Type="Edm.String"/></EntityType>
+          <EntityType Name="PublicTransportation" BaseType="T.PlanItem"><Property Name="SeatNumber" Type="Edm.String"/></EntityType>
+          <EntityType Name="Flight" BaseType="T.PublicTransportation"><Property Name="FlightNumber" Type="Edm.String"/></EntityType>
+          <EntityType Name="Event" BaseType="T.PlanItem"><Property Name="Description" Type="Edm.String"/></EntityType>
+          <EntityType Name="Photo"><Key><PropertyRef Name="Id"/></Key>
+            <Property Name="Id" Type="Edm.Int64" Nullable="false"/><Property Name="Name" Type="Edm.String"/></EntityType>
+          <EntityContainer Name="C">
+            <EntitySet Name="People" EntityType="T.Person"><NavigationPropertyBinding Path="BestFriend" Target="People"/>
+              <NavigationPropertyBinding Path="Trips/Photos" Target="Photos"/></EntitySet>
+            <EntitySet Name="Photos" EntityType="T.Photo"/>
+            <Singleton Name="Me" Type="T.Person"><NavigationPropertyBinding Path="BestFriend" Target="People"/></Singleton>
+          </EntityContainer>
+        </Schema></edmx:DataServices></edmx:Edmx>
+        """.utf8)
+
+    /// Two people with a trip 0 each (the same key in two containers), plan items of derived types.
+    static let people = #"""
+        {"value":[
+          {"UserName":"russell","FirstName":"Russell","Trips":[
+            {"TripId":0,"Name":"US","Budget":3000,"Photos@odata.bind":["Photos(1)"],"PlanItems":[
+              {"@odata.type":"#T.Flight","PlanItemId":11,"ConfirmationCode":"JH58493","FlightNumber":"AA26"},
+              {"@odata.type":"#T.Event","PlanItemId":12,"ConfirmationCode":"4372899DD","Description":"Client meeting"}]},
+            {"TripId":1003,"Name":"Beijing","Budget":2000.5,"PlanItems":[]}]},
+          {"UserName":"scott","FirstName":"Scott","Trips":[
+            {"TripId":0,"Name":"Shanghai","Budget":6000,"PlanItems":[
+              {"@odata.type":"#T.Flight","PlanItemId":11,"ConfirmationCode":"OTHER","FlightNumber":"MU1"}]}]},
+          {"UserName":"nobody","FirstName":"No","Trips":[]}]}
+        """#
+
+    static let photos = #"{"value":[{"Id":1,"Name":"a.jpg"},{"Id":2,"Name":"b.jpg"}]}"#
+
+    static func open(_ dir: OfflineTempDir) async throws -> OfflineStore {
+        let store = try await OfflineStore.open(metadata: Self.metadata, parameters: OfflineFixtures.parameters(dir, definingQueries: [
+            DefiningQuery(name: "Photos", url: "Photos"),
+            DefiningQuery(name: "People", url: "People?$expand=Trips($expand=PlanItems)"),
+        ]))
+        try await store.applyDownload(definingQuery: "Photos", pages: [Array(Self.photos.utf8)])
+        try await store.applyDownload(definingQuery: "People", pages: [Array(Self.people.utf8)])
+        return store
+    }
+
+    static func values(_ response: ODataResponse, _ name: String) throws -> [String] {
+        try #require(try response.json()?["value"]?.arrayValue).compactMap { element -> String? in
+            switch element[name] {
+            case .string(let s)?: return s
+            case .number(let n)?: return n.description
+            default: return nil
+            }
+        }
+    }
+
+    @Test("contained entities downloaded inside their container are stored under it and read by their canonical paths")
+    func readPaths() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await Self.open(dir)
+        defer { try? store.close() }
+        #expect(try Self.values(store.execute(.get, "People('russell')/Trips"), "Name") == ["US", "Beijing"])
+        #expect(try Self.values(store.execute(.get, "People('scott')/Trips"), "Name") == ["Shanghai"])
+        #expect(try Self.values(store.execute(.get, "People('nobody')/Trips"), "Name") == [])
+        let trip = try #require(try store.execute(.get, "People('scott')/Trips(0)").json())
+        #expect(trip["Name"]?.stringValue == "Shanghai")
+        // The container's key is not a property of the trip.
+        #expect(trip.objectValue?.map(\.key).contains { $0.hasPrefix("$") } == false)
+        #expect(trip["@odata.id"]?.stringValue == "People('scott')/Trips(0)")
+        #expect(try store.execute(.get, "People('russell')/Trips(0)/PlanItems(11)").json()?["ConfirmationCode"]?.stringValue == "JH58493")
+        #expect(try store.execute(.get, "People('scott')/Trips(0)/PlanItems(11)").json()?["ConfirmationCode"]?.stringValue == "OTHER")
+        #expect(try store.execute(.get, "People('russell')/Trips(0)/PlanItems/$count").bodyText == "2")
+        #expect(try Self.values(store.execute(.get, "People('russell')/Trips(0)/PlanItems/T.Flight"), "PlanItemId") == ["11"])
+        #expect(try Self.values(store.execute(.get, "People('russell')/Trips(0)/PlanItems/T.PublicTransportation"), "PlanItemId") == ["11"])
+        #expect(try store.execute(.get, "People('russell')/Trips(0)/PlanItems/T.Event/$count").bodyText == "1")
+        #expect(try store.execute(.get, "People('russell')/Trips(7)").status == 404)
+        #expect(try store.execute(.get, "People('russell')/Trips(0)/Name").json()?["value"]?.stringValue == "US")
+        // Navigation out of a contained entity.
+        #expect(try Self.values(store.execute(.get, "People('russell')/Trips(0)/Photos"), "Name") == ["a.jpg"])
+    }
+
+    @Test("filters, ordering and $expand reach contained entities; a contained collection's context URL names its container")
+    func queriesAcross() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await Self.open(dir)
+        defer { try? store.close() }
+        #expect(try Self.values(store.execute(.get, "People?$filter=Trips/any(t: t/Budget gt 5000)"), "UserName") == ["scott"])
+        #expect(try Self.values(store.execute(.get, "People?$filter=Trips/all(t: t/Budget lt 5000)&$orderby=UserName"), "UserName") == ["nobody", "russell"])
+        #expect(try Self.values(store.execute(.get, "People?$filter=Trips/any(t: t/PlanItems/any(p: p/ConfirmationCode eq 'OTHER'))"), "UserName") == ["scott"])
+        #expect(try Self.values(store.execute(.get, "People('russell')/Trips?$filter=Budget gt 2500"), "Name") == ["US"])
+        #expect(try Self.values(store.execute(.get, "People('russell')/Trips?$orderby=Budget"), "Name") == ["Beijing", "US"])
+        #expect(try Self.values(store.execute(.get, "People('russell')/Trips?$top=1&$skip=1"), "Name") == ["Beijing"])
+        let expanded = try #require(try store.execute(.get, "People('russell')?$expand=Trips($select=Name;$expand=PlanItems($select=PlanItemId))").json())
+        let trips = try #require(expanded["Trips"]?.arrayValue)
+        #expect(trips.compactMap { $0["Name"]?.stringValue } == ["US", "Beijing"])
+        #expect(trips.first?["PlanItems"]?.arrayValue?.count == 2)
+        let context = try store.execute(.get, "People('russell')/Trips").json()?["@odata.context"]?.stringValue
+        #expect(context == "$metadata#People('russell')/Trips")
+        #expect(try store.execute(.get, "People('russell')/Trips(0)").json()?["@odata.context"]?.stringValue == "$metadata#People('russell')/Trips/$entity")
+    }
+
+    @Test("contained entities are created, changed and deleted through their paths, queued under their canonical URLs, and undone")
+    func writes() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await Self.open(dir)
+        defer { try? store.close() }
+        // Create in a container.
+        let created = try store.execute(.post, "People('nobody')/Trips", body: #"{"TripId":0,"Name":"New","Budget":10}"#)
+        #expect(created.status == 201)
+        #expect(created.headers["Location"] == "People('nobody')/Trips(0)")
+        #expect(try store.execute(.get, "People('nobody')/Trips(0)").json()?["Name"]?.stringValue == "New")
+        // Change one trip 0; the other people's trip 0 stay as they were.
+        #expect(try store.execute(.patch, "People('russell')/Trips(0)", body: #"{"Name":"US 2"}"#).status == 204)
+        #expect(try store.execute(.get, "People('russell')/Trips(0)").json()?["Name"]?.stringValue == "US 2")
+        #expect(try store.execute(.get, "People('scott')/Trips(0)").json()?["Name"]?.stringValue == "Shanghai")
+        #expect(try store.execute(.get, "People('nobody')/Trips(0)").json()?["Name"]?.stringValue == "New")
+        // A plan item of a derived type, two levels down; a delete.
+        #expect(try store.execute(.post, "People('russell')/Trips(1003)/PlanItems",
+                                  body: ##"{"@odata.type":"#T.Flight","PlanItemId":40,"FlightNumber":"LH1"}"##).status == 201)
+        #expect(try Self.values(store.execute(.get, "People('russell')/Trips(1003)/PlanItems/T.Flight"), "FlightNumber") == ["LH1"])
+        #expect(try store.execute(.delete, "People('scott')/Trips(0)/PlanItems(11)").status == 204)
+        #expect(try store.execute(.get, "People('scott')/Trips(0)/PlanItems/$count").bodyText == "0")
+        #expect(try store.execute(.get, "People('russell')/Trips(0)/PlanItems/$count").bodyText == "2")
+        let queue = try store.requestQueue()
+        #expect(queue.map { "\($0.method) \($0.url)" } == [
+            "POST People('nobody')/Trips", "PATCH People('russell')/Trips(0)", "POST People('russell')/Trips(1003)/PlanItems",
+            "DELETE People('scott')/Trips(0)/PlanItems(11)",
+        ])
+        // Undo of one contained entity's change, by its stored set and whole key.
+        #expect(try store.undoPendingChanges(set: "People/Trips", key: [.string("russell"), .int32(0)]))
+        #expect(try store.execute(.get, "People('russell')/Trips(0)").json()?["Name"]?.stringValue == "US")
+        #expect(try store.requestQueue().count == 3)
+    }
+
+    @Test("deleting a container deletes what it contains; a deep insert creates both; a new download drops a trip the back end no longer has; a reopened store reads them again")
+    func lifecycle() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        var store = try await Self.open(dir)
+        #expect(try store.stats().entityCounts["People/Trips"] == 3)
+        #expect(try store.stats().entityCounts["People/Trips/PlanItems"] == 3)
+        #expect(try store.execute(.delete, "People('russell')").status == 204)
+        #expect(try store.stats().entityCounts["People/Trips"] == 1)
+        #expect(try store.stats().entityCounts["People/Trips/PlanItems"] == 1)
+        #expect(try store.execute(.post, "People", body: #"{"UserName":"deep","Trips":[{"TripId":0,"Budget":1,"PlanItems":[{"PlanItemId":1}]}]}"#).status == 201)
+        #expect(try store.execute(.get, "People('deep')/Trips(0)/PlanItems(1)").status == 200)
+        try store.close()
+        store = try await OfflineStore.open(metadata: Self.metadata, parameters: OfflineFixtures.parameters(dir))
+        defer { try? store.close() }
+        #expect(try Self.values(store.execute(.get, "People('scott')/Trips"), "Name") == ["Shanghai"])
+        #expect(try store.execute(.get, "People('deep')/Trips(0)/PlanItems(1)").status == 200)
+        // The back end drops scott's trip: the next download of the query removes it.
+        let fewer = #"{"value":[{"UserName":"scott","FirstName":"Scott","Trips":[]},{"UserName":"nobody","Trips":[]}]}"#
+        try await store.applyDownload(definingQuery: "People", pages: [Array(fewer.utf8)])
+        #expect(try Self.values(store.execute(.get, "People('scott')/Trips"), "Name") == [])
+    }
+
+    @Test("a singleton's contained entities (Me/Trips) are downloaded, read, changed and queued under Me/Trips(key)")
+    func singletonContainer() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineStore.open(metadata: Self.metadata, parameters: OfflineFixtures.parameters(dir, definingQueries: [
+            DefiningQuery(name: "Me", url: "Me?$expand=Trips"),
+        ]))
+        defer { try? store.close() }
+        let me = #"{"value":[{"UserName":"april","FirstName":"April","Trips":[{"TripId":0,"Name":"Home","Budget":5},{"TripId":2,"Name":"Away","Budget":50}]}]}"#
+        try await store.applyDownload(definingQuery: "Me", pages: [Array(me.utf8)])
+        #expect(try Self.values(store.execute(.get, "Me/Trips?$orderby=Budget desc"), "Name") == ["Away", "Home"])
+        let trip = try #require(try store.execute(.get, "Me/Trips(2)").json())
+        #expect(trip["@odata.id"]?.stringValue == "Me/Trips(2)")
+        #expect(trip["@odata.context"]?.stringValue == "$metadata#Me/Trips/$entity")
+        #expect(try store.execute(.patch, "Me/Trips(2)", body: #"{"Budget":60}"#).status == 204)
+        #expect(try store.execute(.post, "Me/Trips", body: #"{"TripId":3,"Budget":1}"#).headers["Location"] == "Me/Trips(3)")
+        #expect(try store.requestQueue().map { "\($0.method) \($0.url)" } == ["PATCH Me/Trips(2)", "POST Me/Trips"])
+        let expanded = try #require(try store.execute(.get, "Me?$expand=Trips($filter=Budget gt 10)").json()?["Trips"]?.arrayValue)
+        #expect(expanded.compactMap { $0["Name"]?.stringValue } == ["Away"])
+    }
+
+    @Test("the ErrorArchive and queue name a contained entity by its stored set and a readable key; a body cannot set the container's key; a contained collection is not a defining query of its own")
+    func namesAndRefusals() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await Self.open(dir)
+        defer { try? store.close() }
+        #expect(try store.execute(.patch, "People('scott')/Trips(0)", body: #"{"Budget":1}"#).status == 204)
+        let queued = try #require(try store.requestQueue().first)
+        #expect(queued.affectedEntitySet == "People/Trips" && queued.affectedEntityKey == "(People.UserName='scott',TripId=0)")
+        let affected = try #require(try store.execute(.get, "RequestQueue?$expand=AffectedEntity").json()?["value"]?.arrayValue?.first)
+        #expect(affected["AffectedEntity"]?["Name"]?.stringValue == "Shanghai")
+        // Only the URL names the container.
+        let forged = #expect(throws: ODataError.self) {
+            _ = try store.execute(.post, "People('nobody')/Trips", body: #"{"TripId":9,"Budget":1,"$People.UserName":"scott"}"#)
+        }
+        #expect(forged?.category == .invalidInput)
+        #expect(try Self.values(store.execute(.get, "People('scott')/Trips"), "Name") == ["Shanghai"])
+        let refused = await #expect(throws: ODataError.self) {
+            try await store.addDefiningQuery(DefiningQuery(name: "RussellTrips", url: "People('russell')/Trips"))
+        }
+        #expect(refused?.message.contains("$expand=Trips") == true)
+    }
+
+    @Test("TripPin: People with their trips and plan items (People-deep.json) are stored contained, and read, filtered and expanded")
+    func tripPinCorpus() async throws {
+        guard let metadata = try? StorageCorpora.bytes("trippin/metadata.xml"), let deep = try? StorageCorpora.bytes("trippin/People-deep.json") else {
+            print("skipping: ../shared/corpora/trippin is absent")
+            return
+        }
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineStore.open(metadata: metadata, parameters: OfflineFixtures.parameters(dir, definingQueries: [
+            DefiningQuery(name: "People", url: "People?$expand=Trips($expand=PlanItems)"),
+        ]))
+        defer { try? store.close() }
+        try await store.applyDownload(definingQuery: "People", pages: [deep])
+        // Every trip and plan item of the file, each under its own person and trip.
+        let people = try #require(try JSONReader.parse(deep)["value"]?.arrayValue)
+        let trips = people.flatMap { $0["Trips"]?.arrayValue ?? [] }
+        #expect(try store.stats().entityCounts["People/Trips"] == trips.count)
+        #expect(try store.stats().entityCounts["People/Trips/PlanItems"] == trips.reduce(0) { $0 + ($1["PlanItems"]?.arrayValue?.count ?? 0) })
+        // russellwhyte and scottketchum both have a trip 0.
+        #expect(try store.execute(.get, "People('russellwhyte')/Trips(0)").json()?["Name"]?.stringValue == "Trip in US")
+        #expect(try store.execute(.get, "People('scottketchum')/Trips(0)").json()?["Name"]?.stringValue == "Trip in US")
+        let planItems = trips.first?["PlanItems"]?.arrayValue ?? []
+        let flights = planItems.filter { $0["@odata.type"]?.stringValue?.hasSuffix(".Flight") == true }.count
+        #expect(flights > 0 && flights < planItems.count)
+        #expect(try store.execute(.get, "People('russellwhyte')/Trips(0)/PlanItems/Microsoft.OData.SampleService.Models.TripPin.Flight/$count").bodyText == "\(flights)")
+        let rich = try Self.values(store.execute(.get, "People?$filter=Trips/any(t: t/Budget gt 5000)&$select=UserName&$orderby=UserName"), "UserName")
+        let expected = people.filter { person in
+            (person["Trips"]?.arrayValue ?? []).contains { trip in (trip["Budget"]?.numberValue?.doubleValue ?? 0) > 5000 }
+        }.compactMap { $0["UserName"]?.stringValue }.sorted()
+        #expect(!expected.isEmpty && rich == expected)
+    }
+}
