@@ -40,20 +40,25 @@ struct ShellCommand: AsyncParsableCommand {
             } else {
                 let interactive = isatty(STDIN_FILENO) == 1
                 if interactive { print("offline-odata shell on \(store.location.engineDirectory) — type help, quit to leave") }
-                var history: [String] = []
-                while true {
+                // On a terminal: line editing, and history across sessions (↑/↓).
+                let editor = interactive ? TerminalLineEditor(historyFile: TerminalLineEditor.defaultHistoryFile) : nil
+                func nextLine(_ prompt: String) -> String? {
+                    if let editor {
+                        fflush(nil)
+                        return editor.readLine(prompt: prompt)
+                    }
                     if interactive {
-                        print("oodata> ", terminator: "")
+                        print(prompt, terminator: "")
                         fflush(nil)
                     }
-                    guard var line = readLine() else { break }
+                    return readLine()
+                }
+                var history: [String] = []
+                while true {
+                    guard var line = nextLine("oodata> ") else { break }
                     // A JSON body left open goes on with the next lines.
                     while ShellLine.unfinishedBody(line) {
-                        if interactive {
-                            print("   ...> ", terminator: "")
-                            fflush(nil)
-                        }
-                        guard let more = readLine() else { break }
+                        guard let more = nextLine("   ...> ") else { break }
                         line += "\n" + more
                     }
                     let trimmed = line.trimmingCharacters(in: .whitespaces)
@@ -66,6 +71,8 @@ struct ShellCommand: AsyncParsableCommand {
                         line = history[n - 1]
                         print("> \(line)")
                     }
+                    // ↑ recalls every line typed, `history` too.
+                    editor?.remember(line)
                     if (try? ShellLine.parse(line)) == .history {
                         for (i, entry) in history.enumerated() { print("\(i + 1)  \(entry)") }
                         continue

@@ -55,7 +55,9 @@ enum ShellLine: Equatable {
         quit                               leave (also exit, Ctrl-D)
         URLs are relative to the service root; a leading / is optional. System sets:
         RequestQueue, ErrorArchive, EventLog. A JSON body may span lines: a line whose body
-        leaves a { or [ open goes on with the next.
+        leaves a { or [ open goes on with the next. On a terminal: ←/→, Home/End, Ctrl-A/E/K/U/W,
+        Alt-B/F edit the line; ↑/↓ go through the history, kept in ~/.offline-odata_history
+        (OODATA_HISTORY names another file, empty none); Ctrl-C drops the line, Ctrl-D leaves.
         """
 
     /// Parses a line; throws a one-line `CLIFailure` for anything it does not understand.
