@@ -40,6 +40,7 @@ enum ShellLine: Equatable {
         POST <url> <json>                  create
         PATCH <url> [If-Match:<etag>] <json>   update the given properties (PUT replaces)
         … <url> [Name:Value …] [<json>]    any request header, e.g. OfflineOData.TransactionID:t1 Prefer:return=minimal
+        POST /$batch Content-Type:multipart/mixed;boundary=b   then the parts on the next lines, up to --b--
         DELETE <url> [If-Match:<etag>]     delete
         explain <url>                      the query plan of a GET
         download [NAME …]                  download the defining queries from the store's back end
@@ -103,7 +104,15 @@ enum ShellLine: Equatable {
         }
         // Words are slices of the line, never copies of what remains of it, so a long line is
         // split in linear time (copying the remainder at each word took 59 s for a 64 KB line).
-        let (firstWord, rest2) = split(rest)
+        // A multipart body (`POST $batch Content-Type:multipart/mixed;boundary=b` and the parts
+        // on the lines after it, up to `--b--`): the first line is the request, the rest its body.
+        var requestLine = rest
+        var attached: String?
+        if let parts = multipartParts(rest) {
+            requestLine = parts.head
+            attached = parts.body
+        }
+        let (firstWord, rest2) = split(requestLine)
         var url = String(firstWord)
         var remainder = rest2
         guard !url.isEmpty else { throw CLIFailure(message: "\(method.rawValue) needs a URL") }
@@ -131,6 +140,11 @@ enum ShellLine: Equatable {
             }
             remainder = after
         }
+        if let attached {
+            guard body == nil else { throw CLIFailure(message: "a multipart request takes its body from the lines after it, not a JSON body") }
+            guard method == .post else { throw CLIFailure(message: "only POST takes a multipart body (POST /$batch)") }
+            return .request(method: method, url: normalize(url), headers: headers, body: attached)
+        }
         if let body {
             do { _ = try JSONReader.parse(body) } catch {
                 throw CLIFailure(message: "bad JSON body: \(error.message)\(error.location.map { " at \($0)" } ?? "")")
@@ -145,10 +159,44 @@ enum ShellLine: Equatable {
         return .request(method: method, url: normalize(url), headers: headers, body: body)
     }
 
-    /// Whether a line's JSON body is still open: from its first `{` or `[` that starts a word,
-    /// more brackets open than close outside strings. The console then reads the next line
-    /// into the same request (a body pasted over several lines).
+    /// The boundary when the first line of `text` names a multipart `Content-Type` header
+    /// (`Content-Type:multipart/mixed;boundary=b`).
+    static func multipartBoundary(_ text: Substring) -> String? {
+        let head = text.prefix { $0 != "\n" && $0 != "\r\n" && $0 != "\r" }
+        for word in head.split(whereSeparator: { $0 == " " || $0 == "\t" }) {
+            guard let (name, value) = header(word), name.lowercased() == "content-type",
+                  value.lowercased().hasPrefix("multipart/") else { continue }
+            for parameter in value.split(separator: ";").dropFirst() {
+                let pair = parameter.split(separator: "=", maxSplits: 1)
+                if pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary" {
+                    let boundary = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+                    return boundary.isEmpty ? nil : boundary
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The request line and the multipart body after it, its lines joined with CRLF (RFC 2046
+    /// §5.1.1), for a text whose first line names a multipart `Content-Type`.
+    static func multipartParts(_ text: Substring) -> (head: Substring, body: String)? {
+        guard multipartBoundary(text) != nil else { return nil }
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        guard let head = lines.first, lines.count > 1 else { return nil }
+        return (head, lines.dropFirst().joined(separator: "\r\n") + "\r\n")
+    }
+
+    /// Whether a line's body is still open, so that the console reads the next line into the
+    /// same request (a body pasted or typed over several lines): a JSON body, from its first
+    /// `{` or `[` that starts a word, with more brackets open than close outside strings; a
+    /// multipart body (its first line names `Content-Type:multipart/…;boundary=b`) until a
+    /// line `--b--`.
     static func unfinishedBody(_ line: String) -> Bool {
+        if let boundary = multipartBoundary(line[...]) {
+            return !line.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).dropFirst().contains {
+                $0.trimmingCharacters(in: .whitespaces) == "--" + boundary + "--"
+            }
+        }
         var depth = 0
         var inString = false
         var escaped = false

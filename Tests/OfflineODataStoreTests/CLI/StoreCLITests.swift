@@ -91,6 +91,47 @@ import Testing
         #expect(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == String(generator.count(of: .salesOrders)))
     }
 
+    @Test("shell: a multipart $batch typed over several lines (piped) or given in one -c, its change set queued; a multipart body on a GET is refused")
+    func shellMultipartBatch() throws {
+        let scratch = R.Scratch()
+        defer { scratch.cleanup() }
+        let generator = try importGenerated(scratch)
+        let store = scratch.path + "/store"
+        let first = generator.salesOrderID(0), second = generator.salesOrderID(1)
+        let batch = """
+            POST /$batch Content-Type:multipart/mixed;boundary=b
+            --b
+            Content-Type: application/http
+
+            GET SalesOrders('\(first)')?$select=SalesOrderID HTTP/1.1
+
+            --b
+            Content-Type: multipart/mixed;boundary=cs
+
+            --cs
+            Content-Type: application/http
+            Content-ID: 1
+
+            PATCH SalesOrders('\(second)') HTTP/1.1
+            Content-Type: application/json
+
+            {"Note":"from a multipart batch"}
+            --cs--
+            --b--
+            """
+        let piped = try R.run(["shell", store], stdin: batch + "\nGET /SalesOrders('\(second)')?$select=Note\n")
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(piped.stdout.contains("\"SalesOrderID\":\"\(first)\""))
+        #expect(piped.stdout.contains("HTTP/1.1 204 No Content"))
+        #expect(piped.stdout.contains("\"Note\": \"from a multipart batch\""))
+        let oneArgument = try R.run(["shell", store, "-c", batch.replacingOccurrences(of: "from a multipart batch", with: "again"),
+                                     "-c", "GET /RequestQueue?$select=Method"])
+        #expect(oneArgument.status == 0, "\(oneArgument.stderr)")
+        #expect(oneArgument.stdout.components(separatedBy: "\"Method\": \"PATCH\"").count - 1 == 2)
+        let refused = try R.run(["shell", store, "-c", "GET /$batch Content-Type:multipart/mixed;boundary=b\n--b--"])
+        #expect(refused.status == 4 && refused.stderr.contains("only POST takes a multipart body"))
+    }
+
     @Test("shell undo <entity>: the entity's pending changes go, its queued requests with them; an entity without changes says so")
     func shellUndo() throws {
         let scratch = R.Scratch()
