@@ -290,7 +290,8 @@ extension OfflineODataProvider {
         if (200..<300).contains(status) {
             let etag = header("ETag") ?? Self.bodyETag(body)
             let serverKey = request.method == "POST" && !request.isAction
-                ? try Self.serverKey(location: header("Location"), body, set: request.affectedEntitySet, store: store) : nil
+                ? try Self.serverKey(location: header("Location"), body, set: request.affectedEntitySet, localKey: request.affectedEntityKey,
+                                     store: store) : nil
             // A warning or note SAP Gateway sent with the success: kept in the EventLog.
             let message = header("sap-message").map { "\(request.method) \(request.url): \($0)" }
             return .confirmed(requestID: request.requestID, etag: etag, serverKey: serverKey, hint: run.hints[request.requestID], message: message)
@@ -439,12 +440,25 @@ extension OfflineODataProvider {
 
     /// The key of a created entity: from `Location` (`…/Set(key)`), else from the key
     /// properties of the body.
-    static func serverKey(location: String?, _ body: [UInt8], set: String, store: OfflineStore) throws(ODataError) -> [ODataValue]? {
-        let keys = try store.keyProperties(of: set)
+    /// A contained entity (`POST People('x')/Trips`) keeps its container: its container key
+    /// values are the local ones, and `Location` (`…/People('x')/Trips(5)`) or the body give
+    /// its own.
+    static func serverKey(location: String?, _ body: [UInt8], set: String, localKey: String,
+                          store: OfflineStore) throws(ODataError) -> [ODataValue]? {
+        var keys = try store.keyProperties(of: set)
+        var container: [ODataValue] = []
+        var name = set
+        if let containment = try store.containment(of: set) {
+            let version = store.model.urlVersion
+            guard let local = try? KeyPredicate.parse(localKey, keys: keys, version: version), local.count == keys.count else { return nil }
+            container = Array(local.prefix(containment.containerKeyCount))
+            keys = Array(keys.dropFirst(containment.containerKeyCount))
+            name = containment.navigation
+        }
         if let location,
-           let (named, predicate) = try? KeyPredicate.parseEntityReference(location), named == set, let predicate,
+           let (named, predicate) = try? KeyPredicate.parseEntityReference(location), named == name, let predicate,
            let values = try? KeyPredicate.parse(predicate, keys: keys, version: store.model.urlVersion) {
-            return values
+            return container + values
         }
         guard !body.isEmpty, let outer = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
         let json = outer["d"] as? [String: Any] ?? outer   // V2: {"d":{…}}
@@ -460,7 +474,7 @@ extension OfflineODataProvider {
             guard let value = try? ODataValue.parseLiteral(literal, as: key.kind) else { return nil }
             values.append(value)
         }
-        return values
+        return container + values
     }
 
     /// `error.code`, `error.message` (V4, or V2's `message.value`) and `innererror` of an error body.

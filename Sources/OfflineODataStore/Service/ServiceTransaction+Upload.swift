@@ -368,6 +368,13 @@ extension OfflineStore {
     package func keyProperties(of set: String) throws(ODataError) -> [KeyProperty] {
         try storage.setInfo(set).keyProperties
     }
+
+    /// For a contained set (`People/Trips`): how many of its key values are its container's,
+    /// and the name of its containment navigation (`Trips`); nil for entity sets and
+    /// singletons (docs/StoreFormat.md §2.1).
+    package func containment(of set: String) throws(ODataError) -> (containerKeyCount: Int, navigation: String)? {
+        try storage.setInfo(set).containment.map { ($0.containerKeyCount, $0.navigation) }
+    }
 }
 
 extension OfflineStore {
