@@ -99,6 +99,27 @@ extension LocalService {
             return .batch
         }
         let steps = path.steps.filter { if case .typeCast = $0 { return false } else { return true } }
+        // `$ref` from a contained entity (`People('x')/Trips(0)/Photos/$ref`): the same as from
+        // an entity of a set, with the contained set and its stored key.
+        if path.suffix == .ref, let hop = steps.lastIndex(where: { if case .navigation = $0 { return true } else { return false } }),
+           hop >= 2, let source = try containedChain(Array(steps[..<hop])), source.keyed,
+           case .navigation(let name, _, _, let isCollection) = steps[hop] {
+            let target: [BoundResourcePath.Step] = Array(steps[(hop + 1)...])
+            switch (request.method, target.first) {
+            case (.post, nil) where isCollection, (.put, nil) where !isCollection:
+                return .ref(set: source.set, key: source.key, navigation: name, target: .body, remove: false)
+            case (.delete, .key(let values)?) where target.count == 1:
+                return .ref(set: source.set, key: source.key, navigation: name, target: .key(values), remove: true)
+            case (.delete, nil):
+                if let id = url.options.otherSystemOptions["$id"] ?? url.options.otherSystemOptions["id"] {
+                    return .ref(set: source.set, key: source.key, navigation: name, target: .reference(id), remove: true)
+                }
+                if isCollection { throw .serviceMalformedRequest("DELETE of a collection's $ref needs $id or a key segment", request.url) }
+                return .ref(set: source.set, key: source.key, navigation: name, target: .current, remove: true)
+            default:
+                throw .serviceMethodNotAllowed(request.method.rawValue, request.url)
+            }
+        }
         if path.suffix == .none, let contained = try containedChain(steps) {
             switch (request.method, contained.keyed) {
             case (.post, false):

@@ -53,8 +53,9 @@ extension LocalService {
         // URLs: key predicates percent-encoded in the path, the target's URL encoded once
         // more as the `$id` value.
         let targetURL = try tx.entityPath(target.set, target.keyBytes)
-        let base = set + URLPercentEncoding.pathSegment(keyText) + "/" + navigation + "/$ref"
-        let isCollection = model.entityType(ofSet: set).flatMap { model.navigationProperty(navigation, of: $0) }?.isCollection ?? true
+        let base = try tx.entityPath(set, keyBytes) + "/" + navigation + "/$ref"
+        let isCollection = model.entityType(qualifiedName: try tx.batch.setInfo(set).typeName)
+            .flatMap { model.navigationProperty(navigation, of: $0) }?.isCollection ?? true
         let method = remove ? "DELETE" : (isCollection ? "POST" : "PUT")
         let url = remove && isCollection ? base + "?$id=" + URLPercentEncoding.queryValue(targetURL) : base
         let body: String? = remove ? nil
