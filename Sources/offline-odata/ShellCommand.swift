@@ -152,18 +152,8 @@ struct ShellCommand: AsyncParsableCommand {
                 }
                 return .ok
             case .undo(let reference):
-                let (set, predicate) = try KeyPredicate.parseEntityReference(reference)
-                let key: [ODataValue]
-                if let predicate {
-                    key = try KeyPredicate.parse(predicate, keys: try offline.keyProperties(of: set), version: offline.model.urlVersion)
-                } else if offline.model.singleton(named: set) != nil {
-                    // A singleton (`undo Me`): its one entity.
-                    var cursor = try offline.storage.reader().scan(set)
-                    guard let entity = try cursor.next() else { throw CLIFailure(message: "\(set) holds no entity") }
-                    key = try entity.key()
-                } else {
-                    throw CLIFailure(message: "undo needs one entity with its key, e.g. undo SalesOrders('SO001')")
-                }
+                // Any path to one entity: `SalesOrders('SO001')`, `Me`, `People('x')/Trips(0)`.
+                let (set, key) = try offline.storedAddress(of: reference)
                 let undone = try offline.undoPendingChanges(set: set, key: key)
                 print(undone ? "undone: \(reference) is back to the back end's version; its queued requests are gone"
                              : "\(reference) has no pending changes")

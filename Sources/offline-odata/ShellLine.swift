@@ -46,7 +46,7 @@ enum ShellLine: Equatable {
         download [NAME …]                  download the defining queries from the store's back end
         upload [CATEGORY …]                send the request queue to the back end
         errors                             the ErrorArchive
-        undo <Set(key)>                    drop an entity's pending changes (back to the back end's version)
+        undo <entity path>                 drop an entity's pending changes (back to the back end's version): Set(key), Me, People('x')/Trips(0)
         withdraw <RequestID>               withdraw an action invoked offline (POST ActionImport) before it is uploaded
         media put <Set(key)[/Prop]> <file> [type]   replace a stream (media resource or stream property) from a file
         media get <Set(key)[/Prop]> <file>          write a stored stream to a file

@@ -245,6 +245,21 @@ public final class OfflineStore: Sendable {
         return try QueryExecutor(reader: try storage.reader(), model: model, pageSize: pageSize).execute(url)
     }
 
+    /// Where the entity a resource path addresses is stored: its set (a contained set's
+    /// containment path, `People/Trips`) and its stored key, for `undoPendingChanges(set:key:)`
+    /// and the media calls. `Orders(1)`, `Me`, `People('x')/Trips(0)`, or any path that leads
+    /// to one entity; `entityNotFound` when none is stored there.
+    public func storedAddress(of path: String) throws(ODataError) -> (set: String, key: [ODataValue]) {
+        try ensureOpen()
+        let executor = QueryExecutor(reader: try storage.reader(), model: model)
+        let request = try RequestBinder(model: model).bind(try ODataURLParser.parse(path, version: model.urlVersion))
+        guard case .entity = request.path.target, request.path.suffix == .none else {
+            throw .offlineInvalidParameter("path", "'\(path)' addresses no single entity; name one by its key, e.g. \(path)(…)")
+        }
+        let entity = try executor.singleEntity(request.path)
+        return (entity.entitySet, try entity.key())
+    }
+
     /// The plan a GET would run with.
     public func explain(_ url: String) throws(ODataError) -> String {
         try ensureOpen()

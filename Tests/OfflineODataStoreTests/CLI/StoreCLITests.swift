@@ -150,7 +150,7 @@ import Testing
         #expect(result.stdout.contains("SalesOrders('\(order)') has no pending changes"))
         #expect(try R.run(["query", store, "SalesOrders('\(order)')?$select=Note"]).stdout == before)
         let bad = try R.run(["shell", store, "-c", "undo SalesOrders"])
-        #expect(bad.status != 0 && bad.stderr.contains("undo needs one entity"))
+        #expect(bad.status != 0 && bad.stderr.contains("addresses no single entity"))
     }
 
     @Test("shell media put/get/new: streams from and to files, queued like any change; a bad address says what is wrong")

@@ -159,8 +159,11 @@ import Testing
             "POST People('nobody')/Trips", "PATCH People('russell')/Trips(0)", "POST People('russell')/Trips(1003)/PlanItems",
             "DELETE People('scott')/Trips(0)/PlanItems(11)", "PATCH People('scott')/Trips(0)",
         ])
-        // Undo of one contained entity's change, by its stored set and whole key.
-        #expect(try store.undoPendingChanges(set: "People/Trips", key: [.string("russell"), .int32(0)]))
+        // Undo of one contained entity's change, by its stored set and whole key (which its
+        // path gives).
+        let address = try store.storedAddress(of: "People('russell')/Trips(0)")
+        #expect(address.set == "People/Trips" && address.key == [.string("russell"), .int32(0)])
+        #expect(try store.undoPendingChanges(set: address.set, key: address.key))
         #expect(try store.execute(.get, "People('russell')/Trips(0)").json()?["Name"]?.stringValue == "US")
         #expect(try store.requestQueue().filter { $0.url.hasPrefix("People('russell')/Trips(0)") }.isEmpty)
     }
