@@ -126,11 +126,17 @@ let package = Package(
             ],
             swiftSettings: [.define("SQLCIPHER")]
         ),
+        // libsodium itself, for the media benchmark's cipher ceiling (how fast one core decrypts).
+        .systemLibrary(
+            name: "CSodiumBench",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
         // Issue 33: one large stream written and read, ours against a plain file and SQLite blobs.
         .executableTarget(
             name: "media-bench",
             dependencies: [
-                "BenchCommon", "CSQLite",
+                "BenchCommon", "CSQLite", "CSodiumBench",
                 .product(name: "OfflineODataModel", package: rootPackage),
                 .product(name: "OfflineODataStore", package: rootPackage),
             ]

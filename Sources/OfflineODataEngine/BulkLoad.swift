@@ -492,6 +492,13 @@ public final class BulkLoad: @unchecked Sendable {
 }
 
 extension StorageEngine {
+    /// Whether LZ4 saves at least 1/16 of `sample` (the test the engine applies to keep a block
+    /// compressed): callers that write a long run of similar values (a stream's chunks) try a
+    /// sample before choosing `bulkLoad(compress:)`.
+    public static func lz4Shrinks(_ sample: [UInt8]) -> Bool {
+        sample.withUnsafeBytes { LZ4.compress($0) != nil }
+    }
+
     /// A bulk load into this store (see `BulkLoad`); nothing is visible until `install`.
     /// `chunkBytes` bounds the memory of the records it has to sort (default 8 MiB).
     /// `compress: false` writes the load's blocks without trying LZ4 (values known not to

@@ -252,7 +252,10 @@ public final class MediaStager: @unchecked Sendable {
             if let bulk {
                 load = bulk
             } else {
-                let compress = !MediaFormat.isCompressed(contentType)
+                // A type known to be compressed, or chunks that LZ4 did not shrink (sampled
+                // from what is about to go into the run): its blocks are not offered to LZ4.
+                let sample = chunks.count <= 3 ? chunks : [chunks[0], chunks[chunks.count / 2], chunks[chunks.count - 1]]
+                let compress = !MediaFormat.isCompressed(contentType) && (sample.isEmpty || sample.contains { StorageEngine.lz4Shrinks($0) })
                 load = try mapEngine("starting a stream's run") { () throws(EngineError) in try engine.bulkLoad(compress: compress) }
                 bulk = load
             }

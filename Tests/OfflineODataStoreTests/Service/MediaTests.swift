@@ -292,6 +292,38 @@ import Testing
         #expect(try Self.count(store, "media.chunks") == 0)
     }
 
+    @Test("a long stream of a type not known to be compressed is compressed when its chunks shrink, and written without LZ4 when they do not; both read back whole")
+    func compressionSampled() async throws {
+        func storeBytes(_ dir: OfflineTempDir) -> Int {
+            var total = 0
+            let enumerator = FileManager.default.enumerator(at: URL(fileURLWithPath: dir.path), includingPropertiesForKeys: [.fileSizeKey])
+            while let url = enumerator?.nextObject() as? URL { total += (try? url.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0) ?? 0 }
+            return total
+        }
+        // 12 MB of text (LZ4 shrinks it), then 12 MB of random bytes (it does not): each past
+        // the 8 MiB after which a stream's chunks go into a run of their own.
+        let line = Array("<row id=\"000001\" state=\"open\" note=\"inspected, no damage\"/>\n".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(12_000_000 + line.count)
+        while text.count < 12_000_000 { text += line }
+        let noise = Self.random(12_000_000, seed: 21)
+        var sizes: [Int] = []
+        for bytes in [text, noise] {
+            let dir = OfflineTempDir()
+            defer { dir.cleanup() }
+            let store = try await Self.open(dir)
+            #expect(try store.execute(.post, "Photos", body: #"{"ID":1}"#).status == 201)
+            try await store.writeMedia(set: "Photos", key: [.int32(1)], contentType: "application/octet-stream", from: Self.pieces(bytes, 1 << 20))
+            #expect(try await Self.collect(try store.readMedia(set: "Photos", key: [.int32(1)])) == bytes)
+            try store.close()
+            sizes.append(storeBytes(dir))
+        }
+        // The text's run is compressed (its first 8 MB go through the log, compressed again
+        // when merged); the noise takes about its own size.
+        #expect(sizes[0] < 1_000_000, "text stream stored in \(sizes[0]) bytes")
+        #expect(sizes[1] > 12_000_000, "noise stream stored in \(sizes[1]) bytes")
+    }
+
     @Test("the store's files never hold a stream's bytes in clear")
     func encrypted() async throws {
         let dir = OfflineTempDir()
