@@ -31,6 +31,10 @@ public enum TypedStoreWorker {
         return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))]
     }
 
+    /// The burst: this many updates issued at once from `burstThreads` threads (issue 34).
+    public static let burstUpdates = 100
+    public static let burstThreads = 8
+
     /// SalesOrderID of the `i`-th update (spread over the set; the same for every peer).
     public static func updateKey(_ i: Int, orders: Int) -> String { "05" + pad8((i * 7919) % orders) }
 
@@ -99,6 +103,39 @@ public enum TypedStoreWorker {
         update.finalize()
         queue.finalize()
         try db.close()
+        // The burst: `burstUpdates` updates at once from `burstThreads` threads, each on its own
+        // connection (SQLite's writers take turns: BEGIN IMMEDIATE, a busy timeout), each its
+        // own durable transaction.
+        let burstStart = now()
+        let burstFailures = BurstFailures()
+        DispatchQueue.concurrentPerform(iterations: burstThreads) { worker in
+            do {
+                let connection = try SQLiteConnection(path: path, cacheKiB: cacheBytes / 1024 / burstThreads)
+                try connection.exec("PRAGMA synchronous=FULL")
+                try connection.exec("PRAGMA busy_timeout=60000")
+                let update = try connection.prepare("UPDATE SalesOrders SET Note = ?1 WHERE SalesOrderID = ?2")
+                let queue = try connection.prepare("INSERT INTO RequestQueue(Method, URL, Body, EntitySet, EntityKey) VALUES('PATCH', ?1, ?2, 'SalesOrders', ?3)")
+                for n in stride(from: worker, to: burstUpdates, by: burstThreads) {
+                    let id = updateKey(updates + n, orders: orders)
+                    try connection.exec("BEGIN IMMEDIATE")
+                    try update.bind(1, "burst \(n)")
+                    try update.bind(2, id)
+                    try update.run()
+                    try queue.bind(1, "SalesOrders('\(id)')")
+                    try queue.bind(2, #"{"Note":"burst \#(n)"}"#)
+                    try queue.bind(3, id)
+                    try queue.run()
+                    try connection.exec("COMMIT")
+                }
+                update.finalize()
+                queue.finalize()
+                try connection.close()
+            } catch {
+                burstFailures.add("\(error)")
+            }
+        }
+        metric("burst_s", now() - burstStart)
+        if let failure = burstFailures.first { throw BenchError("burst: \(failure)") }
         var reopens: [Double] = []
         for i in 0..<Self.reopens {
             let reopen = now()
@@ -114,4 +151,12 @@ public enum TypedStoreWorker {
         metric("reopen_first_query_min_s", reopens.min() ?? 0)
         metric("size_bytes", Double(directorySize(dir)))
     }
+}
+
+/// The first error of the burst's threads.
+final class BurstFailures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var errors: [String] = []
+    func add(_ error: String) { lock.withLock { errors.append(error) } }
+    var first: String? { lock.withLock { errors.first } }
 }

@@ -1,5 +1,6 @@
 import BenchCommon
 import Foundation
+import Synchronization
 import OfflineODataEngine
 import OfflineODataFixtures
 import OfflineODataModel
@@ -80,6 +81,22 @@ enum OursWorker {
         metric("update_median_s", TypedStoreWorker.percentile(latencies, 0.5))
         metric("update_p99_s", TypedStoreWorker.percentile(latencies, 0.99))
         metric("queue_rows", Double(try store.requestQueue().count))
+        // 2b. A burst: `burstUpdates` updates issued at once from `burstThreads` threads, each
+        // acknowledged only once durable; commits made meanwhile share a sync (group commit).
+        let syncsBefore = try store.stats().logSyncs
+        let burstStart = now()
+        let failures = Mutex(0)
+        let shared = store
+        DispatchQueue.concurrentPerform(iterations: TypedStoreWorker.burstThreads) { worker in
+            for n in stride(from: worker, to: TypedStoreWorker.burstUpdates, by: TypedStoreWorker.burstThreads) {
+                let id = TypedStoreWorker.updateKey(updates + n, orders: orders)
+                let status = (try? shared.execute(.patch, "SalesOrders('\(id)')", body: #"{"Note":"burst \#(n)"}"#))?.status
+                if status != 204 && status != 200 { failures.withLock { $0 += 1 } }
+            }
+        }
+        metric("burst_s", now() - burstStart)
+        guard failures.withLock({ $0 }) == 0 else { throw BenchError("burst: \(failures.withLock { $0 }) updates failed") }
+        metric("burst_syncs", Double(try store.stats().logSyncs - syncsBefore))
         // 3. Reopen to first query, `TypedStoreWorker.reopens` times (a different key each
         // time); the median is reported.
         try store.close()

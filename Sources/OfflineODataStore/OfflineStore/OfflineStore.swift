@@ -283,8 +283,9 @@ public final class OfflineStore: Sendable {
         }
         // Contained entities, by their containment path (`People/Trips`).
         for (name, info) in reader.catalog.sets where info.containment != nil { counts[name] = try reader.count(name) }
+        let syncs = try mapEngine("reading the engine's statistics") { () throws(EngineError) in try storage.engine.stats().logSyncs }
         return StoreStatistics(entityCounts: counts, queuedRequests: try reader.count(OfflineSystemSets.requestQueue),
-                               failedRequests: try reader.count(OfflineSystemSets.errorArchive))
+                               failedRequests: try reader.count(OfflineSystemSets.errorArchive), logSyncs: syncs)
     }
 }
 

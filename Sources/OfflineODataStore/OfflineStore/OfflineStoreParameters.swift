@@ -140,10 +140,14 @@ public struct StoreStatistics: Sendable, Hashable {
     public var entityCounts: [String: Int]
     public var queuedRequests: Int
     public var failedRequests: Int
+    /// Durable syncs of the log (each one `fdatasync`) since the store was opened: commits made
+    /// at once from several threads share them (group commit, docs/StorageFormat.md).
+    public var logSyncs: UInt64
 
-    public init(entityCounts: [String: Int], queuedRequests: Int, failedRequests: Int) {
+    public init(entityCounts: [String: Int], queuedRequests: Int, failedRequests: Int, logSyncs: UInt64 = 0) {
         self.entityCounts = entityCounts
         self.queuedRequests = queuedRequests
         self.failedRequests = failedRequests
+        self.logSyncs = logSyncs
     }
 }
