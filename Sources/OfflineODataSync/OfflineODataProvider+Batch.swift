@@ -12,6 +12,7 @@ extension OfflineODataProvider {
     /// time.
     func sendBatch(_ units: [[QueuedRequest]], run: inout UploadRun, store: OfflineStore) async throws(ODataError) -> Bool? {
         let firstSent = Self.imfDate(Date())
+        var uuids = UUIDSource()
         var attempts: [(requestID: Int64, repeatabilityID: String, firstSent: String)] = []
         var items: [MultipartBatchRequest.Item] = []
         var contentIDs: [[String]] = []
@@ -37,7 +38,7 @@ extension OfflineODataProvider {
                 }
                 for (name, value) in request.customHeaders { headers[name] = value }
                 if parameters.enableRepeatableRequests {
-                    let repeatability = UUID().uuidString.lowercased()
+                    let repeatability = uuids.next()
                     headers["Repeatability-Request-ID"] = repeatability
                     headers["Repeatability-First-Sent"] = firstSent
                     attempts.append((request.requestID, repeatability, firstSent))
@@ -67,10 +68,10 @@ extension OfflineODataProvider {
                 ids.append(id)
                 if request.entityIdentity != nil { touched.insert(entity) }
             }
-            items.append(.changeSet(boundary: "changeset_" + UUID().uuidString.lowercased(), parts))
+            items.append(.changeSet(boundary: "changeset_" + uuids.next(), parts))
             contentIDs.append(ids)
         }
-        let batch = MultipartBatchRequest(boundary: "batch_" + UUID().uuidString.lowercased(), items: items)
+        let batch = MultipartBatchRequest(boundary: "batch_" + uuids.next(), items: items)
         let json: Bool
         if let decided = run.jsonBatch { json = decided } else { json = try usesJSONBatch(store) }
         run.jsonBatch = json

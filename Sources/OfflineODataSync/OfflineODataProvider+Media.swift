@@ -18,7 +18,7 @@ extension OfflineODataProvider {
     /// re-keyed later requests.
     func sendMedia(_ request: QueuedRequest, run: inout UploadRun, store: OfflineStore) async throws(ODataError) -> Bool {
         let entity = request.entityIdentity ?? ""
-        let attempt = try store.beginUploadAttempt(requestID: request.requestID, repeatabilityID: UUID().uuidString.lowercased(),
+        let attempt = try store.beginUploadAttempt(requestID: request.requestID, repeatabilityID: Self.randomUUID(),
                                                    firstSent: Self.imfDate(Date()))
         let current = try? store.currentServerETag(of: request.affectedEntitySet, key: request.affectedEntityKey)
         let ifMatch = run.etags[entity] ?? current ?? request.serverETag

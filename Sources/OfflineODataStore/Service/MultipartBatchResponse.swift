@@ -84,10 +84,9 @@ public struct MultipartBatchResponse: Sendable, Hashable {
     }
 
     private static func parsePart(_ reader: MultipartReader, _ range: Range<Int>, mime: MultipartReader.Headers) throws(ODataError) -> Part {
-        let at = "offset \(range.lowerBound)"
-        guard mime.closed else { throw .serviceInvalidBatch("the part at offset \(range.lowerBound) has no status line", at) }
-        guard try MultipartReader.mediaType(mime.value("Content-Type") ?? "", at: at).type == "application/http" else {
-            throw .serviceInvalidBatch("the part's Content-Type is '\(mime.value("Content-Type") ?? "")', not application/http", at)
+        guard mime.closed else { throw .serviceInvalidBatch("the part at offset \(range.lowerBound) has no status line", "offset \(range.lowerBound)") }
+        guard try MultipartReader.mediaType(mime.value("Content-Type") ?? "", at: "offset \(range.lowerBound)").type == "application/http" else {
+            throw .serviceInvalidBatch("the part's Content-Type is '\(mime.value("Content-Type") ?? "")', not application/http", "offset \(range.lowerBound)")
         }
         let (lineRange, next) = reader.line(from: mime.next, end: range.upperBound)
         let statusLine = try reader.text(lineRange, what: "the status line")
@@ -99,14 +98,12 @@ public struct MultipartBatchResponse: Sendable, Hashable {
         var headers: [String: String] = [:]
         var contentID = mime.value("Content-ID")
         for field in http.fields {
-            switch field.name.lowercased() {
-            case "content-id":
+            if MultipartReader.equalsIgnoringASCIICase(field.name, "Content-ID") {
                 if contentID == nil { contentID = field.value }
                 continue
-            case "content-length":
-                continue  // the boundary delimits the body
-            default: break
             }
+            // The boundary delimits the body.
+            if MultipartReader.equalsIgnoringASCIICase(field.name, "Content-Length") { continue }
             headers[field.name] = field.value
         }
         let bodyRange = http.next..<range.upperBound

@@ -31,8 +31,7 @@ struct MultipartReader {
         var closed: Bool
 
         func value(_ name: String) -> String? {
-            let lower = name.lowercased()
-            return fields.first { $0.name.lowercased() == lower }?.value
+            fields.first { MultipartReader.equalsIgnoringASCIICase($0.name, name) }?.value
         }
     }
 
@@ -42,7 +41,10 @@ struct MultipartReader {
 
     /// The media type (lowercased) and the parameters (names lowercased) of a Content-Type value:
     /// `multipart/mixed; boundary="b 1"` → ("multipart/mixed", ["boundary": "b 1"]).
-    static func mediaType(_ text: String, at location: String?) throws(ODataError) -> (type: String, parameters: [String: String]) {
+    static func mediaType(_ text: String, at location: @autoclosure () -> String?) throws(ODataError) -> (type: String, parameters: [String: String]) {
+        // No parameters (`application/http`): the type alone.
+        if !text.utf8.contains(UInt8(ascii: ";")) { return (trim(text).lowercased(), [:]) }
+        let location = location()
         let scalars = Array(text.unicodeScalars)
         var i = 0
         var type = ""
@@ -86,30 +88,43 @@ struct MultipartReader {
     }
 
     /// The boundary of a `multipart/mixed` Content-Type; nil when the type is another one.
-    static func multipartBoundary(_ contentType: String, at location: String?) throws(ODataError) -> String? {
-        let (type, parameters) = try mediaType(contentType, at: location)
+    static func multipartBoundary(_ contentType: String, at location: @autoclosure () -> String?) throws(ODataError) -> String? {
+        let (type, parameters) = try mediaType(contentType, at: location())
         guard type == "multipart/mixed" else { return nil }
         guard let boundary = parameters["boundary"] else {
-            throw .serviceInvalidBatch("'\(contentType)' has no boundary parameter", location)
+            throw .serviceInvalidBatch("'\(contentType)' has no boundary parameter", location())
         }
-        try validateBoundary(boundary, at: location)
+        try validateBoundary(boundary, at: location())
         return boundary
     }
 
     /// RFC 2046 bchars: 1…70 of `0-9 A-Z a-z '()+_,-./:=?` and space, not ending in a space.
-    static func validateBoundary(_ boundary: String, at location: String?) throws(ODataError) {
-        let bytes = Array(boundary.utf8)
+    static func validateBoundary(_ boundary: String, at location: @autoclosure () -> String?) throws(ODataError) {
+        let bytes = boundary.utf8
         guard !bytes.isEmpty, bytes.count <= maxBoundaryBytes else {
-            throw .serviceInvalidBatch("the boundary '\(boundary)' must have 1 to \(maxBoundaryBytes) characters", location)
+            throw .serviceInvalidBatch("the boundary '\(boundary)' must have 1 to \(maxBoundaryBytes) characters", location())
         }
-        let allowed = Set("'()+_,-./:=? ".utf8)
         for byte in bytes {
             let alphanumeric = (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-            guard alphanumeric || allowed.contains(byte) else {
-                throw .serviceInvalidBatch("the boundary '\(boundary)' contains a character RFC 2046 does not allow", location)
+            guard alphanumeric || boundarySymbols.contains(byte) else {
+                throw .serviceInvalidBatch("the boundary '\(boundary)' contains a character RFC 2046 does not allow", location())
             }
         }
-        guard bytes.last != 0x20 else { throw .serviceInvalidBatch("the boundary '\(boundary)' ends with a space", location) }
+        guard bytes.last != 0x20 else { throw .serviceInvalidBatch("the boundary '\(boundary)' ends with a space", location()) }
+    }
+
+    /// RFC 2046 bchars besides letters and digits.
+    private static let boundarySymbols: [UInt8] = Array("'()+_,-./:=? ".utf8)
+
+    /// ASCII letters compared without case (header names, media types), with no allocation.
+    static func equalsIgnoringASCIICase(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        for (x, y) in zip(a.utf8, b.utf8) where x != y {
+            let lx = (0x41...0x5A).contains(x) ? x | 0x20 : x
+            let ly = (0x41...0x5A).contains(y) ? y | 0x20 : y
+            if lx != ly { return false }
+        }
+        return true
     }
 
     // MARK: body parts
@@ -179,23 +194,24 @@ struct MultipartReader {
     }
 
     /// A line as text: valid UTF-8 without control characters other than tab.
-    func text(_ range: Range<Int>, what: String) throws(ODataError) -> String {
+    func text(_ range: Range<Int>, what: @autoclosure () -> String) throws(ODataError) -> String {
         guard range.count <= Self.maxHeaderLineBytes else {
-            throw .serviceOversizeBatchHeader("\(what) has \(range.count) bytes (at most \(Self.maxHeaderLineBytes))",
+            throw .serviceOversizeBatchHeader("\(what()) has \(range.count) bytes (at most \(Self.maxHeaderLineBytes))",
                                              "offset \(range.lowerBound)")
         }
         guard let text = String(validating: body[range], as: UTF8.self) else {
-            throw .serviceInvalidBatch("\(what) is not valid UTF-8", "offset \(range.lowerBound)")
+            throw .serviceInvalidBatch("\(what()) is not valid UTF-8", "offset \(range.lowerBound)")
         }
         if let bad = body[range].firstIndex(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
-            throw .serviceInvalidBatch("\(what) '\(text.prefix(80))' contains a control character", "offset \(bad)")
+            throw .serviceInvalidBatch("\(what()) '\(text.prefix(80))' contains a control character", "offset \(bad)")
         }
         return text
     }
 
     /// Header fields from `start` up to a blank line (or `end`). A line starting with a space or
-    /// tab continues the previous field (obsolete folding).
-    func headers(from start: Int, end: Int, what: String) throws(ODataError) -> Headers {
+    /// tab continues the previous field (obsolete folding). Read byte by byte: the name is a
+    /// token (ASCII), the value is trimmed of blanks before it becomes a string.
+    func headers(from start: Int, end: Int, what: @autoclosure () -> String) throws(ODataError) -> Headers {
         var result = Headers(offset: start, next: end, closed: false)
         var position = start
         while position < end {
@@ -205,29 +221,49 @@ struct MultipartReader {
                 result.closed = true
                 return result
             }
-            let text = try self.text(range, what: "a header line of \(what)")
+            guard range.count <= Self.maxHeaderLineBytes else {
+                throw .serviceOversizeBatchHeader("a header line of \(what()) has \(range.count) bytes (at most \(Self.maxHeaderLineBytes))",
+                                                 "offset \(range.lowerBound)")
+            }
+            if let bad = body[range].firstIndex(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+                let shown = String(decoding: body[range].prefix(80), as: UTF8.self)
+                throw .serviceInvalidBatch("a header line of \(what()) '\(shown)' contains a control character", "offset \(bad)")
+            }
             if body[range.lowerBound] == 0x20 || body[range.lowerBound] == 0x09 {
+                let continued = try self.text(range, what: "a header line of \(what())")
                 guard !result.fields.isEmpty else {
-                    throw .serviceInvalidBatch("\(what) starts with a continuation line '\(text.prefix(80))'", "offset \(range.lowerBound)")
+                    throw .serviceInvalidBatch("\(what()) starts with a continuation line '\(continued.prefix(80))'", "offset \(range.lowerBound)")
                 }
-                result.fields[result.fields.count - 1].value += " " + Self.trim(text)
+                result.fields[result.fields.count - 1].value += " " + Self.trim(continued)
                 position = next
                 continue
             }
-            guard let colon = text.firstIndex(of: ":") else {
-                throw .serviceInvalidBatch("'\(text.prefix(80))' in \(what) is not a header field (no ':')", "offset \(range.lowerBound)")
+            guard let colon = body[range].firstIndex(of: 0x3A) else {
+                let shown = String(decoding: body[range].prefix(80), as: UTF8.self)
+                throw .serviceInvalidBatch("'\(shown)' in \(what()) is not a header field (no ':')", "offset \(range.lowerBound)")
             }
-            let name = String(text[..<colon])
-            guard !name.isEmpty, name.unicodeScalars.allSatisfy(Self.isTokenCharacter) else {
-                throw .serviceInvalidBatch("'\(name.prefix(80))' in \(what) is not a header name", "offset \(range.lowerBound)")
+            guard colon > range.lowerBound, body[range.lowerBound..<colon].allSatisfy(Self.isTokenByte) else {
+                let shown = String(decoding: body[range.lowerBound..<colon].prefix(80), as: UTF8.self)
+                throw .serviceInvalidBatch("'\(shown)' in \(what()) is not a header name", "offset \(range.lowerBound)")
             }
             guard result.fields.count < Self.maxHeaderCount else {
-                throw .serviceOversizeBatchHeader("\(what) has more than \(Self.maxHeaderCount) header fields", "offset \(range.lowerBound)")
+                throw .serviceOversizeBatchHeader("\(what()) has more than \(Self.maxHeaderCount) header fields", "offset \(range.lowerBound)")
             }
-            result.fields.append(Field(name: name, value: Self.trim(String(text[text.index(after: colon)...]))))
+            var lower = colon + 1, upper = range.upperBound
+            while lower < upper, body[lower] == 0x20 || body[lower] == 0x09 { lower += 1 }
+            while upper > lower, body[upper - 1] == 0x20 || body[upper - 1] == 0x09 { upper -= 1 }
+            guard let value = String(validating: body[lower..<upper], as: UTF8.self) else {
+                throw .serviceInvalidBatch("a header line of \(what()) is not valid UTF-8", "offset \(range.lowerBound)")
+            }
+            result.fields.append(Field(name: String(decoding: body[range.lowerBound..<colon], as: UTF8.self), value: value))
             position = next
         }
         return result
+    }
+
+    /// RFC 9110 token characters, as bytes.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        byte < 0x80 && isTokenCharacter(Unicode.Scalar(byte))
     }
 
     /// RFC 9110 token characters.
@@ -240,14 +276,13 @@ struct MultipartReader {
     }
 
     static func trim(_ text: String) -> String {
-        let scalars = Array(text.unicodeScalars)
-        var lower = 0
-        var upper = scalars.count
-        while lower < upper, scalars[lower] == " " || scalars[lower] == "\t" { lower += 1 }
-        while upper > lower, scalars[upper - 1] == " " || scalars[upper - 1] == "\t" { upper -= 1 }
-        var view = String.UnicodeScalarView()
-        view.append(contentsOf: scalars[lower..<upper])
-        return String(view)
+        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        guard let first = text.utf8.first, let last = text.utf8.last, blank(first) || blank(last) else { return text }
+        let view = text.utf8
+        var lower = view.startIndex, upper = view.endIndex
+        while lower < upper, blank(view[lower]) { lower = view.index(after: lower) }
+        while upper > lower, blank(view[view.index(before: upper)]) { upper = view.index(before: upper) }
+        return String(text[lower..<upper])
     }
 
     /// True when the range holds nothing but spaces, tabs and line breaks.

@@ -206,10 +206,12 @@ extension EntityWriteBatch {
         while let (key, value) = try mapEngine("scanning \(set)", { () throws(EngineError) in try cursor.next() }) {
             if key != start { found[key] = value }
         }
-        for (key, pending) in overlay[info.tree] ?? [:] where start.lexicographicallyPrecedes(key.bytes) {
+        // This batch's own writes: its puts after `start` are in, its deletions out (an upload's
+        // batch holds many deletions of earlier rows: no comparison unless something was found).
+        for (key, pending) in overlay[info.tree] ?? [:] {
             switch pending {
-            case .put(let value): found[key.bytes] = value
-            case .deleted: found[key.bytes] = nil
+            case .put(let value): if start.lexicographicallyPrecedes(key.bytes) { found[key.bytes] = value }
+            case .deleted: if !found.isEmpty { found[key.bytes] = nil }
             }
         }
         var out: [StoredEntity] = []

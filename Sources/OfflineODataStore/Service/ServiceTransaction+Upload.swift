@@ -91,7 +91,9 @@ extension ServiceTransaction {
         let predicate = confirmation.entityKey
         let next = try nextQueued(set, predicate, hint: hint)
         let stillQueued = next != nil
-        if request.method == "POST", let body = request.body, body.contains("[") || body.dropFirst().contains("{") {
+        // A deep insert: a nested object or an array in the body (scanned as bytes).
+        if request.method == "POST", let body = request.body,
+           body.utf8.contains(UInt8(ascii: "[")) || body.utf8.dropFirst().contains(UInt8(ascii: "{")) {
             try confirmDeepInserted(requestID: requestID, top: EntityRef(set: set, keyBytes: entity), queued: try queuedRequests())
         }
         if request.method == "DELETE" {
