@@ -20,6 +20,11 @@ extension QueryExecutor {
         guard case .navigation(let name, _, _, _)? = steps.last else {
             throw ODataError.queryNotSupported("this collection path is not supported")
         }
+        // The entity the navigation starts from does not exist: the path addresses nothing
+        // (404), which an empty collection would hide (`Customers('NOPE')/Orders`).
+        if current.isEmpty {
+            throw ODataError.queryEntityNotFound(pathText(BoundResourcePath(steps: Array(path.steps.dropLast()), target: path.target, suffix: .none)))
+        }
         var keys: [[UInt8]] = []
         var seen = Set<ByteKey>()
         for entity in current {

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineODataModel
+import PropertyBased
 import Testing
 @testable import OfflineODataStore
 
@@ -265,5 +266,83 @@ import Testing
             (person["Trips"]?.arrayValue ?? []).contains { trip in (trip["Budget"]?.numberValue?.doubleValue ?? 0) > 5000 }
         }.compactMap { $0["UserName"]?.stringValue }.sorted()
         #expect(!expected.isEmpty && rich == expected)
+    }
+
+    /// People whose names are prefixes of each other or need quoting and percent-encoding: a
+    /// person's contained entities are found by its key's bytes as a prefix, which must never
+    /// reach another person's.
+    static let names = ["a", "ab", "abc", "b", "a'b", "a/b"]
+    static let steps = zip(Gen.int(in: 0...5), Gen.int(in: 0...5), Gen.int(in: 0...3), Gen.int(in: 0...99)).array(of: 1...25)
+
+    static func path(_ name: String) -> String {
+        "People('" + name.replacingOccurrences(of: "'", with: "''").replacingOccurrences(of: "/", with: "%2F") + "')"
+    }
+
+    @Test("random creates, changes and deletes of people, their trips and the trips' plan items agree with a model, reopened too (names that are prefixes of each other, quotes, slashes)")
+    func randomContainment() async throws {
+        await propertyCheck(count: 25, input: Self.steps) { steps in
+            let dir = OfflineTempDir()
+            defer { dir.cleanup() }
+            var store = try await OfflineStore.open(metadata: Self.metadata, parameters: OfflineFixtures.parameters(dir))
+            // person → trip → (budget, plan items)
+            var model: [String: [Int: (budget: Int, items: Set<Int>)]] = [:]
+            for (number, (kind, who, which, value)) in steps.enumerated() {
+                let name = Self.names[who], person = Self.path(name)
+                let trip = person + "/Trips(\(which))"
+                switch kind {
+                case 0:   // a person
+                    let status = try store.execute(.post, "People", body: #"{"UserName":"\#(name.replacingOccurrences(of: "\"", with: "\\\""))"}"#).status
+                    #expect((status == 201) == (model[name] == nil), "step \(number): create \(name)")
+                    if model[name] == nil { model[name] = [:] }
+                case 1:   // a trip in a person
+                    let response = try? store.execute(.post, person + "/Trips", body: #"{"TripId":\#(which),"Budget":\#(value)}"#)
+                    let valid = model[name] != nil && model[name]?[which] == nil
+                    #expect((response?.status == 201) == valid, "step \(number): create \(trip)")
+                    if valid { model[name]?[which] = (value, []) }
+                case 2:   // its budget
+                    let response = try? store.execute(.patch, trip, body: #"{"Budget":\#(value)}"#)
+                    let exists = model[name]?[which] != nil
+                    #expect((response?.status == 204) == exists, "step \(number): change \(trip)")
+                    if exists { model[name]?[which]?.budget = value }
+                case 3:   // a plan item in a trip
+                    let item = value % 3
+                    let response = try? store.execute(.post, trip + "/PlanItems", body: #"{"PlanItemId":\#(item)}"#)
+                    let valid = model[name]?[which] != nil && model[name]?[which]?.items.contains(item) == false
+                    #expect((response?.status == 201) == valid, "step \(number): create \(trip)/PlanItems(\(item))")
+                    if valid { model[name]?[which]?.items.insert(item) }
+                case 4:   // a trip, with its plan items
+                    let response = try? store.execute(.delete, trip)
+                    let exists = model[name]?[which] != nil
+                    #expect((response?.status == 204) == exists, "step \(number): delete \(trip)")
+                    model[name]?[which] = nil
+                default:  // a person, with everything below
+                    let response = try? store.execute(.delete, person)
+                    #expect((response?.status == 204) == (model[name] != nil), "step \(number): delete \(name)")
+                    model[name] = nil
+                }
+            }
+            for round in 0..<2 {
+                for name in Self.names {
+                    let response = try store.execute(.get, Self.path(name) + "/Trips?$orderby=TripId")
+                    guard let trips = model[name] else {
+                        #expect(response.status == 404, "\(name) is gone (round \(round))")
+                        continue
+                    }
+                    let rows = try #require(try response.json()?["value"]?.arrayValue)
+                    #expect(rows.compactMap { $0["TripId"]?.numberValue?.int64Value }.map(Int.init) == trips.keys.sorted(), "trips of \(name) (round \(round))")
+                    #expect(rows.compactMap { $0["Budget"]?.numberValue?.doubleValue }.map { Int($0) } == trips.keys.sorted().map { trips[$0]?.budget ?? -1 })
+                    for (id, trip) in trips {
+                        let count = try store.execute(.get, Self.path(name) + "/Trips(\(id))/PlanItems/$count").bodyText
+                        #expect(count == String(trip.items.count), "plan items of \(name)'s trip \(id) (round \(round))")
+                    }
+                }
+                let rich = try Self.values(store.execute(.get, "People?$filter=Trips/any(t: t/Budget gt 50)&$orderby=UserName"), "UserName")
+                #expect(rich == model.filter { $0.value.values.contains { $0.budget > 50 } }.keys.sorted(), "round \(round)")
+                #expect(try store.stats().entityCounts["People/Trips"] == model.values.reduce(0) { $0 + $1.count })
+                try store.close()
+                store = try await OfflineStore.open(metadata: Self.metadata, parameters: OfflineFixtures.parameters(dir))
+            }
+            try store.close()
+        }
     }
 }
