@@ -43,6 +43,21 @@ public enum TypedStoreWorker {
         return String(repeating: "0", count: max(0, 8 - s.count)) + s
     }
 
+    /// One local update with queueing as its own transaction: `UPDATE SalesOrders SET Note` and
+    /// the request-queue row (`begin`: `BEGIN`, or `BEGIN IMMEDIATE` among concurrent writers).
+    static func queuedUpdate(_ db: SQLiteConnection, _ update: SQLiteConnection.Statement, _ queue: SQLiteConnection.Statement,
+                             id: String, note: String, begin: String) throws {
+        try db.exec(begin)
+        try update.bind(1, note)
+        try update.bind(2, id)
+        try update.run()
+        try queue.bind(1, "SalesOrders('\(id)')")
+        try queue.bind(2, #"{"Note":"\#(note)"}"#)
+        try queue.bind(3, id)
+        try queue.run()
+        try db.exec("COMMIT")
+    }
+
     public static func run(orders: Int, directory dir: String, updates: Int, cacheBytes: Int) throws {
         let g = SalesServiceGenerator(seed: QueryDataSet.seed, scale: .entities(salesOrders: orders))
         let path = dir + "/" + fileName
@@ -86,15 +101,7 @@ public enum TypedStoreWorker {
         for i in 0..<updates {
             let id = updateKey(i, orders: orders)
             let t = now()
-            try db.exec("BEGIN")
-            try update.bind(1, "bench \(i)")
-            try update.bind(2, id)
-            try update.run()
-            try queue.bind(1, "SalesOrders('\(id)')")
-            try queue.bind(2, #"{"Note":"bench \#(i)"}"#)
-            try queue.bind(3, id)
-            try queue.run()
-            try db.exec("COMMIT")
+            try queuedUpdate(db, update, queue, id: id, note: "bench \(i)", begin: "BEGIN")
             latencies.append(now() - t)
         }
         metric("update_total_s", now() - updateStart)
@@ -117,15 +124,7 @@ public enum TypedStoreWorker {
                 let queue = try connection.prepare("INSERT INTO RequestQueue(Method, URL, Body, EntitySet, EntityKey) VALUES('PATCH', ?1, ?2, 'SalesOrders', ?3)")
                 for n in stride(from: worker, to: burstUpdates, by: burstThreads) {
                     let id = updateKey(updates + n, orders: orders)
-                    try connection.exec("BEGIN IMMEDIATE")
-                    try update.bind(1, "burst \(n)")
-                    try update.bind(2, id)
-                    try update.run()
-                    try queue.bind(1, "SalesOrders('\(id)')")
-                    try queue.bind(2, #"{"Note":"burst \#(n)"}"#)
-                    try queue.bind(3, id)
-                    try queue.run()
-                    try connection.exec("COMMIT")
+                    try queuedUpdate(connection, update, queue, id: id, note: "burst \(n)", begin: "BEGIN IMMEDIATE")
                 }
                 update.finalize()
                 queue.finalize()
