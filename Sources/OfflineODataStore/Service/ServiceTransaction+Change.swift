@@ -126,8 +126,42 @@ extension ServiceTransaction {
         }
         try checkIfMatch(ifMatch, current: stored.etag, set: set, keyBytes: keyBytes)
         try ensureImage(set, keyBytes, requestID: requestID)
+        // What it contains goes with it (`EntityWriteBatch.delete`): each keeps an image named by
+        // this request, so that undoing the deletion brings them back too.
+        for (contained, rest) in try containedEntities(of: set, keyBytes: keyBytes) {
+            try ensureImage(contained, keyBytes + rest, requestID: requestID)
+        }
         _ = try batch.delete(keyBytes: keyBytes, in: set)
         return keyBytes
+    }
+
+    /// Every entity contained below an entity, at every level (docs/StoreFormat.md §2.1): its
+    /// contained set and the rest of its key after the container's.
+    func containedEntities(of set: String, keyBytes: [UInt8]) throws(ODataError) -> [(set: String, rest: [UInt8])] {
+        var found: [(set: String, rest: [UInt8])] = []
+        var sets = batch.catalog.containedSets[set] ?? []
+        while let next = sets.first {
+            sets.removeFirst()
+            sets += batch.catalog.containedSets[next] ?? []
+            let info = try batch.setInfo(next)
+            for rest in try batch.suffixes(in: info.tree, prefix: keyBytes) { found.append((next, rest)) }
+        }
+        return found
+    }
+
+    /// After the back end confirmed the deletion of a container: the images its deletion gave
+    /// the entities below it go (the images of their own earlier, failed requests stay).
+    mutating func dropContainedImages(of set: String, keyBytes: [UInt8], requestID: Int64) throws(ODataError) {
+        var sets = batch.catalog.containedSets[set] ?? []
+        let tree = try batch.systemTreeHandle(ServiceFormat.imageTree)
+        while let next = sets.first {
+            sets.removeFirst()
+            sets += batch.catalog.containedSets[next] ?? []
+            for rest in try batch.suffixes(in: tree, prefix: ServiceFormat.imageKey(next, keyBytes)) {
+                let key = keyBytes + rest
+                if let image = try image(next, key), image.firstRequestID == requestID { try dropImage(next, key) }
+            }
+        }
     }
 
     /// Adds (`remove` false) or removes a relationship; both entities must exist. The entities

@@ -26,11 +26,25 @@ extension ServiceTransaction {
             }
             images[EntityRef(set: set, keyBytes: keyBytes)] = try ServerImage.decode(value, what: "server image of \(set)")
         }
+        // A contained entity goes with its container (docs/StoreFormat.md §2.1): reverting the
+        // container's creation or deletion reverts what was created or deleted inside it.
+        var containers: [EntityRef: EntityRef] = [:]
+        for ref in images.keys {
+            guard let containment = try batch.setInfo(ref.set).containment else { continue }
+            let values = try OrderedKeyEncoding.decode(ref.keyBytes)
+            let outer = Array(values.prefix(containment.containerKeyCount))
+            containers[ref] = EntityRef(set: containment.parentSet,
+                                        keyBytes: try EntityStorage.encodeKey(outer, info: try batch.setInfo(containment.parentSet)))
+        }
         var entities = Set(start)
         var requests = startRequests
         var changed = true
         while changed {
             changed = false
+            for (ref, container) in containers where entities.contains(container) && !entities.contains(ref) {
+                entities.insert(ref)
+                changed = true
+            }
             for (id, ref) in affected {
                 if entities.contains(ref), !requests.contains(id) { requests.insert(id); changed = true }
                 if requests.contains(id), !entities.contains(ref) { entities.insert(ref); changed = true }

@@ -101,6 +101,7 @@ extension ServiceTransaction {
                 _ = try batch.delete(keyBytes: entity, in: set)
                 try dropImage(set, entity)
             }
+            try dropContainedImages(of: set, keyBytes: entity, requestID: requestID)
             return confirmation
         }
         if request.method == "POST", request.options.removeCreatedEntityAfterUpload, !stillQueued {

@@ -268,11 +268,57 @@ import Testing
         #expect(!expected.isEmpty && rich == expected)
     }
 
+    @Test("deleting a person offline deletes its trips and plan items; undoing the deletion, or deleting its failed request from the ErrorArchive, brings them back with their links; once the back end confirmed the deletion nothing of them stays pending")
+    func containerDeletionUndone() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await Self.open(dir)
+        defer { try? store.close() }
+        func counts() throws -> [Int?] {
+            let stats = try store.stats()
+            return [stats.entityCounts["People"], stats.entityCounts["People/Trips"], stats.entityCounts["People/Trips/PlanItems"]]
+        }
+        let before = try counts()
+        #expect(before == [3, 3, 3])
+        // Undo.
+        #expect(try store.execute(.delete, "People('russell')").status == 204)
+        #expect(try counts() == [2, 1, 1])
+        #expect(try store.undoPendingChanges(set: "People", key: [.string("russell")]))
+        #expect(try counts() == before)
+        #expect(try Self.values(store.execute(.get, "People('russell')/Trips"), "Name") == ["US", "Beijing"])
+        #expect(try Self.values(store.execute(.get, "People('russell')/Trips(0)/Photos"), "Name") == ["a.jpg"])
+        #expect(try store.execute(.get, "People('russell')/Trips(0)/PlanItems/$count").bodyText == "2")
+        #expect(try store.requestQueue().isEmpty)
+        // The back end refuses the deletion; deleting its ErrorArchive entry reverts it.
+        #expect(try store.execute(.delete, "People('russell')").status == 204)
+        let refused = try #require(try store.requestQueue().first)
+        _ = try store.failUpload(requestID: refused.requestID, httpStatus: 403, code: "forbidden", message: "no", innerError: nil)
+        _ = try store.deleteErrorArchiveEntry(requestID: refused.requestID)
+        #expect(try counts() == before)
+        #expect(try store.execute(.get, "People('russell')/Trips(1003)").json()?["Name"]?.stringValue == "Beijing")
+        // The back end applies the deletion: nothing below the person stays pending.
+        #expect(try store.execute(.delete, "People('scott')").status == 204)
+        let applied = try #require(try store.requestQueue().first)
+        _ = try store.confirmUpload(requestID: applied.requestID, etag: nil, serverKey: nil)
+        #expect(try store.requestQueue().isEmpty && store.errorArchive().isEmpty)
+        #expect(try !store.undoPendingChanges(set: "People/Trips", key: [.string("scott"), .int32(0)]))
+        #expect(try !store.undoPendingChanges(set: "People/Trips/PlanItems", key: [.string("scott"), .int32(0), .int32(11)]))
+        #expect(try counts() == [2, 2, 2])
+        // A person created offline with a trip inside: undoing the person's creation takes the
+        // trip's creation along (nothing is left queued for a person that is not there).
+        #expect(try store.execute(.post, "People", body: #"{"UserName":"new"}"#).status == 201)
+        #expect(try store.execute(.post, "People('new')/Trips", body: #"{"TripId":1,"Budget":1}"#).status == 201)
+        #expect(try store.execute(.post, "People('new')/Trips(1)/PlanItems", body: #"{"PlanItemId":1}"#).status == 201)
+        #expect(try store.undoPendingChanges(set: "People", key: [.string("new")]))
+        #expect(try store.requestQueue().isEmpty)
+        #expect(try counts() == [2, 2, 2])
+    }
+
     /// People whose names are prefixes of each other or need quoting and percent-encoding: a
     /// person's contained entities are found by its key's bytes as a prefix, which must never
     /// reach another person's.
     static let names = ["a", "ab", "abc", "b", "a'b", "a/b"]
-    static let steps = zip(Gen.int(in: 0...5), Gen.int(in: 0...5), Gen.int(in: 0...3), Gen.int(in: 0...99)).array(of: 1...25)
+    static let steps = zip(Gen.int(in: 0...6), Gen.int(in: 0...5), Gen.int(in: 0...3), Gen.int(in: 0...99)).array(of: 1...25)
 
     static func path(_ name: String) -> String {
         "People('" + name.replacingOccurrences(of: "'", with: "''").replacingOccurrences(of: "/", with: "%2F") + "')"
@@ -286,17 +332,21 @@ import Testing
             var store = try await OfflineStore.open(metadata: Self.metadata, parameters: OfflineFixtures.parameters(dir))
             // person → trip → (budget, plan items)
             var model: [String: [Int: (budget: Int, items: Set<Int>)]] = [:]
+            // Paths deleted offline while their creation is still queued: creating them again
+            // before the upload is refused (docs/LocalService.md §2.3), until an undo.
+            var deleted = Set<String>()
             for (number, (kind, who, which, value)) in steps.enumerated() {
                 let name = Self.names[who], person = Self.path(name)
                 let trip = person + "/Trips(\(which))"
                 switch kind {
                 case 0:   // a person
-                    let status = try store.execute(.post, "People", body: #"{"UserName":"\#(name.replacingOccurrences(of: "\"", with: "\\\""))"}"#).status
-                    #expect((status == 201) == (model[name] == nil), "step \(number): create \(name)")
-                    if model[name] == nil { model[name] = [:] }
+                    let status = (try? store.execute(.post, "People", body: #"{"UserName":"\#(name)"}"#))?.status
+                    let valid = model[name] == nil && !deleted.contains(person)
+                    #expect((status == 201) == valid, "step \(number): create \(name)")
+                    if valid { model[name] = [:] }
                 case 1:   // a trip in a person
                     let response = try? store.execute(.post, person + "/Trips", body: #"{"TripId":\#(which),"Budget":\#(value)}"#)
-                    let valid = model[name] != nil && model[name]?[which] == nil
+                    let valid = model[name] != nil && model[name]?[which] == nil && !deleted.contains(trip)
                     #expect((response?.status == 201) == valid, "step \(number): create \(trip)")
                     if valid { model[name]?[which] = (value, []) }
                 case 2:   // its budget
@@ -314,11 +364,23 @@ import Testing
                     let response = try? store.execute(.delete, trip)
                     let exists = model[name]?[which] != nil
                     #expect((response?.status == 204) == exists, "step \(number): delete \(trip)")
+                    if exists { deleted.insert(trip) }
                     model[name]?[which] = nil
-                default:  // a person, with everything below
+                case 5:   // a person, with everything below
                     let response = try? store.execute(.delete, person)
                     #expect((response?.status == 204) == (model[name] != nil), "step \(number): delete \(name)")
+                    if let trips = model[name] {
+                        deleted.insert(person)
+                        for id in trips.keys { deleted.insert(person + "/Trips(\(id))") }
+                    }
                     model[name] = nil
+                default:  // undo a person: created here, it goes with everything made inside it
+                    let undone = try store.undoPendingChanges(set: "People", key: [.string(name)])
+                    if model[name] != nil { #expect(undone, "step \(number): undo \(name)") }
+                    model[name] = nil
+                    deleted = deleted.filter { $0 != person && !$0.hasPrefix(person + "/") }
+                    #expect(try !store.requestQueue().contains { $0.url.hasPrefix(person + "/") || $0.url == person },
+                            "step \(number): requests left for \(name) after its undo")
                 }
             }
             for round in 0..<2 {
