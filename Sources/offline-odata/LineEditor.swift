@@ -233,13 +233,12 @@ final class TerminalLineEditor {
         buffer = LineBuffer(history: entries)
     }
 
-    /// The history file of `offline-odata shell`: `OODATA_HISTORY` when set (empty: none),
-    /// else `~/.offline-odata_history`.
+    /// The history file of `offline-odata shell`: only where `OODATA_HISTORY` names one. Lines
+    /// hold URLs and bodies with the store's data, which the store keeps encrypted: they are
+    /// written to a plain file only when asked (0600), else kept for the session alone.
     static var defaultHistoryFile: String? {
-        let environment = ProcessInfo.processInfo.environment
-        if let path = environment["OODATA_HISTORY"] { return path.isEmpty ? nil : path }
-        guard let home = environment["HOME"], !home.isEmpty else { return nil }
-        return home + "/.offline-odata_history"
+        guard let path = ProcessInfo.processInfo.environment["OODATA_HISTORY"], !path.isEmpty else { return nil }
+        return path
     }
 
     /// Adds a line to the history (and its file; a line of several lines stays in the session).

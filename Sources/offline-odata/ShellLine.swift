@@ -57,8 +57,9 @@ enum ShellLine: Equatable {
         URLs are relative to the service root; a leading / is optional. System sets:
         RequestQueue, ErrorArchive, EventLog. A JSON body may span lines: a line whose body
         leaves a { or [ open goes on with the next. On a terminal: ←/→, Home/End, Ctrl-A/E/K/U/W,
-        Alt-B/F edit the line; ↑/↓ go through the history, kept in ~/.offline-odata_history
-        (OODATA_HISTORY names another file, empty none); Ctrl-C drops the line, Ctrl-D leaves.
+        Alt-B/F edit the line; ↑/↓ go through this session's lines (and earlier sessions' when
+        OODATA_HISTORY names a file to keep them in: lines hold the store's data in clear); Ctrl-C
+        drops the line, Ctrl-D leaves.
         """
 
     /// Parses a line; throws a one-line `CLIFailure` for anything it does not understand.
