@@ -99,16 +99,19 @@ extension OfflineODataProvider {
         // The queue is read once and kept up to date in memory; it is read again after a
         // confirmation re-keyed later requests, and at the end for requests queued meanwhile.
         // A slice: the requests handled come off its front without moving the others.
-        var queue = ArraySlice(try store.requestQueue())
-        run.learn(queue)
+        func readQueue() throws(ODataError) -> ArraySlice<QueuedRequest> {
+            let queue = ArraySlice(try store.requestQueue())
+            run.learn(queue)
+            return queue
+        }
+        var queue = try readQueue()
         var fresh = true
         while true {
             try checkCancelled("the upload was cancelled; what the back end acknowledged is confirmed, the rest stays queued")
             let (units, retry) = try collectUnits(queue, categories: categories, run: &run, store: store)
             if units.isEmpty {
                 if fresh { break }
-                queue = ArraySlice(try store.requestQueue())
-                run.learn(queue)
+                queue = try readQueue()
                 fresh = true
                 continue
             }
@@ -147,8 +150,7 @@ extension OfflineODataProvider {
                 }
             }
             if rekeyed {
-                queue = ArraySlice(try store.requestQueue())
-                run.learn(queue)
+                queue = try readQueue()
                 fresh = true
             } else {
                 handled.formUnion(run.archivedUnsent)

@@ -184,7 +184,7 @@ extension LocalService {
         -> (set: String, key: [ODataValue], keyed: Bool, parent: (set: String, key: [ODataValue], navigation: String)?)?
     {
         guard steps.contains(where: { if case .navigation = $0 { return true } else { return false } }) else { return nil }
-        let catalog = try storage.reader().catalog
+        let catalog = storage.currentCatalog()
         var set: String?
         var key: [ODataValue] = []
         var keyed = false
@@ -326,8 +326,9 @@ extension LocalService {
             throw .serviceInvalidBody("\(request.method.rawValue) '\(request.url)' needs a JSON body", request.url)
         }
         // Contained entities are read as their type (their set is a containment path).
-        let info = try storage.reader().catalog.sets[set]
-        guard let containment = info?.containment, let info else { return try bodyReader.readEntity(body, entitySet: set) }
+        guard let info = storage.currentCatalog().sets[set], let containment = info.containment else {
+            return try bodyReader.readEntity(body, entitySet: set)
+        }
         let entity = try bodyReader.readEntity(body, entityType: info.typeName)
         // The container's key comes from the URL alone.
         if let name = Self.containerKeyName(in: entity) {

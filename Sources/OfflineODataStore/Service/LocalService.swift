@@ -271,14 +271,15 @@ public final class LocalService: Sendable {
     /// set's for contained ones (`People/Trips`).
     func entityTypeName(of set: String) throws(ODataError) -> String? {
         if let type = model.entityType(ofSet: set) { return type.qualifiedName }
-        return try storage.reader().catalog.sets[set]?.typeName
+        return storage.currentCatalog().sets[set]?.typeName
     }
 
-    /// An entity of `set` as OData JSON (contained sets by their type).
+    /// An entity of `set` as OData JSON (contained sets by their type; a set the store does not
+    /// know is the writer's error).
     func writeEntity(_ entity: ODataEntity, set: String) throws(ODataError) -> [UInt8] {
         let writer = ODataJSONWriter(model: model)
-        if model.entityType(ofSet: set) == nil, let type = try entityTypeName(of: set) { return try writer.writeEntity(entity, entityType: type) }
-        return try writer.writeEntity(entity, entitySet: set)
+        guard let type = try entityTypeName(of: set) else { return try writer.writeEntity(entity, entitySet: set) }
+        return try writer.writeEntity(entity, entityType: type)
     }
 }
 

@@ -230,7 +230,10 @@ struct MultipartReader {
                 throw .serviceInvalidBatch("a header line of \(what()) '\(shown)' contains a control character", "offset \(bad)")
             }
             if body[range.lowerBound] == 0x20 || body[range.lowerBound] == 0x09 {
-                let continued = try self.text(range, what: "a header line of \(what())")
+                // Length and control characters are checked above.
+                guard let continued = String(validating: body[range], as: UTF8.self) else {
+                    throw .serviceInvalidBatch("a header line of \(what()) is not valid UTF-8", "offset \(range.lowerBound)")
+                }
                 guard !result.fields.isEmpty else {
                     throw .serviceInvalidBatch("\(what()) starts with a continuation line '\(continued.prefix(80))'", "offset \(range.lowerBound)")
                 }

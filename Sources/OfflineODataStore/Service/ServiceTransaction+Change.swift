@@ -139,12 +139,8 @@ extension ServiceTransaction {
     /// contained set and the rest of its key after the container's.
     func containedEntities(of set: String, keyBytes: [UInt8]) throws(ODataError) -> [(set: String, rest: [UInt8])] {
         var found: [(set: String, rest: [UInt8])] = []
-        var sets = batch.catalog.containedSets[set] ?? []
-        while let next = sets.first {
-            sets.removeFirst()
-            sets += batch.catalog.containedSets[next] ?? []
-            let info = try batch.setInfo(next)
-            for rest in try batch.suffixes(in: info.tree, prefix: keyBytes) { found.append((next, rest)) }
+        for contained in batch.catalog.setsContained(below: set) {
+            for rest in try batch.suffixes(in: try batch.setInfo(contained).tree, prefix: keyBytes) { found.append((contained, rest)) }
         }
         return found
     }
@@ -152,14 +148,11 @@ extension ServiceTransaction {
     /// After the back end confirmed the deletion of a container: the images its deletion gave
     /// the entities below it go (the images of their own earlier, failed requests stay).
     mutating func dropContainedImages(of set: String, keyBytes: [UInt8], requestID: Int64) throws(ODataError) {
-        var sets = batch.catalog.containedSets[set] ?? []
         let tree = try batch.systemTreeHandle(ServiceFormat.imageTree)
-        while let next = sets.first {
-            sets.removeFirst()
-            sets += batch.catalog.containedSets[next] ?? []
-            for rest in try batch.suffixes(in: tree, prefix: ServiceFormat.imageKey(next, keyBytes)) {
+        for contained in batch.catalog.setsContained(below: set) {
+            for rest in try batch.suffixes(in: tree, prefix: ServiceFormat.imageKey(contained, keyBytes)) {
                 let key = keyBytes + rest
-                if let image = try image(next, key), image.firstRequestID == requestID { try dropImage(next, key) }
+                if let image = try image(contained, key), image.firstRequestID == requestID { try dropImage(contained, key) }
             }
         }
     }

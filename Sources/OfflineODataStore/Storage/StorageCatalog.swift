@@ -204,6 +204,19 @@ struct StorageCatalog: Sendable {
     /// For each set: the (source set, navigation) link plans whose targets are in it.
     var incomingLinks: [String: [(set: String, navigation: String)]] = [:]
 
+    /// The contained sets below a set, at every level (`People` → `People/Trips`,
+    /// `People/Trips/PlanItems`); their keys start with the set's key.
+    func setsContained(below set: String) -> [String] {
+        var found: [String] = []
+        var next = containedSets[set] ?? []
+        while let name = next.first {
+            next.removeFirst()
+            found.append(name)
+            next += containedSets[name] ?? []
+        }
+        return found
+    }
+
     func set(_ name: String) throws(ODataError) -> SetInfo {
         if let info = sets[name] { return info }
         if let error = unsupported[name] { throw error }
