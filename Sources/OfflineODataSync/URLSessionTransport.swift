@@ -34,11 +34,16 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {  // URL
 
     deinit { session.finishTasksAndInvalidate() }
 
-    /// No: FoundationNetworking sends a body stream with chunked transfer encoding whatever
-    /// `Content-Length` says (observed on Linux), which back ends without chunked request
-    /// bodies (odatapy's wsgiref server) store as the raw chunks. A stored stream is handed
-    /// over whole (`HTTPStreamedBody.collect`).
-    public var acceptsStreamedBodies: Bool { false }
+    /// On Linux, yes: a stored stream is read from the store as libcurl sends it, with its
+    /// `Content-Length` and no chunked transfer coding (see `exchange`). On Apple platforms not
+    /// yet (untested there): the stream is handed over whole (`HTTPStreamedBody.collect`).
+    public var acceptsStreamedBodies: Bool {
+        #if canImport(FoundationNetworking)
+        return true
+        #else
+        return false
+        #endif
+    }
 
     public func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let url = URL(string: request.url), url.scheme != nil, url.host != nil else {
@@ -49,6 +54,25 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {  // URL
         urlRequest.timeoutInterval = request.timeout ?? defaultTimeout
         for (name, value) in request.headers { urlRequest.addValue(value, forHTTPHeaderField: name) }
         if let body = request.body { urlRequest.httpBody = Data(body) }
+        var newBodyStream: (@Sendable () throws -> InputStream)?
+        #if canImport(FoundationNetworking)
+        if let streamed = request.streamedBody {
+            // FoundationNetworking hands a body stream to libcurl as of unknown length, which
+            // libcurl sends chunked whatever `Content-Length` says (observed; odatapy's wsgiref
+            // server then stored the raw chunks). A `Transfer-Encoding` header of blanks only
+            // is libcurl's documented way to turn its chunked coding off, and libcurl sends no
+            // such header (observed on the wire: `Content-Length` alone, the bytes as they are).
+            let make: @Sendable () throws -> InputStream = {
+                BodyInputStream(reader: try streamed.makeReader(), length: streamed.length)
+            }
+            do { urlRequest.httpBodyStream = try make() } catch {
+                throw TransportError(.other, "the body of \(request.method) \(request.url) could not be read: \(error)")
+            }
+            urlRequest.setValue(String(streamed.length), forHTTPHeaderField: "Content-Length")
+            urlRequest.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
+            newBodyStream = make
+        }
+        #endif
         let holder = TaskHolder()
         let delegate = self.delegate
         let session = self.session
@@ -56,7 +80,7 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {  // URL
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                 let task = session.dataTask(with: urlRequest)
-                delegate.register(task, continuation: continuation, description: description)
+                delegate.register(task, continuation: continuation, description: description, newBodyStream: newBodyStream)
                 holder.set(task)
                 task.resume()
             }
@@ -131,16 +155,29 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         /// task (a second response follows). Its status, headers and body, until then.
         var held: (status: Int, headers: [(name: String, value: String)], body: [UInt8])?
         let description: String
-        init(continuation: CheckedContinuation<HTTPResponse, any Error>, description: String) {
+        /// A fresh pass over a streamed request body, for sending the request again (after an
+        /// authentication challenge).
+        let newBodyStream: (@Sendable () throws -> InputStream)?
+        init(continuation: CheckedContinuation<HTTPResponse, any Error>, description: String,
+             newBodyStream: (@Sendable () throws -> InputStream)?) {
             self.continuation = continuation
             self.description = description
+            self.newBodyStream = newBodyStream
         }
     }
 
     init(credential: URLCredential?) { self.credential = credential }
 
-    func register(_ task: URLSessionDataTask, continuation: CheckedContinuation<HTTPResponse, any Error>, description: String) {
-        lock.withLock { exchanges[task.taskIdentifier] = Exchange(continuation: continuation, description: description) }
+    func register(_ task: URLSessionDataTask, continuation: CheckedContinuation<HTTPResponse, any Error>, description: String,
+                  newBodyStream: (@Sendable () throws -> InputStream)?) {
+        lock.withLock {
+            exchanges[task.taskIdentifier] = Exchange(continuation: continuation, description: description, newBodyStream: newBodyStream)
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping (InputStream?) -> Void) {
+        let make = lock.withLock { exchanges[task.taskIdentifier]?.newBodyStream }
+        completionHandler(make.flatMap { try? $0() })
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
@@ -242,3 +279,72 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         }
     }
 }
+
+#if canImport(FoundationNetworking)
+/// A streamed request body as the `InputStream` FoundationNetworking reads (on its own thread,
+/// one read at a time): each read takes the next piece from the store's reader when the last
+/// one is used up, so at most one piece (64 KiB) is held. Exactly `length` bytes or a failed
+/// read: a body that ends short or runs long would leave the back end waiting for bytes that
+/// never come, or take a truncated stream as the whole.
+final class BodyInputStream: InputStream, @unchecked Sendable {
+    private let reader: any HTTPBodyReader
+    private let length: Int64
+    private var piece: [UInt8] = []
+    private var offset = 0
+    private var sent: Int64 = 0
+    private var ended = false
+    private var status: Stream.Status = .notOpen
+    private var failure: (any Error)?
+
+    init(reader: any HTTPBodyReader, length: Int64) {
+        self.reader = reader
+        self.length = length
+        super.init(data: Data())
+    }
+
+    override func open() { if status == .notOpen { status = .open } }
+    override func close() { status = .closed }
+    override var streamStatus: Stream.Status { status }
+    override var streamError: (any Error)? { failure }
+    override var hasBytesAvailable: Bool { status != .error && (!ended || offset < piece.count) }
+    override func getBuffer(_ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, length len: UnsafeMutablePointer<Int>) -> Bool { false }
+
+    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
+        guard status != .error, len > 0 else { return status == .error ? -1 : 0 }
+        while offset >= piece.count {
+            if ended { return 0 }
+            do {
+                if let next = try reader.next() {
+                    piece = next
+                    offset = 0
+                    guard sent + Int64(next.count) <= length else {
+                        return fail(TransportError(.other, "the request body runs past its length of \(length) bytes"))
+                    }
+                } else {
+                    ended = true
+                    guard sent == length else {
+                        return fail(TransportError(.other, "the request body ended after \(sent) of its \(length) bytes"))
+                    }
+                    status = .atEnd
+                    return 0
+                }
+            } catch {
+                return fail(error)
+            }
+        }
+        let n = min(len, piece.count - offset)
+        piece.withUnsafeBufferPointer { source in
+            if let base = source.baseAddress { buffer.update(from: base + offset, count: n) }
+        }
+        offset += n
+        sent += Int64(n)
+        return n
+    }
+
+    private func fail(_ error: any Error) -> Int {
+        failure = error
+        status = .error
+        return -1
+    }
+}
+#endif

@@ -386,36 +386,39 @@ extension MediaSyncTests {
     }
 }
 
-/// A transport that takes streamed request bodies (as an app's own HTTP stack can), reading
-/// each piece as it would send it, then hands the request to URLSessionTransport whole (which
-/// cannot stream a body without chunked encoding, which odatapy does not take). Records the
-/// largest piece and how many there were.
+/// The default transport with the pieces of each streamed request body counted as it reads
+/// them: on Linux URLSessionTransport sends a stored stream as it reads it from the store
+/// (never collected), with `Content-Length` and no chunked coding, which odatapy's server
+/// needs. Records how many pieces were read, the largest, and whether any body was collected.
 final class StreamingTransport: Transport, @unchecked Sendable {
     let inner = URLSessionTransport(timeout: 60)
     private let lock = NSLock()
     private var pieces = 0
     private var largest = 0
-    var acceptsStreamedBodies: Bool { true }
+    var acceptsStreamedBodies: Bool { inner.acceptsStreamedBodies }
     var seen: (pieces: Int, largest: Int) { lock.withLock { (pieces, largest) } }
+
+    final class CountingReader: HTTPBodyReader, @unchecked Sendable {
+        let inner: any HTTPBodyReader
+        let owner: StreamingTransport
+        init(_ inner: any HTTPBodyReader, owner: StreamingTransport) { self.inner = inner; self.owner = owner }
+        func next() throws -> [UInt8]? {
+            guard let piece = try inner.next() else { return nil }
+            owner.lock.withLock { owner.pieces += 1; owner.largest = max(owner.largest, piece.count) }
+            return piece
+        }
+    }
 
     func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let streamed = request.streamedBody else { return try await inner.exchange(request) }
-        let reader = try streamed.makeReader()
-        var body: [UInt8] = []
-        while let piece = try reader.next() {
-            lock.withLock { pieces += 1; largest = max(largest, piece.count) }
-            body += piece
-        }
-        #expect(Int64(body.count) == streamed.length)
-        var whole = request
-        whole.streamedBody = nil
-        whole.body = body
-        return try await inner.exchange(whole)
+        var counted = request
+        counted.streamedBody = HTTPStreamedBody(length: streamed.length) { [self] in CountingReader(try streamed.makeReader(), owner: self) }
+        return try await inner.exchange(counted)
     }
 }
 
 extension MediaSyncTests {
-    @Test("through a transport that takes streamed bodies, an upload reads the stored stream piece by piece (64 KiB at most), never whole")
+    @Test("the default transport sends a stored stream as it reads it, piece by piece (64 KiB at most), never whole, and the back end gets exactly its bytes", .enabled(if: URLSessionTransport(timeout: 1).acceptsStreamedBodies, "URLSessionTransport streams request bodies on Linux only"))
     func streamedUpload() async throws {
         let server = try OdatapyServer()
         defer { server.stop() }
@@ -433,6 +436,34 @@ extension MediaSyncTests {
         let seen = transport.seen
         #expect(seen.pieces == 46 && seen.largest == 64 << 10, "\(seen)")
         try provider.close()
+    }
+
+    @Test("a streamed request body that ends short of its length, runs past it or fails to read ends the exchange with an error, never a truncated upload or a hang", .enabled(if: URLSessionTransport(timeout: 1).acceptsStreamedBodies, "URLSessionTransport streams request bodies on Linux only"))
+    func streamedBodyOfWrongLength() async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        final class Pieces: HTTPBodyReader, @unchecked Sendable {
+            var left: [[UInt8]?]
+            init(_ pieces: [[UInt8]?]) { left = pieces }
+            func next() throws -> [UInt8]? {
+                guard !left.isEmpty else { return nil }
+                guard let piece = left.removeFirst() else { throw TransportError(.other, "the store could not be read") }
+                return piece
+            }
+        }
+        let transport = URLSessionTransport(timeout: 20)
+        let before = try await Self.photo(server, 3).bytes
+        for (length, pieces) in [(Int64(200_000), [[UInt8](repeating: 1, count: 65536)]),
+                                 (Int64(1000), [[UInt8](repeating: 2, count: 65536)]),
+                                 (Int64(200_000), [[UInt8](repeating: 3, count: 65536), nil])] {
+            var request = HTTPRequest(method: "PUT", url: server.serviceRoot + "Photos(3)/$value",
+                                      headers: [(name: "Content-Type", value: "image/png")], timeout: 20)
+            request.streamedBody = HTTPStreamedBody(length: length) { Pieces(pieces) }
+            let error = await #expect(throws: TransportError.self, "length \(length)") { _ = try await transport.exchange(request) }
+            // Ended by the body itself, not by the back end waiting for bytes until the timeout.
+            #expect(error.map { $0.kind != .timeout } == true, "\(String(describing: error))")
+        }
+        #expect(try await Self.photo(server, 3).bytes == before)
     }
 }
 
