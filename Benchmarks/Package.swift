@@ -139,6 +139,7 @@ let package = Package(
                 "BenchCommon", "CSQLite", "CSodiumBench",
                 .product(name: "OfflineODataModel", package: rootPackage),
                 .product(name: "OfflineODataStore", package: rootPackage),
+                .product(name: "OfflineODataSync", package: rootPackage),
             ]
         ),
         // Issue 29: the provider's initial download over loopback HTTP against applyDownload from

@@ -189,6 +189,8 @@ func runPeer(_ name: String, megabytes: Int, dir: String) async throws {
         let (r, rm) = await measure { readAll() }
         sqlite3_close(db)
         report(w, wm, r, rm, c, total)
+    case "ours-upload", "ours-upload-whole":
+        try await runUploadPeer(whole: name == "ours-upload-whole", megabytes: megabytes, dir: dir)
     default:
         throw BenchError("unknown peer \(name)")
     }
@@ -265,7 +267,8 @@ if arguments.first == "peer", arguments.count >= 2 {
 } else {
     let megabytes = Int(option("megabytes", "100")) ?? 100
     let rounds = Int(option("rounds", "3")) ?? 3
-    let peers = ["file", "ours", "ours-octet", "sqlite"]
+    let storePeers = ["file", "ours", "ours-octet", "sqlite"]
+    let peers = storePeers + ["ours-upload", "ours-upload-whole"]
     var results: [String: [String: [Double]]] = [:]
     for round in 0..<rounds {
         for peer in round % 2 == 0 ? peers : peers.reversed() {
@@ -288,6 +291,8 @@ if arguments.first == "peer", arguments.count >= 2 {
     md += "| \(megabytes) MB stream, read from disk | ours encrypted ≥ 0.5x a plain file | | \(String(format: "%.3f", coldRatio))x | \(goal(coldRatio, 0.5)) |\n"
     md += "| \(megabytes) MB stream, read from the page cache | ours encrypted ≥ 0.5x a plain file | | \(String(format: "%.3f", warmRatio))x | \(goal(warmRatio, 0.5)) |\n"
     md += "| \(megabytes) MB stream, peak memory | < 16 MiB above the store's baseline | | \(String(format: "%.1f", memory)) MiB | \(memory < 16 ? "met" : "bar not met") |\n"
+    let uploadMemory = m("ours-upload", "upload_mem_mib")
+    md += "| \(megabytes) MB stream, upload through the default transport, peak memory | < 16 MiB above the store's baseline | | \(String(format: "%.1f", uploadMemory)) MiB (handed over whole: \(String(format: "%.1f", m("ours-upload-whole", "upload_mem_mib"))) MiB) | \(uploadMemory < 16 ? "met" : "bar not met") |\n"
     md += "<!-- goals:end -->\n\n"
     md += "One stream of \(megabytes) MB of incompressible bytes, written in 64 KiB pieces and read back; ours (`video/mp4`: a type known to be "
     md += "compressed, no LZ4 tried on its blocks) and ours-octet (`application/octet-stream`: LZ4 tried on the first 8 MiB and on a sample of the chunks that start the stream's run, the run's blocks then not offered to LZ4 since the sample did not shrink) encrypted (raw key) with "
@@ -299,7 +304,7 @@ if arguments.first == "peer", arguments.count >= 2 {
     md += "| peer | write MB/s | read cold MB/s | read warm MB/s | write: peak memory above baseline | read: peak memory above baseline |\n"
     md += "| --- | ---: | ---: | ---: | ---: | ---: |\n"
     var csv = "peer,write_mbs,read_cold_mbs,read_mbs,write_mem_mib,read_mem_mib\n"
-    for peer in peers {
+    for peer in storePeers {
         md += "| \(peer) | \(String(format: "%.0f", m(peer, "write_mbs"))) | \(String(format: "%.0f", m(peer, "read_cold_mbs"))) | "
         md += "\(String(format: "%.0f", m(peer, "read_mbs"))) | "
         md += "\(String(format: "%.1f", m(peer, "write_mem_mib"))) MiB | \(String(format: "%.1f", m(peer, "read_mem_mib"))) MiB |\n"
@@ -309,6 +314,16 @@ if arguments.first == "peer", arguments.count >= 2 {
     md += "\nRatios, ours against the file: write \(ratio("write_mbs", "file")), read cold \(ratio("read_cold_mbs", "file")), "
     md += "read warm \(ratio("read_mbs", "file")) (goal: at least 0.5x); against SQLite: write \(ratio("write_mbs", "sqlite")), "
     md += "read cold \(ratio("read_cold_mbs", "sqlite")), read warm \(ratio("read_mbs", "sqlite")). Memory goal: under 16 MiB above the baseline.\n"
+    md += "\nUpload: a provider whose back end is a loopback sink (it reads and drops the body; a chunked body would be refused) "
+    md += "downloads one photo entity, the \(megabytes) MB stream is written to it (queued as `PUT Photos(1)/$value`) and `upload()` "
+    md += "sends it through `URLSessionTransport`: *streamed* as shipped (on Linux the body is read from the store as libcurl sends it), "
+    md += "*whole* through the same transport declining streamed bodies (the stream collected into one array first, as before). "
+    md += "Memory: peak RSS above the RSS before `upload()`.\n\n"
+    md += "| upload | MB/s | peak memory above baseline |\n| --- | ---: | ---: |\n"
+    for (label, peer) in [("streamed", "ours-upload"), ("whole", "ours-upload-whole")] {
+        md += "| \(label) | \(String(format: "%.0f", m(peer, "upload_mbs"))) | \(String(format: "%.1f", m(peer, "upload_mem_mib"))) MiB |\n"
+        csv += "\(peer),\(m(peer, "upload_mbs")),,,\(m(peer, "upload_mem_mib")),\n"
+    }
     if let cipher = cipherCeiling(megabytes: megabytes) {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let ceiling = Double(cores) * cipher / max(m("file", "read_mbs"), 1e-9)
