@@ -67,6 +67,9 @@ final class LogWriter: @unchecked Sendable {  // used only under the engine's wr
     private var allocated: UInt64
     private var preallocates: Bool
     static let preallocationChunk: UInt64 = 1 << 20
+    /// Commits up to this size reserve the log's blocks by writing zeros, larger ones with
+    /// `fallocate` (a bulk load would write its log twice otherwise).
+    static let zeroFillLimit = 64 << 10
 
     init(fs: any FileSystem, directory: String, fileNumber: UInt32, keys: KeyRing, compress: Bool, durable: Bool) throws(EngineError) {
         self.fileNumber = fileNumber
@@ -102,7 +105,22 @@ final class LogWriter: @unchecked Sendable {  // used only under the engine's wr
             // Rounded up to whole chunks past the frames (a frame may be larger than a chunk).
             let chunk = Self.preallocationChunk
             let target = (offset + chunk - 1) / chunk * chunk
-            if file.preallocate(to: target) { allocated = target } else { preallocates = false }
+            if out.count <= Self.zeroFillLimit {
+                // Small commits (a user's edits): the reserved blocks are written as zeros, so
+                // later commits overwrite written blocks and their syncs write no metadata.
+                // Reserved with `fallocate`, ext4 marks the blocks unwritten; each commit's
+                // write converts part of an extent, and every so often the split needs a new
+                // extent block, the inode is dirty for `fdatasync` and the sync writes it too
+                // (measured: 800-byte commits, 1 MiB reserved at a time, p90 272–296 µs with
+                // fallocate against 142–194 µs written as zeros; medians 126–170 µs against
+                // 133–136 µs).
+                try file.write([UInt8](repeating: 0, count: Int(target - allocated)), at: allocated)
+                allocated = target
+            } else if file.preallocate(to: target) {
+                allocated = target
+            } else {
+                preallocates = false
+            }
         }
         try file.write(out, at: size)
         size = offset

@@ -129,11 +129,16 @@ public final class EntityStorage: Sendable {
     /// The same, durable when it returns or (`durable: false`) once `engine.waitDurable` of the
     /// returned sequence returns.
     func commitBatch<T>(_ body: (inout EntityWriteBatch) throws(ODataError) -> T, durable: Bool) throws(ODataError) -> (T, UInt64) {
-        let catalog = state.withLock { $0 }
-        let snapshot = try mapEngine("taking a snapshot") { () throws(EngineError) in try engine.snapshot() }
-        var batch = EntityWriteBatch(storage: self, catalog: catalog, snapshot: snapshot)
-        let result = try body(&batch)
-        let records = batch.batch
+        // The batch and its snapshot end before the commit: a memtable node that no snapshot
+        // shares is changed in place, not copied (with a snapshot alive, each commit copied
+        // every node on the path of each of its keys: 14 µs of a 300 µs update, measured).
+        let (result, records) = try { () throws(ODataError) -> (T, WriteBatch) in
+            let catalog = state.withLock { $0 }
+            let snapshot = try mapEngine("taking a snapshot") { () throws(EngineError) in try engine.snapshot() }
+            var batch = EntityWriteBatch(storage: self, catalog: catalog, snapshot: snapshot)
+            let result = try body(&batch)
+            return (result, batch.batch)
+        }()
         let sequence = try mapEngine("committing a write") { () throws(EngineError) in try engine.commit(records, durable: durable) }
         return (result, sequence)
     }
