@@ -23,7 +23,9 @@ enum OursWorker {
         return OfflineStoreParameters(
             storeName: "bench", storePath: dir, encryption: encrypted ? .key(key) : .unencrypted,
             definingQueries: SalesEntitySet.allCases.map { DefiningQuery(name: $0.name, url: $0.name) },
-            durability: .full, cacheSize: cacheBytes,
+            // `STORE_BENCH_DURABILITY=relaxed` (profiling only, never in a report): no sync per
+            // commit, so an update's latency is its CPU path alone.
+            durability: ProcessInfo.processInfo.environment["STORE_BENCH_DURABILITY"] == "relaxed" ? .relaxed : .full, cacheSize: cacheBytes,
             indexes: indexes, keyDerivation: .minimum,
             downloadBatchBytes: Int(ProcessInfo.processInfo.environment["STORE_BENCH_DOWNLOAD_BATCH_BYTES"] ?? "") ?? OfflineStoreParameters.defaultDownloadBatchBytes)
     }

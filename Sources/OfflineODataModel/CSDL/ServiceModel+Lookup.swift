@@ -106,6 +106,10 @@ extension ServiceModel {
 
     /// The key's properties (for single-segment property refs), in key order.
     public func keyProperties(of type: CSDLEntityType) -> [CSDLProperty] {
+        if type.baseType == nil {
+            // No inheritance (most types): no chain to build (this runs for every request URL).
+            return (type.key ?? []).compactMap { ref in type.properties.first { $0.name == ref.name } }
+        }
         let all = allProperties(of: type)
         return key(of: type).compactMap { ref in all.first { $0.name == ref.name } }
     }

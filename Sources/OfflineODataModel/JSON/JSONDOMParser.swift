@@ -32,9 +32,15 @@ struct JSONDOMParser {
     var shapeCache: [(hash: UInt64, keys: [String])] = []
     static let shapeCacheSize = 64
 
+    /// Whether names and shapes are cached: only in documents long enough to repeat them (a
+    /// request body of a few properties paid more for setting up the caches than it parsed).
+    let cachesNames: Bool
+    static let cacheThreshold = 4096
+
     init(input: UnsafeBufferPointer<UInt8>, options: JSONReaderOptions) {
         self.input = input
         self.options = options
+        cachesNames = input.count >= Self.cacheThreshold
     }
 
     mutating func run() throws(JSONScanFailure) -> JSONValue {
@@ -49,11 +55,13 @@ struct JSONDOMParser {
         guard index < end else {
             throw JSONScanFailure(.unexpectedEnd, at: index, "empty document: expected a JSON value")
         }
-        values.reserveCapacity(64)
-        keys.reserveCapacity(64)
-        keyOffsets.reserveCapacity(64)
-        keyHashes.reserveCapacity(64)
-        frames.reserveCapacity(16)
+        if cachesNames {
+            values.reserveCapacity(64)
+            keys.reserveCapacity(64)
+            keyOffsets.reserveCapacity(64)
+            keyHashes.reserveCapacity(64)
+            frames.reserveCapacity(16)
+        }
 
         outer: while true {
             guard index < end else {
@@ -227,6 +235,7 @@ struct JSONDOMParser {
         let hash = JSONObject.keyHash(raw)
         let slot = Int(truncatingIfNeeded: hash & UInt64(JSONDOMParser.keyCacheSize - 1))
         index = i + 1
+        if !cachesNames { return (String(decoding: raw, as: UTF8.self), hash) }
         if keyCache.isEmpty {
             keyCache = Array(repeating: (0, ""), count: JSONDOMParser.keyCacheSize)
         } else if keyCache[slot].hash == hash {
@@ -288,7 +297,7 @@ struct JSONDOMParser {
                     "duplicate member \"\(JSONScanner.escapedForMessage(keys[duplicate]))\"")
             }
             memberKeys = JSONStack.popTail(&keys, from: frame.keyStart, filler: "")
-            if frame.plainNames {
+            if frame.plainNames, cachesNames {
                 if shapeCache.isEmpty {
                     shapeCache = Array(repeating: (0, []), count: JSONDOMParser.shapeCacheSize)
                 }

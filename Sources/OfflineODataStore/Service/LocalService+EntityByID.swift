@@ -52,6 +52,12 @@ extension LocalService {
 
     /// Whether the resource path is `$entity` (or `$entity/Type`).
     static func isEntityByIDURL(_ url: String) -> Bool {
+        // Most URLs start with a name, not `$`: answered from the first bytes (every request
+        // comes through here).
+        var bytes = url.utf8.makeIterator()
+        var first = bytes.next()
+        if first == UInt8(ascii: "/") { first = bytes.next() }
+        guard first == UInt8(ascii: "$") else { return false }
         var text = Substring(url)
         if text.first == "/" { text = text.dropFirst() }
         let path = text.prefix { $0 != "?" }

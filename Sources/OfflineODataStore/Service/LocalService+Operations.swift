@@ -18,9 +18,7 @@ extension LocalService {
                 body: String?, headers: [String: String], options: RequestOptions, prefer: String?,
                 tx: inout ServiceTransaction) throws(ODataError) -> ODataResponse {
         let requestID = tx.nextRequestID()
-        let keyBytes = try tx.keyBytes(set, key)
-        let serverETag = try tx.serverETag(set, keyBytes)
-        _ = try tx.update(changes, in: set, key: key, replace: replace, ifMatch: ifMatch, requestID: requestID)
+        let (keyBytes, serverETag) = try tx.update(changes, in: set, key: key, replace: replace, ifMatch: ifMatch, requestID: requestID)
         try tx.enqueue(QueuedRequest(requestID: requestID, status: QueuedRequest.pendingStatus,
                                      method: replace ? "PUT" : (version == .v2 ? "MERGE" : "PATCH"), url: url,
                                      body: body, customHeaders: Self.custom(headers), options: options,

@@ -31,9 +31,11 @@ extension ServiceTransaction {
     }
 
     /// PATCH/MERGE (`replace` false: given properties change, others stay) or PUT (`replace`:
-    /// properties not given become null). Returns the encoded key.
+    /// properties not given become null). Returns the encoded key and the ETag the back end
+    /// knows for the entity (`serverETag` as it was before this change, read from the server
+    /// image the change keeps).
     mutating func update(_ changes: ODataEntity, in set: String, key: [ODataValue], replace: Bool, ifMatch: String?,
-                         requestID: Int64) throws(ODataError) -> [UInt8] {
+                         requestID: Int64) throws(ODataError) -> (keyBytes: [UInt8], serverETag: String?) {
         try Self.checkWritable(set, replace ? "PUT" : "PATCH")
         let info = try batch.setInfo(set)
         let keyBytes = try self.keyBytes(set, key)
@@ -59,7 +61,7 @@ extension ServiceTransaction {
             check.properties.append(ODataProperty(name, value))
         }
         try validate(check, set: set)
-        try ensureImage(set, keyBytes, requestID: requestID)
+        let image = try ensureImage(set, keyBytes, requestID: requestID)
         var updated = record
         if replace {
             updated = EntityRecord(values: [ODataValue?](repeating: nil, count: info.layout.properties.count), dynamicProperties: [])
@@ -86,8 +88,8 @@ extension ServiceTransaction {
             default: continue
             }
         }
-        try checkComplete(set, keyBytes, changed: replace ? nil : Set(changes.properties.map(\.name)))
-        return keyBytes
+        try checkComplete(set, record: updated, changed: replace ? nil : Set(changes.properties.map(\.name)))
+        return (keyBytes, try Self.serverETag(of: image, set: set))
     }
 
     private mutating func bind(_ set: String, _ key: [ODataValue], _ navigation: String, _ reference: String) throws(ODataError) {

@@ -175,8 +175,13 @@ extension ServiceTransaction {
     /// properties it set), only the foreign keys it changed: an order whose customer no defining
     /// query downloads can still have its note edited.
     func checkComplete(_ set: String, _ keyBytes: [UInt8], changed: Set<String>? = nil) throws(ODataError) {
-        let info = try batch.setInfo(set)
         guard let (record, _) = try batch.storedRecord(set, keyBytes: keyBytes) else { return }
+        try checkComplete(set, record: record, changed: changed)
+    }
+
+    /// The same for the record as just written.
+    func checkComplete(_ set: String, record: EntityRecord, changed: Set<String>? = nil) throws(ODataError) {
+        let info = try batch.setInfo(set)
         for (i, property) in info.layout.properties.enumerated() where !property.isNullable {
             let value = i < record.values.count ? record.values[i] : nil
             if value == nil || value == .null, !backEndFills(typeName: info.typeName, property: property.name) {

@@ -125,12 +125,15 @@ struct ServiceTransaction {
 
     /// The ETag the back end knows for an entity (from its server image, else the stored one).
     func serverETag(_ set: String, _ keyBytes: [UInt8]) throws(ODataError) -> String? {
-        if let image = try image(set, keyBytes) {
-            guard image.kind == ServiceFormat.kindServer else { return nil }
-            var bytes = image.stored
-            return try StoredValue.split(&bytes, what: "server image of \(set)").etag
-        }
+        if let image = try image(set, keyBytes) { return try Self.serverETag(of: image, set: set) }
         return try batch.storedEntity(set, keyBytes: keyBytes)?.etag
+    }
+
+    /// The back end's ETag kept in a server image (none for an entity created offline).
+    static func serverETag(of image: ServerImage?, set: String) throws(ODataError) -> String? {
+        guard let image, image.kind == ServiceFormat.kindServer else { return nil }
+        var bytes = image.stored
+        return try StoredValue.split(&bytes, what: "server image of \(set)").etag
     }
 
     // MARK: queue
