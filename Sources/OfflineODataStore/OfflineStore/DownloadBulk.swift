@@ -126,7 +126,13 @@ struct DownloadBulk {
 
         /// Keeps a loaded page's buffers (emptied) for a later page.
         func give(_ records: consuming Records) {
-            var buffers = (bytes: records.bytes, bounds: records.bounds, hashes: records.hashes)
+            // Moved out, not copied: emptying a buffer that `records` still shared allocated a
+            // new one of the same capacity (6 MiB of a 100k download's heap peak, heaptrack).
+            var records = consume records
+            var buffers = (bytes: [UInt8](), bounds: [Int](), hashes: [UInt64]())
+            swap(&buffers.bytes, &records.bytes)
+            swap(&buffers.bounds, &records.bounds)
+            swap(&buffers.hashes, &records.hashes)
             buffers.bytes.removeAll(keepingCapacity: true)
             buffers.bounds.removeAll(keepingCapacity: true)
             buffers.hashes.removeAll(keepingCapacity: true)

@@ -391,8 +391,10 @@ struct DownloadApply {
                         read.nestedLoadable = []
                         taken = try bulk.add(records: records, nested: nested)
                         if taken {
-                            bulk.buffers.give(records)
-                            for (set, records) in nested { bulk.nested[set]?.buffers.give(records) }
+                            // Moved, not copied: a buffer still shared is not kept, but reallocated.
+                            bulk.buffers.give(consume records)
+                            var nested = consume nested
+                            while let (set, records) = nested.popLast() { bulk.nested[set]?.buffers.give(records) }
                         } else {
                             read.loadable = records
                             read.nestedLoadable = nested
