@@ -114,7 +114,12 @@ final class LogWriter: @unchecked Sendable {  // used only under the engine's wr
                 // (measured: 800-byte commits, 1 MiB reserved at a time, p90 272–296 µs with
                 // fallocate against 142–194 µs written as zeros; medians 126–170 µs against
                 // 133–136 µs).
+                // The zeros are synced before any frame goes into them: a power cut must not
+                // leave the new size durable with blocks never written (a file system without
+                // ordered data may then show old bytes there, which replay would take for a
+                // damaged frame rather than the end of the log).
                 try file.write([UInt8](repeating: 0, count: Int(target - allocated)), at: allocated)
+                try file.sync()
                 allocated = target
             } else if file.preallocate(to: target) {
                 allocated = target
