@@ -125,6 +125,22 @@ enum Sodium {
     static func wipe(_ pointer: UnsafeMutableRawPointer, _ count: Int) { sodium_memzero(pointer, count) }
 }
 
+/// A 32-byte BLAKE2b digest (libsodium's `crypto_generichash`, unkeyed): for recognising bytes
+/// seen before without keeping or reading them again (the store's `$metadata`).
+public enum ContentDigest {
+    public static func blake2b256(_ bytes: [UInt8]) -> [UInt8] {
+        _ = sodium_init()
+        var out = [UInt8](repeating: 0, count: 32)
+        out.withUnsafeMutableBufferPointer { o in
+            guard let output = o.baseAddress else { return }
+            bytes.withUnsafeBufferPointer { b in
+                _ = crypto_generichash(output, 32, b.baseAddress, UInt64(b.count), nil, 0)
+            }
+        }
+        return out
+    }
+}
+
 /// 32 bytes of key material in memory the engine owns; wiped with `sodium_memzero` on deinit,
 /// so closing a store (which drops every reference) erases its keys.
 final class SecretKey: @unchecked Sendable {

@@ -44,6 +44,16 @@ extension OfflineStore {
     /// The metadata stored by an earlier open (nil for a new store), and its model.
     /// The metadata the store was last opened with (nil: a new store). Only its bytes: parsing
     /// it is needed only when the app's metadata differs (`parseStoredMetadata`).
+    /// A value of the store's system tree read straight from the engine (nil: none, or no tree).
+    static func storedSystemValue(_ key: [UInt8], engine: StorageEngine) throws(ODataError) -> [UInt8]? {
+        do {
+            guard let tree = try engine.existingTree(StoreFormat.systemTree(OfflineStoreFormat.storeTree)) else { return nil }
+            return try engine.get(key, in: tree)
+        } catch {
+            throw .storageEngine(error, "reading the store's system values")
+        }
+    }
+
     static func storedMetadata(engine: StorageEngine) throws(ODataError) -> [UInt8]? {
         let value: [UInt8]?
         do {

@@ -7,6 +7,9 @@ enum OfflineStoreFormat {
     static let storeTree = "store"
     /// Key of the metadata record: version byte 1, then the `$metadata` bytes as given.
     static let metadataKey = Array("metadata".utf8)
+    /// BLAKE2b-256 of the stored metadata (without its version byte), written with it: an open
+    /// with the same `$metadata` compares 32 bytes instead of reading the document.
+    static let metadataDigestKey = Array("metadataDigest".utf8)
     static let metadataVersion: UInt8 = 1
 
     /// `odata.s.dq`: the defining-query registry; key = the name's UTF-8 bytes.

@@ -190,6 +190,52 @@ import Testing
         try back.close()
     }
 
+    @Test("the stored metadata's digest is written with it: a store without one gains it, changed metadata rewrites both, other bytes are still checked against the stored document")
+    func metadataDigest() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let xml = OfflineFixtures.sales.metadataXML()
+        let original = Array(xml.utf8)
+        func stored(_ store: OfflineStore) throws -> (document: [UInt8]?, digest: [UInt8]?) {
+            let reader = try store.storage.reader()
+            let document = try reader.systemValue(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.metadataKey)
+            return (document.map { Array($0.dropFirst()) },
+                    try reader.systemValue(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.metadataDigestKey))
+        }
+        var store = try await OfflineFixtures.loaded(dir)
+        #expect(try stored(store).document == original)
+        #expect(try stored(store).digest == ContentDigest.blake2b256(original))
+        #expect(ContentDigest.blake2b256(original).count == 32 && ContentDigest.blake2b256(original) != ContentDigest.blake2b256([]))
+        // A store written before the digest existed: it reads the document and gains the digest.
+        try store.storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
+            try batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.metadataDigestKey)
+        }
+        try store.close()
+        store = try await OfflineStore.open(metadata: original, parameters: OfflineFixtures.parameters(dir))
+        #expect(try stored(store).digest == ContentDigest.blake2b256(original))
+        try store.close()
+        // Changed metadata: the document and its digest are rewritten together.
+        let additive = Array(xml.replacingOccurrences(of: #"<Property Name="Note""#,
+                                                      with: #"<Property Name="Extra" Type="Edm.String" Nullable="true"/><Property Name="Note""#).utf8)
+        store = try await OfflineStore.open(metadata: additive, parameters: OfflineFixtures.parameters(dir))
+        #expect(try stored(store).document == additive)
+        #expect(try stored(store).digest == ContentDigest.blake2b256(additive))
+        #expect(try store.count("SalesOrders/$count?$filter=Extra eq null") == 500)
+        // Other bytes never pass for the stored ones: a retyped property is checked against the
+        // stored document and refused, which stays as it was.
+        try store.close()
+        let retyped = Array(String(decoding: additive, as: UTF8.self).replacingOccurrences(
+            of: #"<Property Name="Note" Type="Edm.String""#, with: #"<Property Name="Note" Type="Edm.Int32""#).utf8)
+        await expectStoreErrorAsync("incompatibleStoreMetadata", 3258) {
+            _ = try await OfflineStore.open(metadata: retyped, parameters: OfflineFixtures.parameters(dir))
+        }
+        store = try await OfflineStore.open(metadata: additive, parameters: OfflineFixtures.parameters(dir))
+        #expect(try stored(store).document == additive)
+        #expect(try stored(store).digest == ContentDigest.blake2b256(additive))
+        #expect(try store.count("SalesOrders/$count?$filter=Extra eq null") == 500)
+        try store.close()
+    }
+
     /// Opens keep the models of the last documents they parsed (`OfflineStore.parsedModel`):
     /// the model must always be the one of the bytes given, whatever was parsed before, and bad
     /// bytes stay an error (not a kept model).
