@@ -170,7 +170,7 @@ public final class OfflineStore: Sendable {
                 try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.metadataDigestKey, value: digest)
             }
         }
-        let handler = StoreReadHandler(model: model, pageSize: parameters.pageSize)
+        let handler = StoreReadHandler(model: model, pageSize: parameters.pageSize, writer: derived.readers.writer)
         let service = try LocalService(storage: storage, readHandler: handler,
                                        individualErrorArchiveDeletion: parameters.individualErrorArchiveDeletion, now: nil,
                                        readers: derived.readers)

@@ -44,7 +44,7 @@ extension StoreReadHandler {
               let stored = try reader.entity(in: set, key: [.int64(id)]) else { return row }
         var affected = JSONValue.null
         if let target = try reader.affectedEntity(of: stored) {
-            let bytes = try ODataJSONWriter(model: model).writeEntity(try target.toODataEntity(), entityType: target.info.typeName)
+            let bytes = try writer.writeEntity(try target.toODataEntity(), entityType: target.info.typeName)
             affected = try JSONReader.parse(bytes)
         }
         return .object(try JSONObject(members: object.map { ($0.key, $0.value) } + [("AffectedEntity", affected)]))

@@ -19,6 +19,14 @@ import OfflineODataQuery
 struct StoreReadHandler: ReadHandler {
     let model: ServiceModel
     let pageSize: Int?
+    /// Built once per model (it plans every type), not per response.
+    let writer: ODataJSONWriter
+
+    init(model: ServiceModel, pageSize: Int?, writer: ODataJSONWriter? = nil) {
+        self.model = model
+        self.pageSize = pageSize
+        self.writer = writer ?? ODataJSONWriter(model: model)
+    }
 
     func read(_ request: ODataRequest, reader: EntityReader) throws(ODataError) -> ODataResponse {
         let prefer = Preferences(request.header("Prefer") ?? "")
@@ -48,7 +56,6 @@ struct StoreReadHandler: ReadHandler {
     }
 
     private func respond(_ result: QueryResult, prefer: Preferences, reader: EntityReader, selectList: String = "") throws(ODataError) -> ODataResponse {
-        let writer = ODataJSONWriter(model: model)
         let set = result.entitySet ?? ""
         var headers = ["Content-Type": "application/json", "OData-Version": "4.0"]
         if prefer.includeLocalState || prefer.maxPageSize != nil {
