@@ -18,12 +18,16 @@ public final class SQLiteConnection {
     public let path: String
     private(set) var db: OpaquePointer?
 
-    public init(path: String, cacheKiB: Int? = nil) throws {
+    /// `busyTimeoutMs`: set before anything else, for connections opened at once by several
+    /// threads (the store benchmark's burst): setting WAL mode takes a lock, and without a
+    /// timeout a connection opened while another held it failed with "database is locked".
+    public init(path: String, cacheKiB: Int? = nil, busyTimeoutMs: Int32? = nil) throws {
         self.path = path
         var handle: OpaquePointer?
         let rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         db = handle
         guard rc == SQLITE_OK else { throw BenchError("sqlite3_open_v2 \(path): \(message())") }
+        if let busyTimeoutMs { sqlite3_busy_timeout(handle, busyTimeoutMs) }
         #if SQLCIPHER
         for pragma in CipherSettings.pragmas { try exec(pragma) }
         #endif

@@ -117,9 +117,8 @@ public enum TypedStoreWorker {
         let burstFailures = BurstFailures()
         DispatchQueue.concurrentPerform(iterations: burstThreads) { worker in
             do {
-                let connection = try SQLiteConnection(path: path, cacheKiB: cacheBytes / 1024 / burstThreads)
+                let connection = try SQLiteConnection(path: path, cacheKiB: cacheBytes / 1024 / burstThreads, busyTimeoutMs: 60000)
                 try connection.exec("PRAGMA synchronous=FULL")
-                try connection.exec("PRAGMA busy_timeout=60000")
                 let update = try connection.prepare("UPDATE SalesOrders SET Note = ?1 WHERE SalesOrderID = ?2")
                 let queue = try connection.prepare("INSERT INTO RequestQueue(Method, URL, Body, EntitySet, EntityKey) VALUES('PATCH', ?1, ?2, 'SalesOrders', ?3)")
                 for n in stride(from: worker, to: burstUpdates, by: burstThreads) {
