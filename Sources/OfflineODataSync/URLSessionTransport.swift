@@ -49,6 +49,34 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {  // URL
         guard let url = URL(string: request.url), url.scheme != nil, url.host != nil else {
             throw TransportError(.invalidURL, "'\(request.url)' is not an absolute URL")
         }
+        guard request.streamedBody != nil, acceptsStreamedBodies else { return try await send(request, url: url) }
+        // A streamed body cannot be sent again by FoundationNetworking after an authentication
+        // challenge (its second attempt found the stream read to its end, and the back end
+        // waited for bytes until the timeout: observed against mock-sap's basic authentication).
+        // So a streamed request answers no challenge itself: with a credential, a host known to
+        // ask for Basic gets it up front; after a 401 that asks for Basic the request is sent
+        // once more with it and a fresh stream; any other scheme gets the body whole, which
+        // FoundationNetworking sends again as it does every body.
+        var streamed = request
+        if let authorization = delegate.basicAuthorization(for: url) {
+            streamed.headers.append((name: "Authorization", value: authorization))
+        }
+        let first = try await send(streamed, url: url)
+        guard first.status == 401, delegate.credential != nil,
+              !streamed.headers.contains(where: { $0.name.lowercased() == "authorization" }) else { return first }
+        _ = try? await first.body.collect(upTo: 1 << 20)
+        if first.header("WWW-Authenticate")?.lowercased().hasPrefix("basic") == true,
+           let authorization = delegate.basicAuthorization(for: url, asked: true) {
+            streamed.headers.append((name: "Authorization", value: authorization))
+            return try await send(streamed, url: url)
+        }
+        var whole = request
+        whole.streamedBody = nil
+        whole.body = try request.streamedBody?.collect()
+        return try await send(whole, url: url)
+    }
+
+    private func send(_ request: HTTPRequest, url: URL) async throws -> HTTPResponse {
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method
         urlRequest.timeoutInterval = request.timeout ?? defaultTimeout
@@ -168,6 +196,24 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
 
     init(credential: URLCredential?) { self.credential = credential }
 
+    /// Hosts (`host:port`) that asked for Basic authentication in this session.
+    private var basicHosts: Set<String> = []
+
+    static func hostKey(_ url: URL) -> String { "\(url.host ?? ""):\(url.port ?? (url.scheme == "https" ? 443 : 80))" }
+
+    /// `Authorization: Basic …` for a request to `url` when there is a user and password and the
+    /// host asked for Basic before in this session (or `asked`: it just did); nil otherwise.
+    func basicAuthorization(for url: URL, asked: Bool = false) -> String? {
+        guard let credential, let user = credential.user, let password = credential.password else { return nil }
+        let key = Self.hostKey(url)
+        let known = lock.withLock { () -> Bool in
+            if asked { basicHosts.insert(key) }
+            return basicHosts.contains(key)
+        }
+        guard known else { return nil }
+        return "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+    }
+
     func register(_ task: URLSessionDataTask, continuation: CheckedContinuation<HTTPResponse, any Error>, description: String,
                   newBodyStream: (@Sendable () throws -> InputStream)?) {
         lock.withLock {
@@ -190,8 +236,14 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         }
         #endif
         let id = task.taskIdentifier
-        let first = lock.withLock { answered.insert(id).inserted }
-        if let credential, first, challenge.previousFailureCount == 0 {
+        let (first, streamed) = lock.withLock { () -> (Bool, Bool) in
+            if space.authenticationMethod == NSURLAuthenticationMethodHTTPBasic {
+                basicHosts.insert("\(space.host):\(space.port)")
+            }
+            return (answered.insert(id).inserted, exchanges[id]?.newBodyStream != nil)
+        }
+        // A streamed body is not answered here: the transport sends it again itself (`exchange`).
+        if let credential, first, !streamed, challenge.previousFailureCount == 0 {
             completionHandler(.useCredential, credential)
             return
         }
