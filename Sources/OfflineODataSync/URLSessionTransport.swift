@@ -46,7 +46,7 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {  // URL
     }
 
     public func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard let url = URL(string: request.url), url.scheme != nil, url.host != nil else {
+        guard var url = URL(string: request.url), url.scheme != nil, url.host != nil else {
             throw TransportError(.invalidURL, "'\(request.url)' is not an absolute URL")
         }
         guard request.streamedBody != nil, acceptsStreamedBodies else { return try await send(request, url: url) }
@@ -61,7 +61,18 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {  // URL
         if let authorization = delegate.basicAuthorization(for: url) {
             streamed.headers.append((name: "Authorization", value: authorization))
         }
-        let first = try await send(streamed, url: url)
+        var first = try await send(streamed, url: url)
+        // Redirects likewise: a 307 or 308 (method and body kept) is followed here with a fresh
+        // reader, at most 5 times; other redirects of a write come back as they are.
+        var hops = 0
+        while first.status == 307 || first.status == 308, hops < 5,
+              let location = first.header("Location"), let next = URL(string: location, relativeTo: url)?.absoluteURL {
+            _ = try? await first.body.collect(upTo: 1 << 20)
+            hops += 1
+            url = next
+            streamed.url = next.absoluteString
+            first = try await send(streamed, url: url)
+        }
         guard first.status == 401, delegate.credential != nil,
               !streamed.headers.contains(where: { $0.name.lowercased() == "authorization" }) else { return first }
         _ = try? await first.body.collect(upTo: 1 << 20)
@@ -70,7 +81,7 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {  // URL
             streamed.headers.append((name: "Authorization", value: authorization))
             return try await send(streamed, url: url)
         }
-        var whole = request
+        var whole = streamed
         whole.streamedBody = nil
         whole.body = try request.streamedBody?.collect()
         return try await send(whole, url: url)
@@ -219,6 +230,14 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         lock.withLock {
             exchanges[task.taskIdentifier] = Exchange(continuation: continuation, description: description, newBodyStream: newBodyStream)
         }
+    }
+
+    /// A task with a streamed body does not follow redirects: its stream cannot be read again
+    /// (the transport follows 307 and 308 itself, `exchange`); the others follow as usual.
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+        let streamed = lock.withLock { exchanges[task.taskIdentifier]?.newBodyStream != nil }
+        completionHandler(streamed ? nil : request)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping (InputStream?) -> Void) {

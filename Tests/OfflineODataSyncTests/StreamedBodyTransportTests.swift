@@ -1,0 +1,118 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import OfflineODataSync
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The default transport's streamed request bodies where a real back end would redirect them.
+/// No test back end redirects a write, so this one is a loopback double that does: `PUT /r`
+/// answers 307 to `/t`, `PUT /t` reads `Content-Length` bytes and answers 204 with how many it
+/// read (`X-Got`), and a chunked body is answered 400.
+@Suite struct StreamedBodyTransportTests {
+    final class RedirectingServer: @unchecked Sendable {
+        private(set) var port = 0
+        private var listener: Int32 = -1
+
+        init() throws {
+            listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard listener >= 0 else { throw TransportError(.other, "socket") }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0, listen(listener, 8) == 0 else { throw TransportError(.other, "bind") }
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+            }
+            port = Int(UInt16(bigEndian: address.sin_port))
+            let fd = listener
+            Thread {
+                while true {
+                    let client = accept(fd, nil, nil)
+                    if client < 0 { return }
+                    Thread { Self.serve(client) }.start()
+                }
+            }.start()
+        }
+
+        func stop() { shutdown(listener, Int32(SHUT_RDWR)); close(listener) }
+
+        static func serve(_ fd: Int32) {
+            defer { close(fd) }
+            var buffer: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                var end: Int?
+                while end == nil {
+                    if buffer.count >= 4, let i = (0...(buffer.count - 4)).first(where: {
+                        buffer[$0] == 13 && buffer[$0 + 1] == 10 && buffer[$0 + 2] == 13 && buffer[$0 + 3] == 10 }) { end = i; break }
+                    let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                    if n <= 0 { return }
+                    buffer += chunk[0..<n]
+                }
+                guard let headEnd = end else { return }
+                let head = String(decoding: buffer[0..<headEnd], as: UTF8.self)
+                buffer.removeFirst(headEnd + 4)
+                let lines = head.split(separator: "\r\n")
+                let target = (lines.first ?? "").split(separator: " ").dropFirst().first.map(String.init) ?? ""
+                func header(_ name: String) -> String? {
+                    lines.first { $0.lowercased().hasPrefix(name + ":") }.map { String($0.dropFirst(name.count + 1)).trimmingCharacters(in: .whitespaces) }
+                }
+                if header("transfer-encoding")?.lowercased().contains("chunked") == true {
+                    _ = write(fd, Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8), 63)
+                    return
+                }
+                var left = Int(header("content-length") ?? "0") ?? 0
+                let taken = min(left, buffer.count)
+                buffer.removeFirst(taken)
+                var got = taken
+                left -= taken
+                while left > 0 {
+                    let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, left)) }
+                    if n <= 0 { return }
+                    left -= n
+                    got += n
+                }
+                let answer = target == "/r"
+                    ? "HTTP/1.1 307 Temporary Redirect\r\nLocation: /t\r\nContent-Length: 0\r\n\r\n"
+                    : "HTTP/1.1 204 No Content\r\nX-Got: \(got)\r\nContent-Length: 0\r\n\r\n"
+                let bytes = Array(answer.utf8)
+                guard bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count else { return }
+            }
+        }
+    }
+
+    final class Pieces: HTTPBodyReader, @unchecked Sendable {
+        var left = 4
+        func next() throws -> [UInt8]? {
+            guard left > 0 else { return nil }
+            left -= 1
+            return [UInt8](repeating: UInt8(ascii: "b"), count: 50_000)
+        }
+    }
+
+    @Test("a streamed body redirected with 307 is sent again to the new location with a fresh reader, whole and not chunked", .enabled(if: URLSessionTransport(timeout: 1).acceptsStreamedBodies, "URLSessionTransport streams request bodies on Linux only"))
+    func redirectedStreamedBody() async throws {
+        let server = try RedirectingServer()
+        defer { server.stop() }
+        let passes = Mutex(0)
+        var request = HTTPRequest(method: "PUT", url: "http://127.0.0.1:\(server.port)/r",
+                                  headers: [(name: "Content-Type", value: "video/mp4")], timeout: 20)
+        request.streamedBody = HTTPStreamedBody(length: 200_000) {
+            passes.withLock { $0 += 1 }
+            return Pieces()
+        }
+        let response = try await URLSessionTransport(timeout: 20).exchange(request)
+        #expect(response.status == 204)
+        #expect(response.header("X-Got") == "200000")
+        #expect(passes.withLock { $0 } == 2)
+    }
+}
