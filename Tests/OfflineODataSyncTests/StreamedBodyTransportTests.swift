@@ -86,6 +86,10 @@ import Glibc
                     : "HTTP/1.1 204 No Content\r\nX-Got: \(got)\r\nContent-Length: 0\r\n\r\n"
                 let bytes = Array(answer.utf8)
                 guard bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count else { return }
+                // `/once`: the connection is closed after one answer without saying so (a
+                // keep-alive connection a server or proxy dropped), so the client's next request
+                // on it fails and is sent again on a new one.
+                if target == "/once" { return }
             }
         }
     }
@@ -96,6 +100,21 @@ import Glibc
             guard left > 0 else { return nil }
             left -= 1
             return [UInt8](repeating: UInt8(ascii: "b"), count: 50_000)
+        }
+    }
+
+    @Test("a streamed body whose kept-alive connection turns out closed is sent again on a new one, whole", .enabled(if: URLSessionTransport(timeout: 1).acceptsStreamedBodies, "URLSessionTransport streams request bodies on Linux only"))
+    func streamedBodyOnADroppedConnection() async throws {
+        let server = try RedirectingServer()
+        defer { server.stop() }
+        let transport = URLSessionTransport(timeout: 20)
+        for round in 0..<3 {
+            var request = HTTPRequest(method: "PUT", url: "http://127.0.0.1:\(server.port)/once",
+                                      headers: [(name: "Content-Type", value: "video/mp4")], timeout: 20)
+            request.streamedBody = HTTPStreamedBody(length: 200_000) { Pieces() }
+            let response = try await transport.exchange(request)
+            #expect(response.status == 204, "round \(round)")
+            #expect(response.header("X-Got") == "200000", "round \(round)")
         }
     }
 
