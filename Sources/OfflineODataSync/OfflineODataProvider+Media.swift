@@ -141,9 +141,9 @@ extension OfflineODataProvider {
         var version: String?
     }
 
-    /// The streams of one defining query that need fetching: the query is read again with
-    /// `$select` of the key (only the control information matters), and each entity's media
-    /// ETag is compared with the stored one.
+    /// The streams of one defining query that need fetching: the query is read again (its
+    /// entities' keys and control information matter), and each entity's media ETag, those of
+    /// the entities its `$expand` brings included, is compared with the stored one.
     func mediaJobs(for query: DefiningQuery, store: OfflineStore) async throws(ODataError) -> [MediaJob] {
         let path = String(query.url.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
         var setName = path
@@ -151,10 +151,9 @@ extension OfflineODataProvider {
         let single = Self.singleEntitySet(query.url, model: store.model)
         if let single { setName = single }
         guard let set = store.model.entitySet(named: setName), let type = store.model.entityType(ofSet: set.name) else { return [] }
-        let isMedia = store.model.isMediaType(type)
-        let streamProperties = store.model.allProperties(of: type).filter { !$0.type.isCollection && $0.type.primitiveKind == .stream }.map(\.name)
-        guard isMedia || !streamProperties.isEmpty else { return [] }
-        let keys = store.model.keyProperties(of: type)
+        // The entities its `$expand` brings count too (they are stored in their own sets).
+        let expands = query.url.range(of: "expand=", options: .caseInsensitive) != nil
+        guard Self.reachesStreams(type, set: set.name, model: store.model, depth: expands ? Self.maxExpandDepth : 0) else { return [] }
         var jobs: [MediaJob] = []
         var url: String? = try resolve(query.url)
         var pages = 0
@@ -179,38 +178,87 @@ extension OfflineODataProvider {
             let rows = single != nil ? [root]
                 : root["value"] as? [[String: Any]] ?? root["results"] as? [[String: Any]] ?? json["d"] as? [[String: Any]] ?? []
             for row in rows {
-                let links = MediaLinks(row)
-                var values: [ODataValue] = []
-                for key in keys {
-                    guard let raw = row[key.name], let value = Self.keyValue(raw, type: key.type.primitiveKind) else { values = []; break }
-                    values.append(value)
-                }
-                guard values.count == keys.count, !keys.isEmpty else { continue }
-                let predicate: String
-                do {
-                    predicate = try KeyPredicate.format(values, keys: keys.map { KeyProperty($0.name, $0.type.primitiveKind ?? .string) },
-                                                        version: isV2(store) ? .v2 : .v4)
-                } catch {
-                    continue
-                }
-                let entityPath = set.name + URLPercentEncoding.pathSegment(predicate)
-                // The media resource, then each stream property (`Manual@odata.mediaReadLink`, …).
-                var streams: [(property: String, links: MediaLinks, fallback: String)] = []
-                if isMedia { streams.append(("", links, entityPath + "/$value")) }
-                for name in streamProperties { streams.append((name, MediaLinks(row, property: name), entityPath + "/" + name)) }
-                for (property, links, fallback) in streams {
-                    // Unchanged since it was stored (or found absent): media ETag, else entity ETag.
-                    let version = links.etag ?? Self.entityETag(row)
-                    let stored = try store.mediaInfo(set: set.name, predicate: predicate, property: property, includingAbsent: true)
-                    if stored?.isLocal == true { continue }
-                    if let stored, let version, stored.serverVersion == version { continue }
-                    jobs.append(MediaJob(set: set.name, predicate: predicate, property: property, readLink: links.readLink ?? fallback,
-                                         etag: links.etag, contentType: links.contentType, version: version))
-                }
+                try appendJobs(row, set: set.name, type: type, store: store, depth: expands ? Self.maxExpandDepth : 0, into: &jobs)
             }
             url = single != nil ? nil : (root["@odata.nextLink"] as? String ?? root["__next"] as? String).flatMap { try? resolve($0) }
         }
         return jobs
+    }
+
+    /// Levels of `$expand` whose entities' streams are fetched.
+    static let maxExpandDepth = 4
+
+    /// Whether entities of `type` in `set`, or those reached from them through up to `depth`
+    /// levels of navigation, carry a media resource or a stream property.
+    static func reachesStreams(_ type: CSDLEntityType, set: String, model: ServiceModel, depth: Int) -> Bool {
+        if model.isMediaType(type) || model.allProperties(of: type).contains(where: { !$0.type.isCollection && $0.type.primitiveKind == .stream }) {
+            return true
+        }
+        guard depth > 0 else { return false }
+        for navigation in model.allNavigationProperties(of: type) where !navigation.containsTarget {
+            guard let target = model.navigationTarget(set: set, navigation: navigation.name),
+                  let targetType = model.entityType(ofSet: target.name) else { continue }
+            if reachesStreams(targetType, set: target.name, model: model, depth: depth - 1) { return true }
+        }
+        return false
+    }
+
+    /// The streams of one entity of the answer that need fetching, and (`depth` levels down)
+    /// those of the entities expanded in it: V4 arrays or objects, V2 `{"results":[…]}` or
+    /// objects (a `__deferred` link was not expanded).
+    func appendJobs(_ row: [String: Any], set: String, type: CSDLEntityType, store: OfflineStore, depth: Int,
+                    into jobs: inout [MediaJob]) throws(ODataError) {
+        let model = store.model
+        let isMedia = model.isMediaType(type)
+        let streamProperties = model.allProperties(of: type).filter { !$0.type.isCollection && $0.type.primitiveKind == .stream }.map(\.name)
+        if isMedia || !streamProperties.isEmpty, let predicate = entityPredicate(row, type: type, store: store) {
+            let links = MediaLinks(row)
+            let entityPath = set + URLPercentEncoding.pathSegment(predicate)
+            // The media resource, then each stream property (`Manual@odata.mediaReadLink`, …).
+            var streams: [(property: String, links: MediaLinks, fallback: String)] = []
+            if isMedia { streams.append(("", links, entityPath + "/$value")) }
+            for name in streamProperties { streams.append((name, MediaLinks(row, property: name), entityPath + "/" + name)) }
+            for (property, links, fallback) in streams {
+                // Unchanged since it was stored (or found absent): media ETag, else entity ETag.
+                let version = links.etag ?? Self.entityETag(row)
+                let stored = try store.mediaInfo(set: set, predicate: predicate, property: property, includingAbsent: true)
+                if stored?.isLocal == true { continue }
+                if let stored, let version, stored.serverVersion == version { continue }
+                jobs.append(MediaJob(set: set, predicate: predicate, property: property, readLink: links.readLink ?? fallback,
+                                     etag: links.etag, contentType: links.contentType, version: version))
+            }
+        }
+        guard depth > 0 else { return }
+        for navigation in model.allNavigationProperties(of: type) where !navigation.containsTarget {
+            guard let value = row[navigation.name], let target = model.navigationTarget(set: set, navigation: navigation.name),
+                  let targetType = model.entityType(ofSet: target.name),
+                  Self.reachesStreams(targetType, set: target.name, model: model, depth: depth - 1) else { continue }
+            let nested: [[String: Any]]
+            if let array = value as? [[String: Any]] {
+                nested = array
+            } else if let object = value as? [String: Any] {
+                if object["__deferred"] != nil { continue }
+                nested = object["results"] as? [[String: Any]] ?? [object]
+            } else {
+                continue
+            }
+            for child in nested {
+                try appendJobs(child, set: target.name, type: targetType, store: store, depth: depth - 1, into: &jobs)
+            }
+        }
+    }
+
+    /// The key predicate of an entity of the answer (nil when its key is missing or malformed).
+    func entityPredicate(_ row: [String: Any], type: CSDLEntityType, store: OfflineStore) -> String? {
+        let keys = store.model.keyProperties(of: type)
+        var values: [ODataValue] = []
+        for key in keys {
+            guard let raw = row[key.name], let value = Self.keyValue(raw, type: key.type.primitiveKind) else { return nil }
+            values.append(value)
+        }
+        guard !keys.isEmpty else { return nil }
+        return try? KeyPredicate.format(values, keys: keys.map { KeyProperty($0.name, $0.type.primitiveKind ?? .string) },
+                                        version: isV2(store) ? .v2 : .v4)
     }
 
     /// Bytes asked for per range request.

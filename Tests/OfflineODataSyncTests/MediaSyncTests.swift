@@ -386,6 +386,38 @@ extension MediaSyncTests {
     }
 }
 
+extension MediaSyncTests {
+    @Test("a defining query that expands media entities brings their streams too (SAP's automaticallyRetrievesStreams for every entity the query brings); a second download fetches none again")
+    func expandedMediaEntities() async throws {
+        let server = try OdatapyServer(model: "model-photo-navigation.xml")
+        defer { server.stop() }
+        for id in [1, 2] {
+            let (status, _) = try await server.send("PATCH", "Photos(\(id))", json: #"{"SalesOrderID":"SO001"}"#)
+            #expect(status == 204 || status == 200)
+        }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let queries = [DefiningQuery(name: "Orders", url: "SalesOrders?$filter=SalesOrderID eq 'SO001'&$expand=Photos",
+                                     automaticallyRetrievesStreams: true)]
+        let recorder = RecordingTransport(URLSessionTransport(timeout: 20))
+        let provider = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: .test(dir, queries: queries), transport: recorder)
+        try await provider.open()
+        let store = try provider.store
+        #expect(try store.keys("Photos", key: "PhotoID").count == 2)
+        #expect(try store.execute(.get, "Photos(1)/$value").body == Self.seeded(1, 3000))
+        #expect(try store.execute(.get, "Photos(2)/$value").body == Self.seeded(2, 150_000))
+        #expect(try store.mediaInfo(set: "Photos", key: [.int32(2)])?.contentType == "image/jpeg")
+        // Nothing changed on the back end: the next download reads the query again but fetches
+        // no stream.
+        let seen = recorder.requests.count
+        #expect(recorder.requests.filter { $0.hasSuffix("/$value") }.count == 2, "\(recorder.requests)")
+        try await provider.download()
+        let again = recorder.requests.dropFirst(seen)
+        #expect(!again.contains { $0.hasSuffix("/$value") }, "\(again)")
+        try provider.close()
+    }
+}
+
 /// The default transport with the pieces of each streamed request body counted as it reads
 /// them: on Linux URLSessionTransport sends a stored stream as it reads it from the store
 /// (never collected), with `Content-Length` and no chunked coding, which odatapy's server
