@@ -153,7 +153,7 @@ extension OfflineODataProvider {
         guard let set = store.model.entitySet(named: setName), let type = store.model.entityType(ofSet: set.name) else { return [] }
         // The entities its `$expand` brings count too (they are stored in their own sets).
         let expands = query.url.range(of: "expand=", options: .caseInsensitive) != nil
-        guard Self.reachesStreams(type, set: set.name, model: store.model, depth: expands ? Self.maxExpandDepth : 0) else { return [] }
+        guard let shape = MediaShape(set: set.name, type: type, model: store.model, depth: expands ? Self.maxExpandDepth : 0) else { return [] }
         var jobs: [MediaJob] = []
         var url: String? = try resolve(query.url)
         var pages = 0
@@ -178,7 +178,7 @@ extension OfflineODataProvider {
             let rows = single != nil ? [root]
                 : root["value"] as? [[String: Any]] ?? root["results"] as? [[String: Any]] ?? json["d"] as? [[String: Any]] ?? []
             for row in rows {
-                try appendJobs(row, set: set.name, type: type, store: store, depth: expands ? Self.maxExpandDepth : 0, into: &jobs)
+                try appendJobs(row, shape: shape, store: store, into: &jobs)
             }
             url = single != nil ? nil : (root["@odata.nextLink"] as? String ?? root["__next"] as? String).flatMap { try? resolve($0) }
         }
@@ -188,69 +188,72 @@ extension OfflineODataProvider {
     /// Levels of `$expand` whose entities' streams are fetched.
     static let maxExpandDepth = 4
 
-    /// Whether entities of `type` in `set`, or those reached from them through up to `depth`
-    /// levels of navigation, carry a media resource or a stream property.
-    static func reachesStreams(_ type: CSDLEntityType, set: String, model: ServiceModel, depth: Int) -> Bool {
-        if model.isMediaType(type) || model.allProperties(of: type).contains(where: { !$0.type.isCollection && $0.type.primitiveKind == .stream }) {
-            return true
+    /// Where the streams of a query's entities are, worked out once per query from the model:
+    /// whether the set's entities are media entities, their stream properties and key, and the
+    /// navigations (up to `depth` levels) whose expanded entities carry streams in turn.
+    struct MediaShape {
+        let set: String
+        let isMedia: Bool
+        let streamProperties: [String]
+        let keys: [CSDLProperty]
+        let expanded: [(navigation: String, shape: MediaShape)]
+
+        /// Nil when neither these entities nor any reached from them carry a stream.
+        init?(set: String, type: CSDLEntityType, model: ServiceModel, depth: Int) {
+            isMedia = model.isMediaType(type)
+            streamProperties = model.allProperties(of: type).filter { !$0.type.isCollection && $0.type.primitiveKind == .stream }.map(\.name)
+            var expanded: [(navigation: String, shape: MediaShape)] = []
+            if depth > 0 {
+                for navigation in model.allNavigationProperties(of: type) where !navigation.containsTarget {
+                    guard let target = model.navigationTarget(set: set, navigation: navigation.name),
+                          let targetType = model.entityType(ofSet: target.name),
+                          let shape = MediaShape(set: target.name, type: targetType, model: model, depth: depth - 1) else { continue }
+                    expanded.append((navigation.name, shape))
+                }
+            }
+            guard isMedia || !streamProperties.isEmpty || !expanded.isEmpty else { return nil }
+            self.set = set
+            self.keys = model.keyProperties(of: type)
+            self.expanded = expanded
         }
-        guard depth > 0 else { return false }
-        for navigation in model.allNavigationProperties(of: type) where !navigation.containsTarget {
-            guard let target = model.navigationTarget(set: set, navigation: navigation.name),
-                  let targetType = model.entityType(ofSet: target.name) else { continue }
-            if reachesStreams(targetType, set: target.name, model: model, depth: depth - 1) { return true }
-        }
-        return false
     }
 
-    /// The streams of one entity of the answer that need fetching, and (`depth` levels down)
-    /// those of the entities expanded in it: V4 arrays or objects, V2 `{"results":[…]}` or
-    /// objects (a `__deferred` link was not expanded).
-    func appendJobs(_ row: [String: Any], set: String, type: CSDLEntityType, store: OfflineStore, depth: Int,
-                    into jobs: inout [MediaJob]) throws(ODataError) {
-        let model = store.model
-        let isMedia = model.isMediaType(type)
-        let streamProperties = model.allProperties(of: type).filter { !$0.type.isCollection && $0.type.primitiveKind == .stream }.map(\.name)
-        if isMedia || !streamProperties.isEmpty, let predicate = entityPredicate(row, type: type, store: store) {
+    /// The streams of one entity of the answer that need fetching, and those of the entities
+    /// expanded in it: V4 arrays or objects, V2 `{"results":[…]}` or objects (a `__deferred`
+    /// link was not expanded).
+    func appendJobs(_ row: [String: Any], shape: MediaShape, store: OfflineStore, into jobs: inout [MediaJob]) throws(ODataError) {
+        if shape.isMedia || !shape.streamProperties.isEmpty, let predicate = entityPredicate(row, keys: shape.keys, store: store) {
             let links = MediaLinks(row)
-            let entityPath = set + URLPercentEncoding.pathSegment(predicate)
+            let entityPath = shape.set + URLPercentEncoding.pathSegment(predicate)
             // The media resource, then each stream property (`Manual@odata.mediaReadLink`, …).
             var streams: [(property: String, links: MediaLinks, fallback: String)] = []
-            if isMedia { streams.append(("", links, entityPath + "/$value")) }
-            for name in streamProperties { streams.append((name, MediaLinks(row, property: name), entityPath + "/" + name)) }
+            if shape.isMedia { streams.append(("", links, entityPath + "/$value")) }
+            for name in shape.streamProperties { streams.append((name, MediaLinks(row, property: name), entityPath + "/" + name)) }
             for (property, links, fallback) in streams {
                 // Unchanged since it was stored (or found absent): media ETag, else entity ETag.
                 let version = links.etag ?? Self.entityETag(row)
-                let stored = try store.mediaInfo(set: set, predicate: predicate, property: property, includingAbsent: true)
+                let stored = try store.mediaInfo(set: shape.set, predicate: predicate, property: property, includingAbsent: true)
                 if stored?.isLocal == true { continue }
                 if let stored, let version, stored.serverVersion == version { continue }
-                jobs.append(MediaJob(set: set, predicate: predicate, property: property, readLink: links.readLink ?? fallback,
+                jobs.append(MediaJob(set: shape.set, predicate: predicate, property: property, readLink: links.readLink ?? fallback,
                                      etag: links.etag, contentType: links.contentType, version: version))
             }
         }
-        guard depth > 0 else { return }
-        for navigation in model.allNavigationProperties(of: type) where !navigation.containsTarget {
-            guard let value = row[navigation.name], let target = model.navigationTarget(set: set, navigation: navigation.name),
-                  let targetType = model.entityType(ofSet: target.name),
-                  Self.reachesStreams(targetType, set: target.name, model: model, depth: depth - 1) else { continue }
+        for (navigation, child) in shape.expanded {
             let nested: [[String: Any]]
-            if let array = value as? [[String: Any]] {
+            if let array = row[navigation] as? [[String: Any]] {
                 nested = array
-            } else if let object = value as? [String: Any] {
-                if object["__deferred"] != nil { continue }
+            } else if let object = row[navigation] as? [String: Any], object["__deferred"] == nil {
                 nested = object["results"] as? [[String: Any]] ?? [object]
             } else {
                 continue
             }
-            for child in nested {
-                try appendJobs(child, set: target.name, type: targetType, store: store, depth: depth - 1, into: &jobs)
-            }
+            for entity in nested { try appendJobs(entity, shape: child, store: store, into: &jobs) }
         }
     }
 
     /// The key predicate of an entity of the answer (nil when its key is missing or malformed).
-    func entityPredicate(_ row: [String: Any], type: CSDLEntityType, store: OfflineStore) -> String? {
-        let keys = store.model.keyProperties(of: type)
+    func entityPredicate(_ row: [String: Any], keys: [CSDLProperty], store: OfflineStore) -> String? {
         var values: [ODataValue] = []
         for key in keys {
             guard let raw = row[key.name], let value = Self.keyValue(raw, type: key.type.primitiveKind) else { return nil }

@@ -61,22 +61,22 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {  // URL
         if let authorization = delegate.basicAuthorization(for: url) {
             streamed.headers.append((name: "Authorization", value: authorization))
         }
-        var first = try await send(streamed, url: url)
+        var answer = try await send(streamed, url: url)
         // Redirects likewise: a 307 or 308 (method and body kept) is followed here with a fresh
         // reader, at most 5 times; other redirects of a write come back as they are.
         var hops = 0
-        while first.status == 307 || first.status == 308, hops < 5,
-              let location = first.header("Location"), let next = URL(string: location, relativeTo: url)?.absoluteURL {
-            _ = try? await first.body.collect(upTo: 1 << 20)
+        while answer.status == 307 || answer.status == 308, hops < 5,
+              let location = answer.header("Location"), let next = URL(string: location, relativeTo: url)?.absoluteURL {
+            _ = try? await answer.body.collect(upTo: 1 << 20)
             hops += 1
             url = next
             streamed.url = next.absoluteString
-            first = try await send(streamed, url: url)
+            answer = try await send(streamed, url: url)
         }
-        guard first.status == 401, delegate.credential != nil,
-              !streamed.headers.contains(where: { $0.name.lowercased() == "authorization" }) else { return first }
-        _ = try? await first.body.collect(upTo: 1 << 20)
-        if first.header("WWW-Authenticate")?.lowercased().hasPrefix("basic") == true,
+        guard answer.status == 401, delegate.credential != nil,
+              !streamed.headers.contains(where: { $0.name.lowercased() == "authorization" }) else { return answer }
+        _ = try? await answer.body.collect(upTo: 1 << 20)
+        if answer.header("WWW-Authenticate")?.lowercased().hasPrefix("basic") == true,
            let authorization = delegate.basicAuthorization(for: url, asked: true) {
             streamed.headers.append((name: "Authorization", value: authorization))
             return try await send(streamed, url: url)
@@ -210,7 +210,8 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     /// Hosts (`host:port`) that asked for Basic authentication in this session.
     private var basicHosts: Set<String> = []
 
-    static func hostKey(_ url: URL) -> String { "\(url.host ?? ""):\(url.port ?? (url.scheme == "https" ? 443 : 80))" }
+    static func hostKey(host: String, port: Int) -> String { "\(host.lowercased()):\(port)" }
+    static func hostKey(_ url: URL) -> String { hostKey(host: url.host ?? "", port: url.port ?? (url.scheme == "https" ? 443 : 80)) }
 
     /// `Authorization: Basic …` for a request to `url` when there is a user and password and the
     /// host asked for Basic before in this session (or `asked`: it just did); nil otherwise.
@@ -257,7 +258,7 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         let id = task.taskIdentifier
         let (first, streamed) = lock.withLock { () -> (Bool, Bool) in
             if space.authenticationMethod == NSURLAuthenticationMethodHTTPBasic {
-                basicHosts.insert("\(space.host):\(space.port)")
+                basicHosts.insert(Self.hostKey(host: space.host, port: space.port))
             }
             return (answered.insert(id).inserted, exchanges[id]?.newBodyStream != nil)
         }

@@ -33,76 +33,22 @@ final class SinkServer: @unchecked Sendable {
     var bodies: [Int] { lock.withLock { received } }
 
     func start() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw BenchError("socket") }
-        var one: Int32 = 1
-        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(listener, 16) == 0 else { throw BenchError("bind/listen") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
-        Thread {
-            while true {
-                let client = accept(listener, nil, nil)
-                guard client >= 0 else { continue }
-                Thread { self.serve(client) }.start()
-            }
-        }.start()
+        port = try LoopbackHTTP.listen { connection in self.serve(&connection) }
     }
 
-    private func serve(_ fd: Int32) {
-        defer { close(fd) }
-        var buffer: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            var headEnd: Int?
-            while headEnd == nil {
-                if buffer.count >= 4, let i = (0...(buffer.count - 4)).first(where: { buffer[$0] == 13 && buffer[$0 + 1] == 10 && buffer[$0 + 2] == 13 && buffer[$0 + 3] == 10 }) {
-                    headEnd = i
-                    break
-                }
-                let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if n <= 0 { return }
-                buffer += chunk[0..<n]
-            }
-            guard let end = headEnd else { return }
-            let head = String(decoding: buffer[0..<end], as: UTF8.self)
-            buffer.removeFirst(end + 4)
-            let lines = head.split(separator: "\r\n")
-            let parts = (lines.first ?? "").split(separator: " ")
-            guard parts.count >= 2 else { return }
-            let method = String(parts[0]), target = String(parts[1]).replacingOccurrences(of: "%24", with: "$")
-            func header(_ name: String) -> String? {
-                lines.first { $0.lowercased().hasPrefix(name + ":") }.map { String($0.dropFirst(name.count + 1)).trimmingCharacters(in: .whitespaces) }
-            }
-            var answer: (status: String, type: String, body: [UInt8])
-            if header("transfer-encoding")?.lowercased().contains("chunked") == true {
-                answer = ("400 Bad Request", "text/plain", Array("chunked request bodies are not taken".utf8))
-                _ = write(fd, Array("HTTP/1.1 \(answer.status)\r\nContent-Length: \(answer.body.count)\r\nConnection: close\r\n\r\n".utf8) + answer.body, 200)
+    private func serve(_ connection: inout LoopbackHTTP.Connection) {
+        while let head = connection.readHead() {
+            if head.header("transfer-encoding")?.lowercased().contains("chunked") == true {
+                let refusal = Array("chunked request bodies are not taken".utf8)
+                _ = connection.write(Array("HTTP/1.1 400 Bad Request\r\nContent-Length: \(refusal.count)\r\nConnection: close\r\n\r\n".utf8) + refusal)
                 return
             }
             // The body, read and dropped as it comes.
-            var left = Int(header("content-length") ?? "0") ?? 0
-            let total = left
-            let taken = min(left, buffer.count)
-            buffer.removeFirst(taken)
-            left -= taken
-            while left > 0 {
-                let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, left)) }
-                if n <= 0 { return }
-                left -= n
-            }
-            if method != "GET" { lock.withLock { received.append(total) } }
+            guard connection.readBody(head.contentLength, keep: false) != nil else { return }
+            if head.method != "GET" { lock.withLock { received.append(head.contentLength) } }
             let entity = #"{"@odata.etag":"W/\"1\"","@odata.mediaEtag":"W/\"m1\"","ID":1}"#
-            switch (method, target) {
+            let answer: (status: String, type: String, body: [UInt8])
+            switch (head.method, head.target) {
             case ("GET", let t) where t.hasPrefix("/$metadata"): answer = ("200 OK", "application/xml", Self.metadata)
             case ("GET", let t) where t.hasPrefix("/Photos(1)"): answer = ("200 OK", "application/json", Array(entity.utf8))
             case ("GET", let t) where t.hasPrefix("/Photos"): answer = ("200 OK", "application/json", Array(#"{"value":[\#(entity)]}"#.utf8))
@@ -111,15 +57,9 @@ final class SinkServer: @unchecked Sendable {
             default: answer = ("404 Not Found", "text/plain", Array("no".utf8))
             }
             var reply = "HTTP/1.1 \(answer.status)\r\nContent-Type: \(answer.type)\r\nOData-Version: 4.0\r\n"
-            if method == "PUT" { reply += "ETag: W/\"2\"\r\n" }
+            if head.method == "PUT" { reply += "ETag: W/\"2\"\r\n" }
             reply += "Content-Length: \(answer.body.count)\r\n\r\n"
-            let bytes = Array(reply.utf8) + answer.body
-            var offset = 0
-            while offset < bytes.count {
-                let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                if n <= 0 { return }
-                offset += n
-            }
+            guard connection.write(Array(reply.utf8) + answer.body) else { return }
         }
     }
 }

@@ -1,3 +1,4 @@
+import BenchCommon
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +15,6 @@ final class PageServer: @unchecked Sendable {
     let plainFirstWithDelta: [UInt8]
     let delta: [[UInt8]]
     let metadata: [UInt8]
-    private var listener: Int32 = -1
     private(set) var port: Int = 0
 
     init(pages: SyncPages) {
@@ -34,85 +34,26 @@ final class PageServer: @unchecked Sendable {
     var totalBytes: Int { expanded.reduce(0) { $0 + $1.count } }
 
     func start() throws {
-        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw ServerError("socket") }
-        var one: Int32 = 1
-        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(listener, 64) == 0 else { throw ServerError("bind/listen") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
-        let socketFD = self.listener
-        Thread {
-            while true {
-                let client = accept(socketFD, nil, nil)
-                guard client >= 0 else { continue }
-                Thread { self.serve(client) }.start()
-            }
-        }.start()
+        port = try LoopbackHTTP.listen { connection in self.serve(&connection) }
     }
 
-    struct ServerError: Error { let what: String; init(_ what: String) { self.what = what } }
-
-    private func serve(_ fd: Int32) {
-        defer { close(fd) }
-        var one: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        var buffer: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            // One request head.
-            var end: Int?
-            while end == nil {
-                if let found = Self.headEnd(buffer) { end = found; break }
-                let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if n <= 0 { return }
-                buffer += chunk[0..<n]
-            }
-            guard let headEnd = end else { return }
-            let head = String(decoding: buffer[0..<headEnd], as: UTF8.self)
-            buffer.removeFirst(headEnd + 4)
-            let line = head.split(separator: "\r\n").first.map(String.init) ?? ""
-            let parts = line.split(separator: " ")
-            guard parts.count >= 2 else { return }
-            let target = String(parts[1]).replacingOccurrences(of: "%24", with: "$")
-            if parts[0] != "GET" {
+    private func serve(_ connection: inout LoopbackHTTP.Connection) {
+        while let head = connection.readHead() {
+            guard !head.method.isEmpty, !head.target.isEmpty else { return }
+            if head.method != "GET" {
                 // A write (the upload benchmark): read its body, answer at once.
-                let length = Self.contentLength(head)
-                while buffer.count < length {
-                    let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                    if n <= 0 { return }
-                    buffer += chunk[0..<n]
-                }
-                let body = Array(buffer[0..<length])
-                buffer.removeFirst(length)
-                guard writeAll(fd, Self.writeAnswer(method: String(parts[0]), target: target, head: head, body: body)) else { return }
+                guard let body = connection.readBody(head.contentLength),
+                      connection.write(Self.writeAnswer(method: head.method, target: head.target, head: head.text, body: body)) else { return }
                 continue
             }
-            let trackChanges = head.lowercased().contains("odata.track-changes")
-            let body = route(target, trackChanges: trackChanges)
+            let trackChanges = head.text.lowercased().contains("odata.track-changes")
+            let body = route(head.target, trackChanges: trackChanges)
             let status = body == nil ? "404 Not Found" : "200 OK"
             let payload = body ?? Array("no such page".utf8)
-            let type = target.hasPrefix("/$metadata") ? "application/xml" : "application/json"
+            let type = head.target.hasPrefix("/$metadata") ? "application/xml" : "application/json"
             let header = "HTTP/1.1 \(status)\r\nContent-Type: \(type)\r\nContent-Length: \(payload.count)\r\nOData-Version: 4.01\r\n\r\n"
-            guard writeAll(fd, Array(header.utf8)), writeAll(fd, payload) else { return }
+            guard connection.write(Array(header.utf8)), connection.write(payload) else { return }
         }
-    }
-
-    static func contentLength(_ head: String) -> Int {
-        for line in head.split(separator: "\r\n") where line.lowercased().hasPrefix("content-length:") {
-            return Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
-        }
-        return 0
     }
 
     /// The answer to a write: 201 to a POST, 204 with an ETag to the others; to a `$batch`, one
@@ -148,22 +89,6 @@ final class PageServer: @unchecked Sendable {
         out += "--b--\r\n"
         let payload = Array(out.utf8)
         return Array("HTTP/1.1 200 OK\r\nContent-Type: multipart/mixed; boundary=b\r\nContent-Length: \(payload.count)\r\nOData-Version: 4.01\r\n\r\n".utf8) + payload
-    }
-
-    static func headEnd(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for i in 0...(bytes.count - 4) where bytes[i] == 13 && bytes[i + 1] == 10 && bytes[i + 2] == 13 && bytes[i + 3] == 10 { return i }
-        return nil
-    }
-
-    private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n <= 0 { return false }
-            offset += n
-        }
-        return true
     }
 
     private func route(_ target: String, trackChanges: Bool) -> [UInt8]? {

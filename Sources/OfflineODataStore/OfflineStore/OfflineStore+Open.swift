@@ -50,18 +50,12 @@ extension OfflineStore {
             guard let tree = try engine.existingTree(StoreFormat.systemTree(OfflineStoreFormat.storeTree)) else { return nil }
             return try engine.get(key, in: tree)
         } catch {
-            throw .storageEngine(error, "reading the store's system values")
+            throw .storageEngine(error, "reading the store's '\(String(decoding: key, as: UTF8.self))' record")
         }
     }
 
     static func storedMetadata(engine: StorageEngine) throws(ODataError) -> [UInt8]? {
-        let value: [UInt8]?
-        do {
-            guard let tree = try engine.existingTree(StoreFormat.systemTree(OfflineStoreFormat.storeTree)) else { return nil }
-            value = try engine.get(OfflineStoreFormat.metadataKey, in: tree)
-        } catch {
-            throw .storageEngine(error, "reading the stored metadata")
-        }
+        let value = try storedSystemValue(OfflineStoreFormat.metadataKey, engine: engine)
         guard let value else { return nil }
         guard value.first == OfflineStoreFormat.metadataVersion else {
             throw .offlineCorrupted("stored metadata", "version \(value.first.map(String.init) ?? "none")")

@@ -63,7 +63,9 @@ public final class OfflineStore: Sendable {
     static func open(metadata given: [UInt8]?, parameters: OfflineStoreParameters) async throws(ODataError) -> OfflineStore {
         try parameters.validate()
         // New metadata is checked before anything is created.
-        let givenModel = try given.map { (bytes: [UInt8]) throws(ODataError) -> ServiceModel in try parsedModel(bytes) }
+        let givenModel = try given.map { (bytes: [UInt8]) throws(ODataError) -> (model: ServiceModel, digest: [UInt8]) in
+            try parsedMetadata(bytes)
+        }
         let folder = try resolvedFolder(parameters, create: given != nil)
         try openFolders.withLock { (open: inout Set<String>) throws(ODataError) in
             guard open.insert(folder).inserted else { throw .offlineStoreAlreadyOpen(folder) }
@@ -82,14 +84,15 @@ public final class OfflineStore: Sendable {
             }
             engine = opened
             let metadata: [UInt8]
-            let model: ServiceModel
+            let parsed: (model: ServiceModel, digest: [UInt8])
             if let given, let givenModel {
-                (metadata, model) = (given, givenModel)
+                (metadata, parsed) = (given, givenModel)
             } else {
                 guard let stored = try storedMetadata(engine: opened) else { throw .offlineNoStoredMetadata(folder) }
-                (metadata, model) = (stored, try parsedModel(stored))
+                (metadata, parsed) = (stored, try parsedMetadata(stored))
             }
-            let store = try await finishOpen(engine: opened, model: model, metadata: metadata, folder: folder, parameters: parameters)
+            let store = try await finishOpen(engine: opened, model: parsed.model, metadata: metadata, digest: parsed.digest,
+                                             folder: folder, parameters: parameters)
             return store
         } catch {
             try? engine?.close()
@@ -117,7 +120,12 @@ public final class OfflineStore: Sendable {
 
     /// The service model of `metadata` (with the system sets), parsed or kept from an earlier open.
     static func parsedModel(_ metadata: [UInt8]) throws(ODataError) -> ServiceModel {
-        if let kept = parsedModels.withLock({ models in models.first { $0.metadata == metadata }?.model }) { return kept }
+        try parsedMetadata(metadata).model
+    }
+
+    /// The same with the document's BLAKE2b-256 digest (kept with the model: one lookup per open).
+    static func parsedMetadata(_ metadata: [UInt8]) throws(ODataError) -> (model: ServiceModel, digest: [UInt8]) {
+        if let kept = parsedModels.withLock({ models in models.first { $0.metadata == metadata } }) { return (kept.model, kept.digest) }
         let appModel: ServiceModel
         do {
             appModel = try ServiceModel.parse(metadata: metadata)
@@ -133,20 +141,14 @@ public final class OfflineStore: Sendable {
             models.insert((metadata, model, digest), at: 0)
             if models.count > parsedModelsKept { models.removeLast(models.count - parsedModelsKept) }
         }
-        return model
+        return (model, digest)
     }
 
-    /// BLAKE2b-256 of a metadata document (kept with its parsed model).
-    static func metadataDigest(_ metadata: [UInt8]) -> [UInt8] {
-        parsedModels.withLock { models in models.first { $0.metadata == metadata }?.digest } ?? ContentDigest.blake2b256(metadata)
-    }
-
-    private static func finishOpen(engine: StorageEngine, model: ServiceModel, metadata: [UInt8], folder: String,
+    private static func finishOpen(engine: StorageEngine, model: ServiceModel, metadata: [UInt8], digest: [UInt8], folder: String,
                                    parameters: OfflineStoreParameters) async throws(ODataError) -> OfflineStore {
         // The same metadata as last time is known by its digest, without reading the document
         // (36 µs of a 100k-entity store's 680 µs reopen, perf); a store written before the
         // digest existed, or changed metadata, reads it.
-        let digest = metadataDigest(metadata)
         let unchanged = try storedSystemValue(OfflineStoreFormat.metadataDigestKey, engine: engine) == digest
         let stored = unchanged ? metadata : try storedMetadata(engine: engine)
         // Unchanged metadata needs no check (and reopening must not read the data).
