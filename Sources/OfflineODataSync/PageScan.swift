@@ -145,33 +145,31 @@ struct PageScan {
         /// (a page is almost all of its `value` array: at 1M entities, indexing the array byte
         /// by byte through `peek` was a tenth of the receiving thread's samples, perf).
         mutating func skipContainer() throws(ODataError) {
-            var stack: [UInt8] = []
-            stack.reserveCapacity(16)
+            // The closing bracket expected at each open level; `depth` levels are open.
+            var stack = [UInt8](repeating: 0, count: 64)
+            var depth = 0
             let start = pos
             // (end position, error: 0 none, 1 truncated, 2 a close that closes nothing open,
             // 3 truncated inside a string)
             let (end, problem): (Int, Int) = bytes.withUnsafeBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return (0, 1) }
                 var i = start
                 let n = buffer.count
                 while i < n {
-                    let c = buffer[i]
+                    let c = base[i]
                     if c == 0x22 {
-                        // A string: to its closing quote, escapes skipped.
-                        i += 1
-                        while i < n {
-                            let d = buffer[i]
-                            if d == 0x22 { break }
-                            i += d == 0x5C ? 2 : 1
-                        }
-                        if i >= n { return (n, 3) }
-                    } else if c == 0x7B {
-                        stack.append(0x7D)
-                    } else if c == 0x5B {
-                        stack.append(0x5D)
+                        // A string: to its closing quote, escapes skipped, eight bytes at a time
+                        // (strings are most of a page's bytes, and most are short).
+                        guard let close = Self.stringEnd(base, from: i + 1, count: n) else { return (n, 3) }
+                        i = close
+                    } else if c == 0x7B || c == 0x5B {
+                        if depth == stack.count { stack.append(0) }
+                        stack[depth] = c + 2    // '{' + 2 = '}', '[' + 2 = ']'
+                        depth += 1
                     } else if c == 0x7D || c == 0x5D {
-                        guard stack.last == c else { return (i, 2) }
-                        stack.removeLast()
-                        if stack.isEmpty { return (i + 1, 0) }
+                        guard depth > 0, stack[depth - 1] == c else { return (i, 2) }
+                        depth -= 1
+                        if depth == 0 { return (i + 1, 0) }
                     }
                     i += 1
                 }
@@ -182,7 +180,35 @@ struct PageScan {
             case 0: return
             case 2: throw fail("a '\(Character(Unicode.Scalar(bytes[pos])))' that closes nothing open")
             case 3: throw fail("the body ends inside a string (truncated)")
-            default: throw fail("the body ends inside \(stack.last == UInt8(ascii: "}") ? "an object" : "an array") (truncated)")
+            default: throw fail("the body ends inside \(depth > 0 && stack[depth - 1] == UInt8(ascii: "}") ? "an object" : "an array") (truncated)")
+            }
+        }
+
+        /// The index of the quote that closes a string whose content starts at `from`, nil
+        /// when the bytes end first. Words of eight bytes are tested for a quote or a backslash
+        /// at once (the lowest flagged byte of the usual zero-byte test is exact).
+        @inline(__always)
+        static func stringEnd(_ base: UnsafePointer<UInt8>, from start: Int, count n: Int) -> Int? {
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            let quotes = ones &* 0x22, backslashes = ones &* 0x5C
+            let raw = UnsafeRawPointer(base)
+            var j = start
+            while true {
+                while j + 8 <= n {
+                    let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: j, as: UInt64.self))
+                    let q = word ^ quotes, b = word ^ backslashes
+                    let hits = ((q &- ones) & ~q | (b &- ones) & ~b) & highs
+                    if hits == 0 {
+                        j += 8
+                        continue
+                    }
+                    j += hits.trailingZeroBitCount >> 3
+                    break
+                }
+                while j < n, base[j] != 0x22, base[j] != 0x5C { j += 1 }
+                guard j < n else { return nil }
+                if base[j] == 0x22 { return j }
+                j += 2    // an escape: the backslash and the byte it escapes
             }
         }
 

@@ -1,3 +1,4 @@
+import Foundation
 import OfflineODataFixtures
 import OfflineODataModel
 import PropertyBased
@@ -57,6 +58,36 @@ import Testing
                             "cut at \(cut): \(error.name) \(error.location ?? "")")
                 }
             }
+        }
+    }
+
+    @Test("strings full of escaped quotes and backslashes, at every offset of the eight-byte words the scan reads: the link after them found")
+    func escapesAtEveryOffset() async throws {
+        // Contents drawn from quotes, backslashes, brackets, letters and a two-byte UTF-8
+        // character, escaped as JSON, so that an escape falls on every position of a word.
+        let alphabet: [String] = ["\"", "\\", "[", "]", "{", "}", "a", "é", " "]
+        await propertyCheck(count: 300, input: Gen.int(in: 0...1_000).array(of: 1...40)) { values in
+            var strings: [String] = []
+            var current = ""
+            for value in values {
+                if value % 11 == 0 {
+                    strings.append(current)
+                    current = ""
+                } else {
+                    current += alphabet[value % alphabet.count]
+                }
+            }
+            strings.append(current)
+            func quoted(_ text: String) -> String {
+                "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+            }
+            let padding = String(repeating: " ", count: (values.first ?? 0) % 8)
+            let text = "{\(padding)\"value\":[" + strings.map { "{\"Note\":\(quoted($0))}" }.joined(separator: ",")
+                + "],\"@odata.nextLink\":\"next\"}"
+            let bytes = Array(text.utf8)
+            #expect((try? JSONReader.parse(bytes)) != nil, "the test's page is not JSON: \(text)")
+            let scan = try? PageScan.scan(bytes, what: "page")
+            #expect(scan?.nextLink == "next", "\(text)")
         }
     }
 
