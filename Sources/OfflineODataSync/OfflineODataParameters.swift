@@ -75,6 +75,10 @@ public struct OfflineODataParameters: Sendable {
     /// The store's block cache (`OfflineStoreParameters.cacheSize`): bytes of decoded blocks kept
     /// in memory for reads (32 MiB by default).
     public var cacheSize = 32 << 20
+    /// Downloaded JSON per commit (`OfflineStoreParameters.downloadBatchBytes`): a download that
+    /// fits is applied in one commit, a larger one is staged and applied in commits of about
+    /// this size, so memory does not grow with it (1 MiB by default).
+    public var downloadBatchBytes = OfflineStoreParameters.defaultDownloadBatchBytes
     /// Argon2id cost for `.passphrase`.
     public var keyDerivation: EngineOptions.KeyDerivation
     /// Secondary indexes declared on open.
@@ -132,7 +136,7 @@ public struct OfflineODataParameters: Sendable {
     var storeParameters: OfflineStoreParameters {
         OfflineStoreParameters(storeName: storeName, storePath: storePath, encryption: encryption, pageSize: localPageSize,
                                definingQueries: [], durability: durability, cacheSize: cacheSize, indexes: indexes,
-                               keyDerivation: keyDerivation)
+                               keyDerivation: keyDerivation, downloadBatchBytes: downloadBatchBytes)
     }
 
     func validate() throws(ODataError) {
@@ -144,6 +148,7 @@ public struct OfflineODataParameters: Sendable {
         guard timeout > 0, timeout.isFinite else { throw bad("timeout", "is \(timeout) (a positive number of seconds)") }
         guard maxPageBytes >= 1024 else { throw bad("maxPageBytes", "is \(maxPageBytes) (at least 1024)") }
         guard cacheSize >= 0 else { throw bad("cacheSize", "is negative") }
+        guard downloadBatchBytes >= 1 else { throw bad("downloadBatchBytes", "is \(downloadBatchBytes) (at least 1)") }
         guard maxPages >= 1 else { throw bad("maxPages", "is \(maxPages) (at least 1)") }
         if let sapClient, sapClient.isEmpty || !sapClient.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             throw bad("sapClient", "is '\(sapClient)' (digits, as 100)")

@@ -51,7 +51,7 @@ extension OfflineODataProvider {
            prior.downloadsSinceReconcile + 1 < parameters.reconcileEvery {
             let receiver = try store.makeReceiver(for: query.name, durable: durable)
             do throws(ODataError) {
-                if let outcome = try await receivePages(from: try resolve(link), query: query.name, into: receiver,
+                if let outcome = try await receivePages(from: try resolve(link), query: query.name, into: .receiver(receiver),
                                                         trackChanges: false, deltaRequest: true) {
                     let state = SyncQueryState(deltaLink: outcome.deltaLink, downloadsSinceReconcile: prior.downloadsSinceReconcile + 1,
                                                url: query.url)
@@ -66,9 +66,7 @@ extension OfflineODataProvider {
         }
         let receiver = try store.makeReceiver(for: query.name, durable: durable)
         do throws(ODataError) {
-            let outcome = try await receivePages(from: try resolve(query.url), query: query.name, into: receiver,
-                                                 trackChanges: trusted, deltaRequest: false, singleton: singleton != nil)
-            let state = SyncQueryState(deltaLink: trusted ? outcome?.deltaLink : nil, downloadsSinceReconcile: 0, url: query.url)
+            let state = try await receiveFull(query, model: store.model, into: .receiver(receiver))
             return SyncDownload(definingQuery: query.name, mode: .full, pages: receiver, state: state)
         } catch {
             receiver.discard()
@@ -76,9 +74,82 @@ extension OfflineODataProvider {
         }
     }
 
+    /// Reads a defining query in full into `sink`; the state to commit with its data.
+    func receiveFull(_ query: DefiningQuery, model: ServiceModel, into sink: PageSink) async throws(ODataError) -> SyncQueryState {
+        let singleton = Self.singletonName(query.url, model: model) ?? Self.singleEntitySet(query.url, model: model)
+        let trusted = singleton == nil && deltaTrusted(query.url)
+        let outcome = try await receivePages(from: try resolve(query.url), query: query.name, into: sink,
+                                             trackChanges: trusted, deltaRequest: false, singleton: singleton != nil)
+        return SyncQueryState(deltaLink: trusted ? outcome?.deltaLink : nil, downloadsSinceReconcile: 0, url: query.url)
+    }
+
+    /// The first download of a store that its `open` just created (no one else holds it yet):
+    /// each defining query is applied while its pages arrive (docs/Sync.md §2.1, "The initial download"), not received
+    /// whole first. The pages of one query wait in a channel of `initialChannelPages`; a failure
+    /// of the network or of the apply stops both, and the caller clears the store.
+    func runInitialDownload(_ store: OfflineStore) async throws(ODataError) -> [DownloadSummary] {
+        progressHub.publish(SyncProgress(step: .processingDefiningQueries))
+        let hub = progressHub
+        var summaries: [DownloadSummary] = []
+        for query in try store.definingQueries() {
+            try checkCancelled()
+            let channel = PageChannel(capacity: Self.initialChannelPages)
+            let buffers = PageBufferPool()
+            let name = query.name
+            let apply = Task { () async -> Result<DownloadSummary, ODataError> in
+                do throws(ODataError) {
+                    return .success(try await store.applyInitialDownload(definingQuery: name, channel: channel, pageBuffers: buffers) { progress in
+                        hub.publish(SyncProgress(step: .applyingDownload, definingQuery: progress.definingQuery,
+                                                 pagesReceived: progress.pagesReceived, entitiesApplied: progress.entitiesApplied))
+                    })
+                } catch {
+                    return .failure(error)
+                }
+            }
+            do throws(ODataError) {
+                channel.finish(state: try await receiveFull(query, model: store.model, into: .channel(channel, buffers)))
+            } catch {
+                channel.fail(error)
+            }
+            // The apply's error when it failed: its own, or the network's that stopped it.
+            switch await apply.value {
+            case .success(let summary): summaries.append(summary)
+            case .failure(let error): throw Self.payloadError(error)
+            }
+        }
+        _ = try await downloadStreams(store, names: nil)
+        return summaries
+    }
+
+    /// Pages waiting between the network and the apply of an initial download: enough for the
+    /// next page to be on its way while one is applied, few enough that memory stays bounded by
+    /// the page size.
+    static let initialChannelPages = 1
+
+    /// Where received pages go: a receiver (applied after the last page) or a channel (applied
+    /// while they arrive).
+    enum PageSink {
+        case receiver(DownloadReceiver)
+        /// With the pool the store hands applied pages' buffers back to.
+        case channel(PageChannel, PageBufferPool)
+
+        var buffers: PageBufferPool? {
+            if case .channel(_, let pool) = self { return pool }
+            return nil
+        }
+
+        func append(_ page: [UInt8]) async throws(ODataError) {
+            switch self {
+            case .receiver(let receiver): try receiver.append(page)
+            case .channel(let channel, _): try await channel.send(page)
+            }
+        }
+    }
+
     struct Received {
         var deltaLink: String?
         var pages: Int
+        var bytes = 0
     }
 
     /// Follows `url` and its next links into `receiver`. Nil when a delta request is answered
@@ -100,7 +171,7 @@ extension OfflineODataProvider {
 
     /// `singleton`: the answer is one entity, taken as a page of one (`{"value":[…]}`; a V2
     /// `{"d":{…}}` as `{"d":{"results":[…]}}`); a 404 is a page of none (the entity is gone).
-    func receivePages(from url: String, query: String, into receiver: DownloadReceiver, trackChanges: Bool,
+    func receivePages(from url: String, query: String, into sink: PageSink, trackChanges: Bool,
                       deltaRequest: Bool, singleton: Bool = false) async throws(ODataError) -> Received? {
         var next: String? = url
         var received = Received(deltaLink: nil, pages: 0)
@@ -127,7 +198,7 @@ extension OfflineODataProvider {
                 seen.remove(link)
                 continue
             }
-            var body = try await collect(response, request)
+            var body = try await collect(response, request, buffers: sink.buffers)
             if singleton, response.status == 404 {
                 body = Array(#"{"value":[]}"#.utf8)
             } else {
@@ -144,12 +215,13 @@ extension OfflineODataProvider {
             }
             let what = "page \(received.pages + 1) of defining query '\(query)'"
             let scan = try PageScan.scan(body, what: what)
-            try receiver.append(body)
+            received.bytes += body.count
+            try await sink.append(body)
             received.pages += 1
             if received.deltaLink == nil, let delta = scan.deltaLink { received.deltaLink = try resolve(delta) }
             next = try scan.nextLink.map { (link: String) throws(ODataError) -> String in try resolve(link) }
-            progressHub.publish(SyncProgress(step: .receivingDataFromServer, definingQuery: query, pagesReceived: receiver.pageCount,
-                                             bytesReceived: receiver.byteCount))
+            progressHub.publish(SyncProgress(step: .receivingDataFromServer, definingQuery: query, pagesReceived: received.pages,
+                                             bytesReceived: received.bytes))
         }
         return received
     }
@@ -208,9 +280,16 @@ extension OfflineODataProvider {
         }
     }
 
-    func collect(_ response: HTTPResponse, _ request: HTTPRequest) async throws(ODataError) -> [UInt8] {
+    /// `buffers`: where a page's buffer comes from (one the store is done with, else new).
+    func collect(_ response: HTTPResponse, _ request: HTTPRequest, buffers: PageBufferPool? = nil) async throws(ODataError) -> [UInt8] {
         do {
-            return try await response.body.collect(upTo: parameters.maxPageBytes)
+            let expected = response.header("Content-Length").flatMap { Int($0) }
+            if let buffers {
+                var page = buffers.take(capacity: Swift.min(Swift.max(expected ?? 0, 0), parameters.maxPageBytes))
+                try await response.body.collect(upTo: parameters.maxPageBytes, into: &page)
+                return page
+            }
+            return try await response.body.collect(upTo: parameters.maxPageBytes, expectedLength: expected)
         } catch let error as HTTPBody.BodyTooLarge {
             throw SyncErrorCode.pageTooLarge.error("\(request.method) \(request.url): the answer passes \(error.limit) bytes", at: request.url)
         } catch let error as TransportError {

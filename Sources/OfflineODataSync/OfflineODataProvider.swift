@@ -143,7 +143,7 @@ public final class OfflineODataProvider: Sendable {
         do throws(ODataError) {
             try store.setSyncSetting(Self.serviceRootSetting, serviceRoot)
             if let user = parameters.currentUser { try store.setSyncSetting(Self.userSetting, user) }
-            _ = try await runDownload(store, names: nil, forceFull: true)
+            _ = try await runInitialDownload(store)
             try store.markInitialDownloadComplete()
         } catch {
             try? store.close()

@@ -54,19 +54,46 @@ import Testing
         try provider.close()
     }
 
-    @Test("a fault during the first open leaves no store behind; the next open starts over", arguments: [0, 2, 4, 6])
-    func initialDownload(_ index: Int) async throws {
+    /// `staged`: commits of one byte, so every page of the first download is staged (and loaded
+    /// in bulk into the fresh set) while the next ones arrive, instead of applied in one commit.
+    @Test("a fault during the first open leaves no store behind; the next open starts over",
+          arguments: [0, 2, 4, 6], [false, true])
+    func initialDownload(_ index: Int, staged: Bool) async throws {
         let (label, fault, code) = Self.faults[index]
         let dir = SyncTempDir()
         defer { dir.cleanup() }
         let transport = FaultInjectingTransport(try StaticBackend(pageSize: 10))
-        let parameters = OfflineODataParameters.test(dir, queries: [Self.orders], pageSize: 10)
+        var parameters = OfflineODataParameters.test(dir, queries: [Self.orders], pageSize: 10)
+        if staged { parameters.downloadBatchBytes = 1 }
         transport.inject(fault, whenURLContains: "$skiptoken=20")
         let provider = try OfflineODataProvider(serviceRoot: StaticBackend.root, parameters: parameters, transport: transport)
         let error = await #expect(throws: ODataError.self) { try await provider.open() }
         #expect(error?.code == code.code, "\(label)")
         #expect(!FileManager.default.fileExists(atPath: dir.path + "/localstore.oostore"), "\(label): a half-made store is left")
         #expect(throws: ODataError.self) { _ = try provider.store }
+        try await provider.open()
+        #expect(try provider.store.keys("SalesOrders", key: "SalesOrderID").count == 24)
+        try provider.close()
+    }
+
+    /// The first download is applied while it is received (docs/Sync.md §2.1, "The initial download"): when the store
+    /// refuses a page, the receiving stops too, instead of fetching the rest for nothing.
+    @Test("a page the store refuses during the first open: a typed error, no store left, and the pages after it not all fetched")
+    func initialDownloadRefusedPage() async throws {
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let backend = try StaticBackend(pageSize: 1)
+        let transport = FaultInjectingTransport(backend)
+        var parameters = OfflineODataParameters.test(dir, queries: [Self.orders], pageSize: 1)
+        parameters.downloadBatchBytes = 1
+        transport.inject(.body(#"{"value":[{"SalesOrderID":"SO003","GrossAmount":"not a number"}],"@odata.nextLink":"SalesOrders?$skiptoken=3"}"#),
+                         whenURLContains: "$skiptoken=2")
+        let provider = try OfflineODataProvider(serviceRoot: StaticBackend.root, parameters: parameters, transport: transport)
+        let error = await #expect(throws: ODataError.self) { try await provider.open() }
+        #expect(error?.code == SyncErrorCode.invalidPayload.code && error?.category == .serverSideError, "\(String(describing: error))")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/localstore.oostore"), "a half-made store is left")
+        let pages = backend.requests.filter { $0.url.contains("SalesOrders") }.count
+        #expect(pages < 24, "\(pages) of the 24 pages were fetched after the store refused the third")
         try await provider.open()
         #expect(try provider.store.keys("SalesOrders", key: "SalesOrderID").count == 24)
         try provider.close()

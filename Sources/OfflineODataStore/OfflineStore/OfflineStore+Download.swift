@@ -102,6 +102,15 @@ struct DownloadApply {
     /// System writes (store tree) that join the download's last commit (a sync download's
     /// progress marker).
     var finalWrites: [(key: [UInt8], value: [UInt8]?)] = []
+    /// The sync state known only once the last page is in (a download applied while it is
+    /// received: the delta link comes with its pages); it replaces `syncState`.
+    var trailingSyncState: (() -> SyncQueryState?)?
+    /// Where the buffers of pages applied go, for the pages still to be received (nil: freed).
+    var pageBuffers: PageBufferPool?
+    /// Pages being checked while staging, per reader: 2 when the pages are all there (each
+    /// reader has the next one ready), 1 when they come from the network as they are applied
+    /// (the channel holds the next one; each page held is about 1.4 MB of JSON and its records).
+    var stagingAhead = 2
 
     var name: String { marker.name }
     var set: String { marker.set }
@@ -147,6 +156,7 @@ struct DownloadApply {
         let stagingInfo = try? writer.storage.setInfo(set)
         let checks = PageReadAhead(reader: reader, set: set, readers: readers, automatic: PageReadAhead.stagingWidth,
                                    preparingFor: stagingInfo, catalog: writer.storage.currentCatalog())
+        checks.recycle = pageBuffers
         var checking: [PageReadAhead.Ticket] = []
         do throws(ODataError) {
             while let page = try pages.nextPage() {
@@ -167,6 +177,7 @@ struct DownloadApply {
                 try stage(page, in: &spool, checks: checks, checking: &checking, info: stagingInfo)
                 report()
             }
+            if let trailingSyncState { syncState = trailingSyncState() }
             if staging {
                 try spoolChecked(in: &spool, checks: checks, checking: &checking, keep: 0, info: stagingInfo)
                 if Task.isCancelled { throw cancelled() }
@@ -207,6 +218,7 @@ struct DownloadApply {
         // Every page is read (on other threads, in parallel) before the one commit applies them.
         let ahead = PageReadAhead(reader: reader, set: set, readers: readers, automatic: PageReadAhead.applyingWidth,
                                   preparingFor: try? writer.storage.setInfo(set), catalog: writer.storage.currentCatalog())
+        ahead.recycle = pageBuffers
         var tickets: [PageReadAhead.Ticket] = []
         for (i, page) in pages.enumerated() { tickets.append(ahead.submit(page, number: i)) }
         try service.perform(in: writer) { (tx: inout ServiceTransaction) throws(ODataError) in
@@ -367,7 +379,7 @@ struct DownloadApply {
         // A page that starts like a staged page is refused by the JSON reader (no JSON text
         // starts with 0x00), so a downloaded page is never taken for one.
         checking.append(checks.submit(page, number: marker.pages + checking.count, keep: true))
-        try spoolChecked(in: &spool, checks: checks, checking: &checking, keep: 2 * checks.width, info: info)
+        try spoolChecked(in: &spool, checks: checks, checking: &checking, keep: stagingAhead * checks.width, info: info)
     }
 
     /// Takes checked pages until at most `keep` are still waiting: into the bulk load while it

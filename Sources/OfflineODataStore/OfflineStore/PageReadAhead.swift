@@ -137,9 +137,12 @@ final class PageReadAhead {
         private let inline: Bool
         private let state = Mutex<State>(.reading)
         private let done = DispatchSemaphore(value: 0)
+        /// Where the page's buffer goes when the ticket is done with it (for the next page).
+        private let recycle: PageBufferPool?
 
         init(number: Int, page: [UInt8], reader: ODataJSONReader, set: String, keep: Bool, preparingFor: SetInfo?,
-             bulk: DownloadBulk.Form? = nil, flat: FlatReading? = nil, inline: Bool) {
+             bulk: DownloadBulk.Form? = nil, flat: FlatReading? = nil, inline: Bool, recycle: PageBufferPool? = nil) {
+            self.recycle = recycle
             self.bulk = bulk
             self.flat = flat
             self.number = number
@@ -151,6 +154,8 @@ final class PageReadAhead {
             self.preparingFor = keep ? preparingFor : nil
             self.inline = inline
         }
+
+        deinit { recycle?.give(page) }
 
         /// The page's size as downloaded (`StagedPage.downloadedSize`): what a commit's limit counts.
         var byteCount: Int { StagedPage.downloadedSize(page) }
@@ -367,6 +372,8 @@ final class PageReadAhead {
     private var submitted = 0
     /// Every read not finished yet.
     private let running = DispatchGroup()
+    /// Where the buffers of pages read go when their tickets are done (nil: freed).
+    var recycle: PageBufferPool?
 
     /// The processors the system has online (at least 1).
     static var processors: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
@@ -396,7 +403,7 @@ final class PageReadAhead {
     /// it when it needs the page.
     func submit(_ page: [UInt8], number: Int, keep: Bool = true) -> Ticket {
         let ticket = Ticket(number: number, page: page, reader: reader, set: set, keep: keep, preparingFor: preparingFor, bulk: bulk,
-                            flat: flat, inline: width == 0)
+                            flat: flat, inline: width == 0, recycle: recycle)
         guard width > 0 else { return ticket }
         running.enter()
         let running = self.running

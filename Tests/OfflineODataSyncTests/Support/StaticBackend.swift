@@ -74,6 +74,8 @@ final class FaultInjectingTransport: Transport, @unchecked Sendable {
         case delay(Double)
         /// The back end applies the request, then the connection drops before the answer arrives.
         case applyThenDrop
+        /// Status 200 with this body instead of the real answer.
+        case body(String)
     }
 
     let inner: any Transport
@@ -101,6 +103,8 @@ final class FaultInjectingTransport: Transport, @unchecked Sendable {
             return HTTPResponse(status: status, headers: headers.map { (name: $0.0, value: $0.1) }, body: Array(body.utf8))
         case .garbage:
             return HTTPResponse(status: 200, body: Array("<html><body>Service Unavailable</body></html>".utf8))
+        case .body(let text):
+            return HTTPResponse(status: 200, body: Array(text.utf8))
         case .applyThenDrop:
             let real = try await inner.exchange(request)
             _ = try await real.body.collect(upTo: 1 << 28)
