@@ -427,7 +427,7 @@ public final class BulkLoad: @unchecked Sendable {
         chunkQueue.async { [self] in
             job.result = Result { () throws(EngineError) in try sortAndWrite(job.arena, job.entries) }
             // The sort's buffers and the writer's are freed by now (in this thread's arena).
-            releaseFreeMemory()
+            releaseFreeMemoryThrottled()
             job.done.signal()
             engine.flushGroup.leave()
         }
