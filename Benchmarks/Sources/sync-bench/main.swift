@@ -77,9 +77,10 @@ func runPeer(_ name: String) async throws {
         parameters.definingQueries = [DefiningQuery(name: "Orders", url: "SalesOrders?$expand=ToItems")]
         let provider = try OfflineODataProvider(serviceRoot: url, parameters: parameters)
         _ = ProcStats.resetPeak()
-        let start = now()
+        let start = now(), cpu = cpuTime()
         try await provider.open()
         metric("seconds", now() - start)
+        metric("cpu_seconds", cpuTime() - cpu)
         metric("rss_mib", peakRSSMiB())
         let stats = try provider.store.stats()
         metric("entities", Double(stats.entityCounts.values.reduce(0, +)))
@@ -90,10 +91,11 @@ func runPeer(_ name: String) async throws {
         let parameters = OfflineStoreParameters(storePath: dir, encryption: .key(key), definingQueries: [
             DefiningQuery(name: "Orders", url: "SalesOrders?$expand=ToItems"),
         ], durability: .full, keyDerivation: .minimum)
-        let start = now()
+        let start = now(), cpu = cpuTime()
         let store = try await OfflineStore.open(metadata: pages.metadata, parameters: parameters)
         try await store.applyDownload(definingQuery: "Orders", pages: all)
         metric("seconds", now() - start)
+        metric("cpu_seconds", cpuTime() - cpu)
         try store.close()
     case "sqlite":
         metric("seconds", try await sqliteClient(url: url, dir: dir, pageSize: pageSize))
