@@ -189,6 +189,10 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     final class Exchange {
         var continuation: CheckedContinuation<HTTPResponse, any Error>?
         var body: AsyncThrowingStream<[UInt8], any Error>.Continuation?
+        /// Body bytes not yet handed to the reader: libcurl delivers at most 16 KiB at a time,
+        /// and each piece handed over wakes the reading task, so pieces are gathered up to
+        /// `SessionDelegate.pieceBytes` first (a 1.4 MB page: about 6 wake-ups, not 90).
+        var pending: [UInt8] = []
         /// A 401 that asks for authentication is held back: FoundationNetworking reads its body,
         /// then asks the challenge, and with a credential sends the request again on the same
         /// task (a second response follows). Its status, headers and body, until then.
@@ -308,16 +312,24 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         completionHandler(.allow)
     }
 
+    /// The size of the pieces a body is handed over in (the last one may be shorter).
+    static let pieceBytes = 256 << 10
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let body = lock.withLock { () -> AsyncThrowingStream<[UInt8], any Error>.Continuation? in
-            guard let exchange = exchanges[dataTask.taskIdentifier] else { return nil }
+        let (body, piece) = lock.withLock { () -> (AsyncThrowingStream<[UInt8], any Error>.Continuation?, [UInt8]?) in
+            guard let exchange = exchanges[dataTask.taskIdentifier] else { return (nil, nil) }
             if exchange.held != nil {
                 exchange.held?.body += [UInt8](data)
-                return nil
+                return (nil, nil)
             }
-            return exchange.body
+            if exchange.pending.isEmpty { exchange.pending.reserveCapacity(Self.pieceBytes + data.count) }
+            exchange.pending.append(contentsOf: data)
+            guard exchange.pending.count >= Self.pieceBytes else { return (nil, nil) }
+            var piece: [UInt8] = []
+            swap(&piece, &exchange.pending)
+            return (exchange.body, piece)
         }
-        body?.yield([UInt8](data))
+        if let body, let piece { body.yield(piece) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -343,6 +355,11 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
             return
         }
         // The answer came; its body ends here, whole or broken off.
+        if !exchange.pending.isEmpty {
+            let rest = exchange.pending
+            exchange.pending = []
+            exchange.body?.yield(rest)
+        }
         if let error {
             let mapped = (error as? URLError).map(URLSessionTransport.map) ?? TransportError(.reset, "\(error)")
             exchange.body?.finish(throwing: mapped.kind == .cancelled ? mapped : TransportError(.reset, "\(exchange.description): \(mapped.message)"))
