@@ -110,6 +110,7 @@ func runPeer(_ name: String) async throws {
         start = now()
         let summaries = try await provider.download()
         metric("delta_seconds", now() - start)
+        metric("delta_window_monotonic", start)   // for matching profiles (perf -k CLOCK_MONOTONIC)
         metric("delta_entities", Double(summaries.first?.entitiesApplied ?? 0))
         try provider.close()
     case "upload-batch", "upload-single":
@@ -155,6 +156,7 @@ func runPeer(_ name: String) async throws {
         let cpuSeconds = cpuTime() - cpu
         guard summary.succeeded == changes else { throw BenchError("upload: \(summary)") }
         metric("seconds", seconds)
+        metric("upload_window_monotonic", start)   // for matching profiles (perf -k CLOCK_MONOTONIC)
         metric("requests_per_second", Double(changes) / seconds)
         metric("client_cpu_us_per_request", cpuSeconds * 1e6 / Double(changes))
         metric("client_sys_us_per_request", (systemTime() - sys) * 1e6 / Double(changes))

@@ -1,5 +1,7 @@
+import Dispatch
 import OfflineODataEngine
 import OfflineODataModel
+import Synchronization
 
 /// Applies a delta download of one defining query (docs/Sync.md §3.3) inside an exclusive
 /// storage session: changed and new entities are upserted (a partial entity is merged into the
@@ -65,8 +67,16 @@ struct DeltaApply {
             }
             if base.pending == nil { base.pending = try DownloadApply.pendingEntities(tx.batch) }
             let info = try tx.batch.catalog.set(set)
+            // The stored versions are read ahead on another processor, from the group's end
+            // backwards, while this thread applies from its start (a delta's entities are spread
+            // over the whole set: nearly each one reads a block of its own from disk).
+            let warmer = StoredVersionWarmer(keys: Self.keys(of: group, info: info), snapshot: tx.batch.snapshot, tree: info.tree)
+            defer { warmer.finish() }
+            var position = 0
             for collection in group {
                 for entity in collection.entities {
+                    warmer.reached(position)
+                    position += 1
                     var record = EntityConversion.record(from: entity, info: info)
                     let typeName = entity.typeName.isEmpty ? nil : entity.typeName
                     let prepared = try EntityWriteBatch.prepare(record: record, info: info, etag: entity.control.etag,
@@ -118,6 +128,32 @@ struct DeltaApply {
         counts = next
     }
 
+    /// The encoded keys of the group's entities in apply order (nil where an entity has no
+    /// valid key: its apply reports it).
+    static func keys(of group: [ODataEntityCollection], info: SetInfo) -> [[UInt8]?] {
+        var keys: [[UInt8]?] = []
+        for collection in group {
+            for entity in collection.entities {
+                let record = EntityConversion.record(from: entity, info: info)
+                var key: [UInt8] = []
+                var valid = info.keyIndices.count == info.keyKinds.count
+                for (n, i) in info.keyIndices.enumerated() where valid {
+                    guard i < record.values.count, let value = record.values[i] else {
+                        valid = false
+                        break
+                    }
+                    do throws(ODataError) {
+                        try EntityStorage.appendKeyComponent(value, at: n, info: info, to: &key)
+                    } catch {
+                        valid = false
+                    }
+                }
+                keys.append(valid ? (try? EntityStorage.checkedKey(key, info: info)) : nil)
+            }
+        }
+        return keys
+    }
+
     /// The encoded key a tombstone names (`@id` / `id`, or its key properties); nil when it names
     /// an entity of another set or gives no key (such a tombstone is ignored).
     static func keyBytes(of deleted: ODataDeletedEntity, set: String, info: SetInfo, tx: ServiceTransaction) throws(ODataError) -> [UInt8]? {
@@ -131,5 +167,43 @@ struct DeltaApply {
             key.append(value)
         }
         return try? tx.keyBytes(set, key)
+    }
+}
+
+/// Reads stored versions on another thread so that their blocks are in the cache when the
+/// applying thread reads them: from the last key backwards, until it meets the position the
+/// applier reports. Nothing is kept but the cache's blocks; a read that fails is left to the
+/// applier, which reports it. Only with more than one processor and enough keys to matter.
+final class StoredVersionWarmer: Sendable {
+    private let position = Atomic<Int>(0)
+    private let done = DispatchGroup()
+    private let running: Bool
+    static let minimumKeys = 64
+
+    init(keys: [[UInt8]?], snapshot: Snapshot, tree: Tree) {
+        running = keys.count >= Self.minimumKeys && PageReadAhead.processors > 1
+        guard running else { return }
+        done.enter()
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            var scratch: [UInt8] = []
+            var i = keys.count - 1
+            while i > position.load(ordering: .relaxed) {
+                if let key = keys[i] { _ = try? snapshot.get(key, in: tree, scratch: &scratch) }
+                i -= 1
+            }
+            done.leave()
+        }
+    }
+
+    /// The applier is about to read the key at `index`.
+    func reached(_ index: Int) {
+        if running { position.store(index, ordering: .relaxed) }
+    }
+
+    /// Stops the reads and waits for the one under way (before the snapshot goes).
+    func finish() {
+        guard running else { return }
+        position.store(Int.max, ordering: .relaxed)
+        done.wait()
     }
 }

@@ -109,6 +109,42 @@ import Testing
         #expect(try store.syncState(of: "Partners")?.url == "BusinessPartners")
     }
 
+    /// Enough changed entities that their stored versions are read ahead on another thread
+    /// (`StoredVersionWarmer`) while the delta applies from the start: every partial entity is
+    /// merged into its stored version, whichever thread read it first.
+    @Test("a delta of many partial entities: each merged into its stored version, the ones read ahead as the others")
+    func largeDeltaMerges() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: Self.parameters(dir))
+        defer { try? store.close() }
+        try await store.applyDownload(definingQuery: "Orders", pages: try OfflineFixtures.pages(.salesOrders))
+        let count = min(300, OfflineFixtures.sales.count(of: .salesOrders))
+        #expect(count >= 2 * StoredVersionWarmer.minimumKeys)
+        let ids = (0..<count).map { OfflineFixtures.sales.salesOrderID($0) }
+        // The properties the delta leaves out, as stored before it (its entities carry no ETag,
+        // so the stored one goes: the back end's version changed).
+        func kept(_ id: String) throws -> String {
+            let json = try store.execute(.get, "SalesOrders('\(id)')?$select=GrossAmount,CustomerID").json()
+            return "\(json?["GrossAmount"].map { "\($0)" } ?? "nil") \(json?["CustomerID"]?.stringValue ?? "nil")"
+        }
+        var before: [String: String] = [:]
+        for id in ids { before[id] = try kept(id) }
+        let entities = ids.enumerated().map { #"{"SalesOrderID":"\#($1)","Note":"delta \#($0)"}"# }.joined(separator: ",")
+        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        continuation.yield(Array(#"{"value":[\#(entities)]}"#.utf8))
+        continuation.finish()
+        let summary = try await store.applySyncDownload(definingQuery: "Orders", mode: .delta, pages: stream,
+                                                        state: SyncQueryState(deltaLink: nil, downloadsSinceReconcile: 1, url: "SalesOrders"))
+        #expect(summary.entitiesApplied == count)
+        for (i, id) in ids.enumerated() {
+            #expect(try store.execute(.get, "SalesOrders('\(id)')").json()?["Note"]?.stringValue == "delta \(i)", "\(id)")
+            let after = try kept(id)
+            #expect(after == before[id], "\(id) lost what the delta left out: \(after) against \(before[id] ?? "nil")")
+        }
+        #expect(try store.count("SalesOrders/$count") == OfflineFixtures.sales.count(of: .salesOrders))
+    }
+
     @Test("an entity the back end deleted while it had local changes is kept for them, and undo then removes it instead of restoring a version the back end no longer has (found by the two-store property test)")
     func deletedOnServerWhilePending() async throws {
         let dir = OfflineTempDir()
