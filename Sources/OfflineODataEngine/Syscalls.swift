@@ -275,7 +275,7 @@ func releaseFreeMemory() {
 /// `releaseFreeMemory`, at most once per `trimInterval` over the process: for work that frees
 /// memory many times a second (the chunks of a bulk load). A trim walks every arena of the
 /// process and hands back each free range with its own `madvise`, and on a process with many
-/// threads each one interrupts the other processors: after every 8 MiB chunk of a 1M-entity
+/// threads each one interrupts the other processors: after every 1 MiB chunk (the store's size) of a 1M-entity
 /// download that was about 28,000 calls, a tenth of the download's CPU (perf). The memory a
 /// chunk frees is mostly taken again by the next chunk, so trimming a few times a second bounds
 /// the resident memory as well.
