@@ -32,13 +32,23 @@ extension OfflineStore {
         let set = try validate(query)
         broadcaster.set(.downloading)
         defer { if isOpen.withLock({ $0 }) { broadcaster.set(.open) } }
+        var source = SequencePageSource(iterator: pages.makeIterator())
+        return try applyFull(name, set: set, pages: &source, progress: progress)
+    }
+
+    /// One defining query's full download applied from `source` under the download lock, in an
+    /// exclusive session with readers pinned to the state before it; `configure` sets the
+    /// apply's options first.
+    func applyFull(_ name: String, set: String, pages source: inout some DownloadPageSource,
+                   progress: (@Sendable (DownloadProgress) -> Void)?,
+                   configure: (inout DownloadApply) -> Void = { _ in }) throws(ODataError) -> DownloadSummary {
         let service = self.service
         let limit = downloadBatchBytes, readers = downloadReaders
         return try downloadLock.withLock { _ throws(ODataError) -> DownloadSummary in
             try storage.exclusive(pinningReaders: true) { writer throws(ODataError) -> DownloadSummary in
                 var apply = DownloadApply(name: name, set: set, service: service, writer: writer, limit: limit, readers: readers,
                                           progress: progress)
-                var source = SequencePageSource(iterator: pages.makeIterator())
+                configure(&apply)
                 return try apply.run(pages: &source)
             }
         }

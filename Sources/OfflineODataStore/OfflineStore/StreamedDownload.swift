@@ -220,19 +220,12 @@ extension OfflineStore {
                                progress: (@Sendable (DownloadProgress) -> Void)?) throws(ODataError) -> DownloadSummary {
         guard let query = try definingQuery(named: name) else { throw ODataError.offlineDefiningQueryNotFound(name) }
         let set = try validate(query)
-        let service = self.service
-        let limit = downloadBatchBytes, readers = downloadReaders
-        return try downloadLock.withLock { _ throws(ODataError) -> DownloadSummary in
-            try storage.exclusive(pinningReaders: true) { writer throws(ODataError) -> DownloadSummary in
-                var apply = DownloadApply(name: name, set: set, service: service, writer: writer, limit: limit, readers: readers,
-                                          progress: progress)
-                apply.eventDetails = " mode=full"
-                var source = ChannelPageSource(channel: channel)
-                apply.trailingSyncState = { channel.trailingState }
-                apply.pageBuffers = pageBuffers
-                apply.stagingAhead = 1
-                return try apply.run(pages: &source)
-            }
+        var source = ChannelPageSource(channel: channel)
+        return try applyFull(name, set: set, pages: &source, progress: progress) { apply in
+            apply.eventDetails = " mode=full"
+            apply.trailingSyncState = { channel.trailingState }
+            apply.pageBuffers = pageBuffers
+            apply.stagingAhead = 1
         }
     }
 }
