@@ -193,7 +193,7 @@ extension LocalService {
             try ServiceTransaction.checkWritable(set, "PUT")
             let requestID = tx.nextRequestID()
             let keyBytes = try tx.keyBytes(set, key)
-            guard let (_, meta) = try tx.batch.storedRecord(set, keyBytes: keyBytes) else {
+            guard let meta = try tx.batch.storedMeta(set, keyBytes: keyBytes) else {
                 throw .serviceEntityNotFound(set, try tx.keyText(set, keyBytes))
             }
             try tx.checkIfMatch(request.header("If-Match"), current: meta.etag, set: set, keyBytes: keyBytes)

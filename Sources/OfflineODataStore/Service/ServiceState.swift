@@ -253,9 +253,13 @@ extension EntityWriteBatch {
 
     /// Re-stores an entity's record with other ETag and flags.
     mutating func restamp(_ set: String, keyBytes: [UInt8], etag: String?, flags: EntityFlags) throws(ODataError) {
-        let info = try catalog.set(set)
-        guard let (record, meta) = try stored(keyBytes, info: info) else { return }
-        _ = try put(record: record, info: info, etag: etag, flags: flags, typeName: meta.typeName)
+        try restampStored(keyBytes, info: try catalog.set(set), etag: etag, flags: flags)
+    }
+
+    /// An entity's ETag, type name and flags, without decoding its properties.
+    func storedMeta(_ set: String, keyBytes: [UInt8]) throws(ODataError) -> StoredValue.Meta? {
+        guard var value = try current(keyBytes, in: try catalog.set(set).tree) else { return nil }
+        return try StoredValue.split(&value, what: "entity of set '\(set)'")
     }
 
     /// Stores a record of `set` (values by layout) with this ETag, flags and type.

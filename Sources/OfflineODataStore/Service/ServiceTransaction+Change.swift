@@ -182,7 +182,7 @@ extension ServiceTransaction {
             try batch.link(from: set, key: key, navigation: navigation, to: targetKey)
         }
         for ref in touched {
-            guard let (_, meta) = try batch.storedRecord(ref.set, keyBytes: ref.keyBytes) else { continue }
+            guard let meta = try batch.storedMeta(ref.set, keyBytes: ref.keyBytes) else { continue }
             try batch.restamp(ref.set, keyBytes: ref.keyBytes, etag: newETag(), flags: meta.flags.union(.pending))
         }
         return keyBytes

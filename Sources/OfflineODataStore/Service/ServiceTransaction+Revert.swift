@@ -122,7 +122,7 @@ extension ServiceTransaction {
         try batch.put(entry.entity(), in: OfflineSystemSets.errorArchive)
         if request.isAction { return entry }  // no entity to mark
         let entityKey = try keyBytes(request.affectedEntitySet, predicate: request.affectedEntityKey)
-        if let (_, meta) = try batch.storedRecord(request.affectedEntitySet, keyBytes: entityKey) {
+        if let meta = try batch.storedMeta(request.affectedEntitySet, keyBytes: entityKey) {
             let stillQueued = try queuedRequests().contains {
                 $0.affectedEntitySet == request.affectedEntitySet && $0.affectedEntityKey == request.affectedEntityKey
             }

@@ -109,7 +109,7 @@ extension ServiceTransaction {
             try dropImage(set, entity)
             return confirmation
         }
-        guard let (_, meta) = try batch.storedRecord(set, keyBytes: entity) else {
+        guard let meta = try batch.storedMeta(set, keyBytes: entity) else {
             if !stillQueued { try dropImage(set, entity) }
             return confirmation
         }
@@ -158,7 +158,7 @@ extension ServiceTransaction {
         for child in children {
             let text = try keyText(child.set, child.keyBytes)
             guard !queued.contains(where: { $0.affectedEntitySet == child.set && $0.affectedEntityKey == text }) else { continue }
-            if let (_, meta) = try batch.storedRecord(child.set, keyBytes: child.keyBytes) {
+            if let meta = try batch.storedMeta(child.set, keyBytes: child.keyBytes) {
                 var flags = meta.flags
                 flags.remove(.pending)
                 flags.remove(.local)
