@@ -98,6 +98,7 @@ extension ServiceTransaction {
         }
         let ids = requests.sorted()
         for id in ids {
+            queuedAfterSnapshot = nil   // the queue changes: the memo of its tail goes
             _ = try batch.delete(key: [.int64(id)], in: OfflineSystemSets.requestQueue)
             _ = try batch.delete(key: [.int64(id)], in: OfflineSystemSets.errorArchive)
         }
@@ -118,6 +119,7 @@ extension ServiceTransaction {
         let request = try QueuedRequest(stored: stored)
         let entry = ErrorArchiveEntry(failed: request, httpStatusCode: httpStatus, code: code, message: message,
                                       innerError: innerError, domain: domain)
+        queuedAfterSnapshot = nil   // the queue changes: the memo of its tail goes
         _ = try batch.delete(keyBytes: key, in: OfflineSystemSets.requestQueue)
         try batch.put(entry.entity(), in: OfflineSystemSets.errorArchive)
         if request.isAction { return entry }  // no entity to mark

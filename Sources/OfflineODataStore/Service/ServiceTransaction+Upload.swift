@@ -38,19 +38,20 @@ extension ServiceTransaction {
     /// The first queued request of an entity (set and key predicate) other than the one being
     /// confirmed: with a hint, a point lookup of the snapshot's next request and a scan of the
     /// requests queued after the snapshot; without, a scan of the queue.
-    func nextQueued(_ set: String, _ predicate: String, hint: QueueHint?) throws(ODataError) -> QueuedRequest? {
+    mutating func nextQueued(_ set: String, _ predicate: String, hint: QueueHint?) throws(ODataError) -> QueuedRequest? {
         if let hint {
             if let next = hint.nextOfEntity,
                let row = try batch.storedEntity(OfflineSystemSets.requestQueue, keyBytes: try keyBytes(OfflineSystemSets.requestQueue, [.int64(next)])) {
                 let request = try QueuedRequest(stored: row)
                 if request.affectedEntitySet == set && request.affectedEntityKey == predicate { return request }
             } else if hint.nextOfEntity == nil {
-                let after = try keyBytes(OfflineSystemSets.requestQueue, [.int64(hint.knownUpTo)])
-                for row in try batch.entities(of: OfflineSystemSets.requestQueue, after: after) {
-                    let request = try QueuedRequest(stored: row)
-                    if request.affectedEntitySet == set && request.affectedEntityKey == predicate { return request }
+                if queuedAfterSnapshot?.knownUpTo != hint.knownUpTo {
+                    let after = try keyBytes(OfflineSystemSets.requestQueue, [.int64(hint.knownUpTo)])
+                    var requests: [QueuedRequest] = []
+                    for row in try batch.entities(of: OfflineSystemSets.requestQueue, after: after) { requests.append(try QueuedRequest(stored: row)) }
+                    queuedAfterSnapshot = (hint.knownUpTo, requests)
                 }
-                return nil
+                return queuedAfterSnapshot?.requests.first { $0.affectedEntitySet == set && $0.affectedEntityKey == predicate }
             }
         }
         return try queuedRequests().first { $0.affectedEntitySet == set && $0.affectedEntityKey == predicate }
@@ -212,6 +213,7 @@ extension ServiceTransaction {
                 changed = true
             }
             if changed {
+                queuedAfterSnapshot = nil   // the queue changes: the memo of its tail goes
                 try batch.put(request.entity(), in: OfflineSystemSets.requestQueue)
                 rewritten += 1
             }

@@ -12,6 +12,11 @@ struct ServiceTransaction {
     let validator: ODataJSONReader
     var counters: ServiceCounters
     let initialCounters: ServiceCounters
+    /// The requests queued after an upload's snapshot (`QueueHint.knownUpTo`), read once per
+    /// transaction: nothing is queued while the transaction holds the writer lock, and the
+    /// confirmations of one `$batch` answer would each scan them again (a cursor over the
+    /// queue per request was a tenth of a confirmation, perf).
+    var queuedAfterSnapshot: (knownUpTo: Int64, requests: [QueuedRequest])?
 
     init(batch: EntityWriteBatch, model: ServiceModel, validator: ODataJSONReader,
          now: @escaping @Sendable () -> Int64) throws(ODataError) {
@@ -139,6 +144,7 @@ struct ServiceTransaction {
     // MARK: queue
 
     mutating func enqueue(_ request: QueuedRequest) throws(ODataError) {
+        queuedAfterSnapshot = nil   // the queue changes: the memo of its tail goes
         try batch.put(request.entity(), in: OfflineSystemSets.requestQueue)
     }
 
