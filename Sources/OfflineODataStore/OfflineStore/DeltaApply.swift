@@ -70,23 +70,35 @@ struct DeltaApply {
             // The stored versions are read ahead on another processor, from the group's end
             // backwards, while this thread applies from its start (a delta's entities are spread
             // over the whole set: nearly each one reads a block of its own from disk).
-            let warmer = StoredVersionWarmer(keys: Self.keys(of: group, info: info), snapshot: tx.batch.snapshot, tree: info.tree)
+            let keys = Self.keys(of: group, info: info)
+            let warmer = StoredVersionWarmer(keys: keys, snapshot: tx.batch.snapshot, tree: info.tree)
             defer { warmer.finish() }
             var position = 0
             for collection in group {
                 for entity in collection.entities {
                     warmer.reached(position)
+                    let key = keys[position]
                     position += 1
                     var record = EntityConversion.record(from: entity, info: info)
                     let typeName = entity.typeName.isEmpty ? nil : entity.typeName
-                    let prepared = try EntityWriteBatch.prepare(record: record, info: info, etag: entity.control.etag,
-                                                                flags: [], typeName: typeName)
-                    if let (stored, _) = try tx.batch.stored(prepared.keyBytes, info: info) {
+                    // The stored version is read once: for the merge (a partial entity: the
+                    // properties it leaves out keep their stored values) and for the index
+                    // entries it replaces. An entity without a valid key reads nothing; its
+                    // prepare reports it.
+                    let old = try key.flatMap { (key: [UInt8]) throws(ODataError) -> [UInt8]? in try tx.batch.storedCodecBytes(key, info: info) }
+                    if let old, record.values.contains(where: { $0 == nil }) {
+                        let stored = try info.codec.decode(old)
                         for i in record.values.indices where record.values[i] == nil && i < stored.values.count {
                             record.values[i] = stored.values[i]
                         }
                     }
-                    _ = try tx.batch.put(record: record, info: info, etag: entity.control.etag, flags: [], typeName: typeName)
+                    let prepared = try EntityWriteBatch.prepare(record: record, info: info, etag: entity.control.etag,
+                                                                flags: [], typeName: typeName)
+                    if let key, key == prepared.keyBytes {
+                        _ = try tx.batch.put(prepared, info: info, storedCodec: old)
+                    } else {
+                        _ = try tx.batch.put(prepared, info: info)
+                    }
                     next.applied += 1
                 }
             }
@@ -135,20 +147,14 @@ struct DeltaApply {
         for collection in group {
             for entity in collection.entities {
                 let record = EntityConversion.record(from: entity, info: info)
-                var key: [UInt8] = []
-                var valid = info.keyIndices.count == info.keyKinds.count
-                for (n, i) in info.keyIndices.enumerated() where valid {
-                    guard i < record.values.count, let value = record.values[i] else {
-                        valid = false
-                        break
-                    }
-                    do throws(ODataError) {
-                        try EntityStorage.appendKeyComponent(value, at: n, info: info, to: &key)
-                    } catch {
-                        valid = false
-                    }
+                // As `EntityWriteBatch.prepare` encodes it, so that the version read under this
+                // key is the one the put replaces.
+                var values: [ODataValue] = []
+                for i in info.keyIndices {
+                    guard i < record.values.count, let value = record.values[i] else { break }
+                    values.append(value)
                 }
-                keys.append(valid ? (try? EntityStorage.checkedKey(key, info: info)) : nil)
+                keys.append(values.count == info.keyIndices.count ? (try? EntityStorage.encodeKey(values, info: info)) : nil)
             }
         }
         return keys

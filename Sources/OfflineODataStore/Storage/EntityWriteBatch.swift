@@ -250,6 +250,13 @@ public struct EntityWriteBatch {
         try put(prepared.keyBytes, prepared.value, .record(prepared.record), info: info)
     }
 
+    /// The same, when the caller has just read the entity's stored version: its codec bytes
+    /// (`storedCodecBytes`), nil when it is not stored. They are not read again for the index
+    /// entries.
+    mutating func put(_ prepared: Prepared, info: SetInfo, storedCodec old: [UInt8]?) throws(ODataError) -> [UInt8] {
+        try put(prepared.keyBytes, prepared.value, .record(prepared.record), info: info, old: .some(old))
+    }
+
     /// Stages an entity given in its stored form (key and `StoredValue` bytes, as `prepare`
     /// made them: a staged download page, docs/OfflineStore.md §7.3), with its index entries
     /// read from the value's codec bytes; returns its key.
@@ -274,10 +281,14 @@ public struct EntityWriteBatch {
 
     /// The put of both forms: the index entries of the new version replace the old version's
     /// where they differ.
-    private mutating func put(_ keyBytes: [UInt8], _ value: [UInt8], _ version: NewVersion, info: SetInfo) throws(ODataError) -> [UInt8] {
+    /// `old`: the stored version's codec bytes when the caller knows them (`.some(nil)`: not
+    /// stored); nil: read here when the set has indexes.
+    private mutating func put(_ keyBytes: [UInt8], _ value: [UInt8], _ version: NewVersion, info: SetInfo,
+                              old known: [UInt8]?? = nil) throws(ODataError) -> [UInt8] {
         let names = catalog.indexesBySet[info.name] ?? []
         if !names.isEmpty {
-            let old = try storedCodecBytes(keyBytes, info: info)
+            let old: [UInt8]?
+            if let known { old = known } else { old = try storedCodecBytes(keyBytes, info: info) }
             for name in names {
                 guard let index = catalog.indexes[name] else { continue }
                 let newKey: [UInt8]

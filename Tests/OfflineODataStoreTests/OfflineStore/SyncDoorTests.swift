@@ -116,7 +116,9 @@ import Testing
     func largeDeltaMerges() async throws {
         let dir = OfflineTempDir()
         defer { dir.cleanup() }
-        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: Self.parameters(dir))
+        var parameters = Self.parameters(dir)
+        parameters.indexes = [IndexDefinition(name: "byNote", entitySet: "SalesOrders", properties: ["Note"])]
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: parameters)
         defer { try? store.close() }
         try await store.applyDownload(definingQuery: "Orders", pages: try OfflineFixtures.pages(.salesOrders))
         let count = min(300, OfflineFixtures.sales.count(of: .salesOrders))
@@ -130,6 +132,7 @@ import Testing
         }
         var before: [String: String] = [:]
         for id in ids { before[id] = try kept(id) }
+        let oldNotes = try ids.map { try store.execute(.get, "SalesOrders('\($0)')?$select=Note").json()?["Note"]?.stringValue }
         let entities = ids.enumerated().map { #"{"SalesOrderID":"\#($1)","Note":"delta \#($0)"}"# }.joined(separator: ",")
         let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         continuation.yield(Array(#"{"value":[\#(entities)]}"#.utf8))
@@ -143,6 +146,21 @@ import Testing
             #expect(after == before[id], "\(id) lost what the delta left out: \(after) against \(before[id] ?? "nil")")
         }
         #expect(try store.count("SalesOrders/$count") == OfflineFixtures.sales.count(of: .salesOrders))
+        // The index on the changed property holds each entity once, under its new value only.
+        #expect(try store.count("SalesOrders/$count?$filter=startswith(Note,'delta ')") == count)
+        #expect(try store.count("SalesOrders/$count?$filter=Note eq 'delta 7'") == 1)
+        #expect(try store.count("SalesOrders/$count?$filter=Note eq 'delta 299'") == (count > 299 ? 1 : 0))
+        let plan = try store.execute(.get, "SalesOrders?$filter=Note eq 'delta 7'&$select=SalesOrderID").bodyText ?? ""
+        #expect(plan.contains(ids[7]))
+        // No entry is left under an old value: an order found by its old note has that note.
+        for note in Set(oldNotes.compactMap { $0 }).prefix(20) {
+            let found = try store.execute(.get, "SalesOrders?$filter=Note eq '\(note.replacingOccurrences(of: "'", with: "''"))'&$select=SalesOrderID,Note").json()
+            for row in found?["value"]?.arrayValue ?? [] {
+                #expect(row["Note"]?.stringValue == note, "an index entry of an old note survived the delta: \(note)")
+            }
+            #expect(!ids.contains { id in (found?["value"]?.arrayValue ?? []).contains { $0["SalesOrderID"]?.stringValue == id } },
+                    "an order the delta changed is still found by its old note \(note)")
+        }
     }
 
     @Test("an entity the back end deleted while it had local changes is kept for them, and undo then removes it instead of restoring a version the back end no longer has (found by the two-store property test)")
