@@ -285,7 +285,7 @@ extension OfflineODataProvider {
         do {
             let expected = response.header("Content-Length").flatMap { Int($0) }
             if let buffers {
-                var page = buffers.take(capacity: Swift.min(Swift.max(expected ?? 0, 0), parameters.maxPageBytes))
+                var page = buffers.take(capacity: HTTPBody.reservation(expected, limit: parameters.maxPageBytes))
                 try await response.body.collect(upTo: parameters.maxPageBytes, into: &page)
                 return page
             }

@@ -87,14 +87,25 @@ public struct HTTPBody: AsyncSequence, Sendable {
     /// `expectedLength` (the answer's `Content-Length`) sizes the buffer once, instead of
     /// growing it by doubling: a page is then held in exactly its own bytes, not copied on the
     /// way (at 1M entities the growing buffers were half of a download's peak heap, heaptrack).
+    /// What is reserved is at most `maxReserved`: a `Content-Length` is the back end's word, and
+    /// a body larger than that grows as it arrives.
     public func collect(upTo limit: Int, expectedLength: Int? = nil) async throws -> [UInt8] {
         var out: [UInt8] = []
-        if let expectedLength, expectedLength > 0 { out.reserveCapacity(Swift.min(expectedLength, limit)) }
+        out.reserveCapacity(Self.reservation(expectedLength, limit: limit))
         for try await chunk in self {
             guard out.count + chunk.count <= limit else { throw BodyTooLarge(limit: limit) }
             out += chunk
         }
         return out
+    }
+
+    /// The most a `Content-Length` makes `collect` reserve before the bytes arrive.
+    public static let maxReserved = 32 << 20
+
+    /// The bytes to reserve for a body announced as `expectedLength` (0 when unknown).
+    static func reservation(_ expectedLength: Int?, limit: Int) -> Int {
+        guard let expectedLength, expectedLength > 0 else { return 0 }
+        return Swift.min(expectedLength, limit, maxReserved)
     }
 
     /// The whole body appended to `out` (a buffer kept from an earlier page), as `collect`.
