@@ -43,11 +43,8 @@ extension OfflineODataProvider {
     /// One defining query's pages, received into the store's receiver.
     func receive(_ query: DefiningQuery, store: OfflineStore, forceFull: Bool, durable: Bool) async throws(ODataError) -> SyncDownload {
         let prior = try store.syncState(of: query.name)
-        // A singleton (`Me`): one entity, read in full every time (it has no delta link).
-        // One entity by key (`Photos(7)`): the same, a page of at most one.
-        let singleton = Self.singletonName(query.url, model: store.model) ?? Self.singleEntitySet(query.url, model: store.model)
-        let trusted = singleton == nil && deltaTrusted(query.url)
-        if !forceFull, trusted, let prior, prior.url == query.url, let link = prior.deltaLink,
+        let shape = readShape(query, model: store.model)
+        if !forceFull, shape.trusted, let prior, prior.url == query.url, let link = prior.deltaLink,
            prior.downloadsSinceReconcile + 1 < parameters.reconcileEvery {
             let receiver = try store.makeReceiver(for: query.name, durable: durable)
             do throws(ODataError) {
@@ -66,7 +63,7 @@ extension OfflineODataProvider {
         }
         let receiver = try store.makeReceiver(for: query.name, durable: durable)
         do throws(ODataError) {
-            let state = try await receiveFull(query, model: store.model, into: .receiver(receiver))
+            let state = try await receiveFull(query, shape: shape, into: .receiver(receiver))
             return SyncDownload(definingQuery: query.name, mode: .full, pages: receiver, state: state)
         } catch {
             receiver.discard()
@@ -74,13 +71,19 @@ extension OfflineODataProvider {
         }
     }
 
+    /// How a defining query is read: `single` for a singleton (`Me`: one entity, read in full
+    /// every time, it has no delta link) or one entity by key (`Photos(7)`: the same, a page of
+    /// at most one); `trusted` when its delta links are followed.
+    func readShape(_ query: DefiningQuery, model: ServiceModel) -> (single: Bool, trusted: Bool) {
+        let single = Self.singletonName(query.url, model: model) != nil || Self.singleEntitySet(query.url, model: model) != nil
+        return (single, !single && deltaTrusted(query.url))
+    }
+
     /// Reads a defining query in full into `sink`; the state to commit with its data.
-    func receiveFull(_ query: DefiningQuery, model: ServiceModel, into sink: PageSink) async throws(ODataError) -> SyncQueryState {
-        let singleton = Self.singletonName(query.url, model: model) ?? Self.singleEntitySet(query.url, model: model)
-        let trusted = singleton == nil && deltaTrusted(query.url)
+    func receiveFull(_ query: DefiningQuery, shape: (single: Bool, trusted: Bool), into sink: PageSink) async throws(ODataError) -> SyncQueryState {
         let outcome = try await receivePages(from: try resolve(query.url), query: query.name, into: sink,
-                                             trackChanges: trusted, deltaRequest: false, singleton: singleton != nil)
-        return SyncQueryState(deltaLink: trusted ? outcome?.deltaLink : nil, downloadsSinceReconcile: 0, url: query.url)
+                                             trackChanges: shape.trusted, deltaRequest: false, singleton: shape.single)
+        return SyncQueryState(deltaLink: shape.trusted ? outcome?.deltaLink : nil, downloadsSinceReconcile: 0, url: query.url)
     }
 
     /// The first download of a store that its `open` just created (no one else holds it yet):
@@ -107,7 +110,8 @@ extension OfflineODataProvider {
                 }
             }
             do throws(ODataError) {
-                channel.finish(state: try await receiveFull(query, model: store.model, into: .channel(channel, buffers)))
+                channel.finish(state: try await receiveFull(query, shape: readShape(query, model: store.model),
+                                                            into: .channel(channel, buffers)))
             } catch {
                 channel.fail(error)
             }

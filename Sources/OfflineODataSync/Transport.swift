@@ -92,10 +92,7 @@ public struct HTTPBody: AsyncSequence, Sendable {
     public func collect(upTo limit: Int, expectedLength: Int? = nil) async throws -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(Self.reservation(expectedLength, limit: limit))
-        for try await chunk in self {
-            guard out.count + chunk.count <= limit else { throw BodyTooLarge(limit: limit) }
-            out += chunk
-        }
+        try await collect(upTo: limit, into: &out)
         return out
     }
 

@@ -70,7 +70,7 @@ struct DeltaApply {
             // The stored versions are read ahead on another processor, from the group's end
             // backwards, while this thread applies from its start (a delta's entities are spread
             // over the whole set: nearly each one reads a block of its own from disk).
-            let keys = Self.keys(of: group, info: info)
+            let (records, keys) = Self.recordsAndKeys(of: group, info: info)
             let warmer = StoredVersionWarmer(keys: keys, snapshot: tx.batch.snapshot, tree: info.tree)
             defer { warmer.finish() }
             var position = 0
@@ -78,8 +78,8 @@ struct DeltaApply {
                 for entity in collection.entities {
                     warmer.reached(position)
                     let key = keys[position]
+                    var record = records[position]
                     position += 1
-                    var record = EntityConversion.record(from: entity, info: info)
                     let typeName = entity.typeName.isEmpty ? nil : entity.typeName
                     // The stored version is read once: for the merge (a partial entity: the
                     // properties it leaves out keep their stored values) and for the index
@@ -140,9 +140,10 @@ struct DeltaApply {
         counts = next
     }
 
-    /// The encoded keys of the group's entities in apply order (nil where an entity has no
-    /// valid key: its apply reports it).
-    static func keys(of group: [ODataEntityCollection], info: SetInfo) -> [[UInt8]?] {
+    /// The group's entities as records, in apply order, and their encoded keys (nil where an
+    /// entity has no valid key: its apply reports it).
+    static func recordsAndKeys(of group: [ODataEntityCollection], info: SetInfo) -> (records: [EntityRecord], keys: [[UInt8]?]) {
+        var records: [EntityRecord] = []
         var keys: [[UInt8]?] = []
         for collection in group {
             for entity in collection.entities {
@@ -155,9 +156,10 @@ struct DeltaApply {
                     values.append(value)
                 }
                 keys.append(values.count == info.keyIndices.count ? (try? EntityStorage.encodeKey(values, info: info)) : nil)
+                records.append(record)
             }
         }
-        return keys
+        return (records, keys)
     }
 
     /// The encoded key a tombstone names (`@id` / `id`, or its key properties); nil when it names

@@ -258,8 +258,7 @@ extension EntityWriteBatch {
 
     /// An entity's ETag, type name and flags, without decoding its properties.
     func storedMeta(_ set: String, keyBytes: [UInt8]) throws(ODataError) -> StoredValue.Meta? {
-        guard var value = try current(keyBytes, in: try catalog.set(set).tree) else { return nil }
-        return try StoredValue.split(&value, what: "entity of set '\(set)'")
+        try storedParts(keyBytes, info: try catalog.set(set))?.meta
     }
 
     /// Stores a record of `set` (values by layout) with this ETag, flags and type.

@@ -125,16 +125,21 @@ public struct EntityWriteBatch {
 
     /// The stored entity (record and trailer) as this batch sees it.
     func stored(_ keyBytes: [UInt8], info: SetInfo) throws(ODataError) -> (record: EntityRecord, meta: StoredValue.Meta)? {
+        guard let (codec, meta) = try storedParts(keyBytes, info: info) else { return nil }
+        return (try info.codec.decode(codec), meta)
+    }
+
+    /// The stored version as this batch sees it, split: its codec bytes and its trailer (ETag,
+    /// type name, flags), nothing decoded.
+    func storedParts(_ keyBytes: [UInt8], info: SetInfo) throws(ODataError) -> (codec: [UInt8], meta: StoredValue.Meta)? {
         guard var value = try current(keyBytes, in: info.tree) else { return nil }
         let meta = try StoredValue.split(&value, what: "entity of set '\(info.name)'")
-        return (try info.codec.decode(value), meta)
+        return (value, meta)
     }
 
     /// The codec bytes of the stored version as this batch sees it (trailer cut off).
     func storedCodecBytes(_ keyBytes: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8]? {
-        guard var value = try current(keyBytes, in: info.tree) else { return nil }
-        _ = try StoredValue.split(&value, what: "entity of set '\(info.name)'")
-        return value
+        try storedParts(keyBytes, info: info)?.codec
     }
 
     mutating func put(record: EntityRecord, info: SetInfo, etag: String?, flags: EntityFlags,
@@ -237,8 +242,7 @@ public struct EntityWriteBatch {
     /// False when the entity is not stored.
     @discardableResult
     mutating func restampStored(_ keyBytes: [UInt8], info: SetInfo, etag: String?, flags: EntityFlags) throws(ODataError) -> Bool {
-        guard var codec = try current(keyBytes, in: info.tree) else { return false }
-        let meta = try StoredValue.split(&codec, what: "entity of set '\(info.name)'")
+        guard let (codec, meta) = try storedParts(keyBytes, info: info) else { return false }
         let typeName = meta.typeName ?? info.typeName
         try Self.checkStored(info: info, etag: etag, typeName: typeName)
         stage(keyBytes, try Self.storedValue(codec, info: info, etag: etag, typeName: typeName, flags: flags), in: info.tree)
