@@ -17,6 +17,20 @@ struct RunInfo: Sendable, Equatable {
     /// The Bloom filter frame (length 0: none).
     var filterOffset: UInt64 = 0
     var filterLength: Int = 0
+    /// The trees the run holds keys of (each key's 4-byte tree prefix, big-endian, as a number),
+    /// ascending; empty when not recorded (runs written before the list existed, or holding more
+    /// than `maxListedTrees` trees). A read of a tree the list does not name skips the run without
+    /// reading its filter or blocks.
+    var trees: [UInt32] = []
+
+    /// At most this many trees are listed in a footer (4 bytes each).
+    static let maxListedTrees = 1024
+
+    /// The tree prefix of an internal key as a number; nil for a key shorter than a prefix.
+    @inline(__always) static func treePrefix(_ key: [UInt8]) -> UInt32? {
+        guard key.count >= 4 else { return nil }
+        return UInt32(key[0]) << 24 | UInt32(key[1]) << 16 | UInt32(key[2]) << 8 | UInt32(key[3])
+    }
 
     func encodeFooter() -> [UInt8] {
         var w = ByteWriter()
@@ -31,6 +45,10 @@ struct RunInfo: Sendable, Equatable {
         w.lengthPrefixed(maxKey)
         w.u64(filterOffset)
         w.u32(UInt32(filterLength))
+        if !trees.isEmpty {
+            w.u32(UInt32(trees.count))
+            for t in trees { w.u32(t) }
+        }
         return w.bytes
     }
 
@@ -51,9 +69,29 @@ struct RunInfo: Sendable, Equatable {
               filterOffset + UInt64(filterLength) <= fileSize else {
             throw .corrupt("run footer has an invalid root or filter pointer or height", file: file, offset: nil)
         }
+        // The tree list, when the footer has one (runs written before it have none).
+        var trees: [UInt32] = []
+        if !r.isAtEnd {
+            let count = Int(try r.u32())
+            guard count >= 1, count <= maxListedTrees, r.remaining == count * 4 else {
+                throw .corrupt("run footer's tree list has \(count) trees and \(r.remaining) bytes", file: file, offset: nil)
+            }
+            trees.reserveCapacity(count)
+            for _ in 0..<count {
+                let t = try r.u32()
+                guard trees.last.map({ $0 < t }) ?? true else {
+                    throw .corrupt("run footer's tree list is not ascending", file: file, offset: nil)
+                }
+                trees.append(t)
+            }
+            guard trees.first == treePrefix(minKey), trees.last == treePrefix(maxKey) else {
+                throw .corrupt("run footer's tree list does not match its key range", file: file, offset: nil)
+            }
+        }
         return RunInfo(fileNumber: fileNumber, fileSize: fileSize, entryCount: entries, tombstoneCount: tombstones,
                        leafCount: leaves, rawBytes: rawBytes, height: height, minKey: minKey, maxKey: maxKey,
-                       rootOffset: rootOffset, rootLength: rootLength, filterOffset: filterOffset, filterLength: filterLength)
+                       rootOffset: rootOffset, rootLength: rootLength, filterOffset: filterOffset, filterLength: filterLength,
+                       trees: trees)
     }
 }
 
@@ -81,6 +119,10 @@ final class RunWriter: @unchecked Sendable {  // owned by one flush at a time
     @exclusivity(unchecked) private var partitionHashes: [UInt64] = []
     /// Per written partition: its last key and its filter frame.
     @exclusivity(unchecked) private var filterIndex = BlockBuilder(isLeaf: false, capacity: 4096)
+    /// The trees of the keys added, in order (`RunInfo.trees`); `treesUnlisted` once they cannot
+    /// be listed (too many, or a key without a tree prefix).
+    @exclusivity(unchecked) private var trees: [UInt32] = []
+    @exclusivity(unchecked) private var treesUnlisted = false
 
     /// `expectedEntries` is no longer needed to size the filter (partitions are sized when they
     /// are cut); it reserves the partition buffer.
@@ -119,6 +161,16 @@ final class RunWriter: @unchecked Sendable {  // owned by one flush at a time
     /// Borrowed form of `add` (no copies of key or value).
     func add(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?) throws(EngineError) {
         if info.entryCount == 0 { info.minKey = Array(key) }
+        if !treesUnlisted {
+            if key.count >= 4 {
+                let t = UInt32(key[0]) << 24 | UInt32(key[1]) << 16 | UInt32(key[2]) << 8 | UInt32(key[3])
+                if trees.last != t {
+                    if trees.count == RunInfo.maxListedTrees { treesUnlisted = true } else { trees.append(t) }
+                }
+            } else {
+                treesUnlisted = true
+            }
+        }
         info.entryCount += 1
         info.rawBytes += UInt64(key.count + (value?.count ?? 0))
         if value == nil { info.tombstoneCount += 1 }
@@ -210,6 +262,7 @@ final class RunWriter: @unchecked Sendable {  // owned by one flush at a time
             }
         }
         try flushFilterPartition(lastKey: lastKey)
+        info.trees = treesUnlisted ? [] : trees
         if !filterIndex.isEmpty {
             (info.filterOffset, info.filterLength) = try emit(kind: .runFilterIndex, raw: filterIndex.finish())
         }
@@ -301,12 +354,18 @@ final class RunFile: @unchecked Sendable {
         var memoryCost: Int { blocks.reduce(0) { $0 + $1.memoryCost } }
     }
     private let pinFilterBytes: Int
+    /// `open`'s read of the file's end, until `releaseTailIfDone`.
+    private let tail: Mutex<Tail?>
     // Copies of hot `info` fields, so lookups do not copy the struct.
     private let minKey: [UInt8], maxKey: [UInt8], height: Int, fileSize: UInt64, isEmpty: Bool
+    /// `info.trees` (empty: not listed, every tree in the key range may be there).
+    private let trees: [UInt32]
 
     private init(info: RunInfo, name: String, file: any EngineFile, codec: FrameCodec, cache: BlockCache, version: UInt16,
-                 pinFilterBytes: Int) {
+                 pinFilterBytes: Int, tail: Tail? = nil) {
         self.pinFilterBytes = pinFilterBytes
+        self.tail = Mutex(tail)
+        if let tail { cache.pin(tail.bytes.count) }
         self.info = info
         self.name = name
         self.number = info.fileNumber
@@ -319,6 +378,25 @@ final class RunFile: @unchecked Sendable {
         height = info.height
         fileSize = info.fileSize
         isEmpty = info.entryCount == 0
+        trees = info.trees
+    }
+
+    /// False when the run's tree list says it holds no key of `key`'s tree.
+    @inline(__always) private func mayHoldTree(of key: [UInt8]) -> Bool {
+        guard !trees.isEmpty, let t = RunInfo.treePrefix(key) else { return true }
+        return holdsTree(in: t...t)
+    }
+
+    /// Whether a listed tree lies in `range` (true when the trees are not listed).
+    private func holdsTree(in range: ClosedRange<UInt32>) -> Bool {
+        if trees.isEmpty { return true }
+        // The first listed tree ≥ range.lowerBound.
+        var lo = 0, hi = trees.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if trees[mid] < range.lowerBound { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < trees.count && trees[lo] <= range.upperBound
     }
 
     deinit {
@@ -331,26 +409,43 @@ final class RunFile: @unchecked Sendable {
         if let raw = UnsafeRawPointer(bitPattern: retiredFilter.load(ordering: .acquiring)) {
             Unmanaged<LoadedFilter>.fromOpaque(raw).release()
         }
-        cache.unpin(filterBytes + indexBlocks.withLock { $0.memoryCost })
+        cache.unpin(filterBytes + indexBlocks.withLock { $0.memoryCost } + (tail.withLock { $0 }?.bytes.count ?? 0))
         file.close()
     }
+
+    /// How much of a run's end `open` reads at once: the trailer, the footer, and behind them
+    /// the filter index and often the top index block, which the first lookup of the run reads
+    /// next (a run this small is read whole, header included). Reading the header, the trailer and
+    /// the footer apart, then the filter index and the root on the first lookup, took four
+    /// `pread`s and an `fstat` more per run: with 15 runs, about 75 of the 130 system calls of
+    /// reopening a 100k-entity store and reading one entity (perf trace).
+    static let openReadBytes = 4 << 10
 
     /// `pinFilterBytes`: the largest filter (partitions on disk) kept whole (`pinnedFilterLimit`).
     static func open(fs: any FileSystem, directory: String, fileNumber: UInt32, keys: KeyRing, cache: BlockCache,
                      pinFilterBytes: Int = pinnedFilterLimit) throws(EngineError) -> RunFile {
         let name = FileNames.run(fileNumber)
         let file = try fs.open(directory + "/" + name, writable: false)
-        let size = try file.size()
+        let size = try file.sizeAtOpen()
         guard size >= UInt64(Format.fileHeaderSize + Format.runTrailerSize) else {
             throw .corrupt("run file truncated (\(size) bytes)", file: name, offset: 0)
         }
-        let header = try FileHeader.decode(try file.read(at: 0, count: Format.fileHeaderSize), expected: .run, file: name)
+        let tailLength = Int(min(size, UInt64(openReadBytes)))
+        let tail = Tail(offset: size - UInt64(tailLength), bytes: try file.read(at: size - UInt64(tailLength), count: tailLength))
+        guard tail.bytes.count == tailLength else {
+            throw .corrupt("run file ends at \(tail.offset + UInt64(tail.bytes.count)), before its size \(size)", file: name, offset: tail.offset)
+        }
+        func read(at offset: UInt64, count: Int) throws(EngineError) -> [UInt8] {
+            if let bytes = tail.slice(at: offset, count: count) { return bytes }
+            return try file.read(at: offset, count: count)
+        }
+        let header = try FileHeader.decode(try read(at: 0, count: Format.fileHeaderSize), expected: .run, file: name)
         guard header.fileNumber == fileNumber else {
             throw .corrupt("run file header names file \(header.fileNumber)", file: name, offset: 12)
         }
         let codec = try keys.codecForExisting(header, fileName: name)
         let trailerOffset = size - UInt64(Format.runTrailerSize)
-        let trailer = try file.read(at: trailerOffset, count: Format.runTrailerSize)
+        let trailer = try read(at: trailerOffset, count: Format.runTrailerSize)
         var r = ByteReader(trailer, context: "run trailer", file: name, baseOffset: trailerOffset)
         let footerOffset = try r.u64()
         let footerLength = Int(try r.u32())
@@ -358,11 +453,43 @@ final class RunFile: @unchecked Sendable {
               footerLength <= Format.maxFramePayload + Format.frameHeaderSize else {
             throw .corrupt("run trailer is damaged", file: name, offset: trailerOffset)
         }
-        let frame = try file.read(at: footerOffset, count: footerLength)
+        let frame = try read(at: footerOffset, count: footerLength)
         let (_, raw) = try codec.decode(frame, offset: footerOffset, expecting: [FrameKind.runFooter.rawValue])
         let info = try RunInfo.decodeFooter(raw, fileNumber: fileNumber, fileSize: size, file: name)
         return RunFile(info: info, name: name, file: file, codec: codec, cache: cache, version: header.version,
-                       pinFilterBytes: pinFilterBytes)
+                       pinFilterBytes: pinFilterBytes, tail: tail)
+    }
+
+    /// The last bytes of the file as `open` read them, until the filter index and the root
+    /// block (which lie there, in the common case) have been read from them; counted against
+    /// the block cache's budget (`BlockCache.pin`) while held.
+    struct Tail: Sendable {
+        let offset: UInt64
+        let bytes: [UInt8]
+        func slice(at start: UInt64, count: Int) -> [UInt8]? {
+            guard start >= offset, count >= 0, start - offset <= UInt64(bytes.count),
+                  UInt64(count) <= UInt64(bytes.count) - (start - offset) else { return nil }
+            let from = Int(start - offset)
+            return Array(bytes[from..<(from + count)])
+        }
+    }
+
+    /// Reads `count` bytes at `offset`, from the tail that `open` read when they lie in it.
+    private func read(at offset: UInt64, count: Int) throws(EngineError) -> [UInt8] {
+        if let tail = tail.withLock({ $0 }), let bytes = tail.slice(at: offset, count: count) { return bytes }
+        return try file.read(at: offset, count: count)
+    }
+
+    /// Drops the tail once the blocks that `open` read it for are pinned: the filter index (or
+    /// the run has none) and the root block.
+    private func releaseTailIfDone() {
+        guard loadedFilter.load(ordering: .acquiring) != 0 || info.filterLength == 0,
+              indexBlocks.withLock({ $0.get(info.rootOffset) != nil }) || height == 1 else { return }
+        let released = tail.withLock { t -> Int in
+            defer { t = nil }
+            return t?.bytes.count ?? 0
+        }
+        if released > 0 { cache.unpin(released) }
     }
 
     /// The run's filter, read on first use (nil: the run has none).
@@ -373,7 +500,7 @@ final class RunFile: @unchecked Sendable {
             return Unmanaged.fromOpaque(raw)
         }
         let offset = info.filterOffset
-        let frame = try file.read(at: offset, count: info.filterLength)
+        let frame = try read(at: offset, count: info.filterLength)
         let loaded: LoadedFilter
         if version < 2 {
             let (_, bits) = try codec.decode(frame, offset: offset, expecting: [FrameKind.runFilter.rawValue])
@@ -395,6 +522,7 @@ final class RunFile: @unchecked Sendable {
             expected: 0, desired: UInt(bitPattern: candidate.toOpaque()), ordering: .acquiringAndReleasing)
         if exchanged {
             cache.pin(loaded.pinnedBytes)
+            releaseTailIfDone()
             return candidate
         }
         candidate.release()
@@ -444,7 +572,7 @@ final class RunFile: @unchecked Sendable {
         guard length >= Format.frameHeaderSize, offset + UInt64(length) <= fileSize else {
             throw .corrupt("filter partition pointer out of range", file: name, offset: offset)
         }
-        let frame = try file.read(at: offset, count: length)
+        let frame = try read(at: offset, count: length)
         let (_, bits) = try codec.decode(frame, offset: offset, expecting: [FrameKind.runFilterPartition.rawValue])
         guard bits.count >= 64, bits.count % 64 == 0 else {
             throw .corrupt("filter partition has an invalid size (\(bits.count) bytes)", file: name, offset: offset)
@@ -472,14 +600,17 @@ final class RunFile: @unchecked Sendable {
         guard length >= Format.frameHeaderSize, offset + UInt64(length) <= fileSize else {
             throw .corrupt("block pointer out of range", file: name, offset: offset)
         }
-        let frame = try file.read(at: offset, count: length)
+        let frame = try read(at: offset, count: length)
         let block = try Block.decoding(frame: frame, codec: codec, offset: offset, kind: leaf ? .runLeaf : .runIndex, isLeaf: leaf,
                                        file: name, verifyOrder: !codec.isAuthenticated, pointIndex: pointIndex, arena: cache.arena)
         if leaf {
             if fillCache { cache.insert(key, block) }
         } else {
             let added = indexBlocks.withLock { $0.add(offset, block) }
-            if added { cache.pin(block.memoryCost) }
+            if added {
+                cache.pin(block.memoryCost)
+                if offset == info.rootOffset { releaseTailIfDone() }
+            }
         }
         return block
     }
@@ -498,14 +629,27 @@ final class RunFile: @unchecked Sendable {
             if compareBytes(minKey, target) > 0 { return false }
             if let end, compareBytes(maxKey, end) < 0 { return false }
         }
-        return true
+        if trees.isEmpty { return true }
+        // The trees the range can reach: from the tree of its lower bound to that of its upper
+        // bound (a bound shorter than a tree prefix leaves that side open). Going forward the
+        // end is exclusive: an end that is a tree's bare prefix (a whole tree's range ends there)
+        // reaches only the trees before it.
+        let low = forward ? RunInfo.treePrefix(target) : end.flatMap { RunInfo.treePrefix($0) }
+        var high = forward ? end.flatMap { RunInfo.treePrefix($0) } : RunInfo.treePrefix(target)
+        if forward, let end, end.count == 4, let h = high {
+            guard h > 0 else { return false }
+            high = h - 1
+        }
+        let from = low ?? 0, to = high ?? UInt32.max
+        guard from <= to else { return false }
+        return holdsTree(in: from...to)
     }
 
     /// False when the run certainly does not hold `key` (outside its key range, or its filter
     /// says no); reads the filter on first use (`fillCache: false`: a partition read from the
     /// file does not enter the block cache).
     func mayContain(_ key: [UInt8], fillCache: Bool = true) throws(EngineError) -> Bool {
-        guard !isEmpty, compareBytes(key, minKey) >= 0, compareBytes(key, maxKey) <= 0 else { return false }
+        guard !isEmpty, compareBytes(key, minKey) >= 0, compareBytes(key, maxKey) <= 0, mayHoldTree(of: key) else { return false }
         return try filterMayContain(key, hash: key.withUnsafeBytes { BloomFilter.hash($0) }, fillCache: fillCache)
     }
 
@@ -559,7 +703,7 @@ final class RunFile: @unchecked Sendable {
     /// for nothing (8 of the 9 scattered loads a filter probe makes). The index blocks on the way
     /// down are pinned, so the descent itself reads nothing.
     func entry(_ key: [UInt8], hash: UInt64, filterFirst: Bool = false) throws(EngineError) -> (Block, Int)? {
-        guard !isEmpty, compareBytes(key, minKey) >= 0, compareBytes(key, maxKey) <= 0 else { return nil }
+        guard !isEmpty, compareBytes(key, minKey) >= 0, compareBytes(key, maxKey) <= 0, mayHoldTree(of: key) else { return nil }
         if filterFirst, try !filterMayContain(key, hash: hash) { return nil }
         var pointer = root
         var level = height - 1

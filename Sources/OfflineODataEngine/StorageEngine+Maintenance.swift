@@ -186,9 +186,9 @@ extension StorageEngine {
                     }
                     lastKey = k
                     entries += 1
-                    // A filter that misses a key would hide it from point reads.
+                    // A filter or a tree list that misses a key would hide it from point reads.
                     guard try run.mayContain(k, fillCache: false) else {
-                        throw .corrupt("the run's Bloom filter does not hold a key of the run", file: run.name, offset: pointer.offset)
+                        throw .corrupt("the run's Bloom filter or tree list does not hold a key of the run", file: run.name, offset: pointer.offset)
                     }
                     if block.isTombstone(i) { tombstones += 1 }
                 } else {

@@ -37,6 +37,9 @@ public protocol EngineFile: AnyObject, Sendable {
     /// Flushes data (and the metadata needed to read it) to stable storage.
     func sync() throws(EngineError)
     func size() throws(EngineError) -> UInt64
+    /// The size when the file was opened, for a file that nothing writes (a run): the open
+    /// already asked for it, so this asks the system nothing more. Defaults to `size()`.
+    func sizeAtOpen() throws(EngineError) -> UInt64
     func truncate(to size: UInt64) throws(EngineError)
     func close()
     /// Reserves the file's blocks up to `size` (the file reads as zeros past what was written),
@@ -47,6 +50,7 @@ public protocol EngineFile: AnyObject, Sendable {
 
 extension EngineFile {
     public func preallocate(to size: UInt64) -> Bool { false }
+    public func sizeAtOpen() throws(EngineError) -> UInt64 { try size() }
 }
 
 /// The file-system seam. `PosixFileSystem` is the real one; tests wrap it to inject faults.
@@ -90,11 +94,16 @@ public struct PosixFileSystem: FileSystem {
             throw posixError("open", path, e)
         }
         var st = stat()
-        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+        guard fstat(fd, &st) == 0 else {
+            let e = errno
+            sysClose(fd)
+            throw posixError("fstat", path, e)
+        }
+        if (st.st_mode & S_IFMT) == S_IFDIR {
             sysClose(fd)
             throw EngineError(.notAStore, "expected a file, found a directory", file: path)
         }
-        return PosixFile(fd: fd, path: path)
+        return PosixFile(fd: fd, path: path, openedSize: UInt64(st.st_size))
     }
 
     public func create(_ path: String) throws(EngineError) -> any EngineFile {
@@ -171,10 +180,13 @@ final class PosixFile: EngineFile, @unchecked Sendable {
     // `fd` is written only by `close()`, which the owner calls once no one else uses the file.
     private var fd: Int32
     let path: String
+    /// `st_size` from the `fstat` of `FileSystem.open` (nil for a file this process created).
+    private let openedSize: UInt64?
 
-    init(fd: Int32, path: String) {
+    init(fd: Int32, path: String, openedSize: UInt64? = nil) {
         self.fd = fd
         self.path = path
+        self.openedSize = openedSize
     }
 
     deinit { close() }
@@ -232,6 +244,11 @@ final class PosixFile: EngineFile, @unchecked Sendable {
         var st = stat()
         if fstat(fd, &st) != 0 { throw posixError("fstat", path, errno) }
         return UInt64(st.st_size)
+    }
+
+    func sizeAtOpen() throws(EngineError) -> UInt64 {
+        if let openedSize { return openedSize }
+        return try size()
     }
 
     func truncate(to size: UInt64) throws(EngineError) {
