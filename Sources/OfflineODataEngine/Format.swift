@@ -145,7 +145,7 @@ enum FileNames {
         return String(repeating: "0", count: max(0, 8 - s.count)) + s
     }
 
-    enum Parsed: Equatable { case log(UInt32), run(UInt32), manifest(UInt32), temp, lock, other }
+    enum Parsed: Equatable { case log(UInt32), run(UInt32), manifest(UInt32), spool(String), temp, lock, other }
 
     static func parse(_ name: String) -> Parsed {
         if name == lock { return .lock }
@@ -153,6 +153,9 @@ enum FileNames {
         if name.hasPrefix("log-"), name.hasSuffix(".oolog"), let n = UInt32(name.dropFirst(4).dropLast(6)) { return .log(n) }
         if name.hasPrefix("run-"), name.hasSuffix(".oorun"), let n = UInt32(name.dropFirst(4).dropLast(6)) { return .run(n) }
         if name.hasPrefix("MANIFEST-"), let n = UInt32(name.dropFirst(9)) { return .manifest(n) }
+        if name.hasPrefix("spool-"), name.hasSuffix(".oospool"), name.utf8.count > 14 {
+            return .spool(String(name.dropFirst(6).dropLast(8)))
+        }
         return .other
     }
 }

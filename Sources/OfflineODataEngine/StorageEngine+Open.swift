@@ -43,13 +43,14 @@ extension StorageEngine {
     private static func recover(directory: String, options: EngineOptions, lock: any EngineFile) throws(EngineError) -> StorageEngine {
         let fs = options.fileSystem
         // 3.
-        var manifests: [UInt32] = [], logs: [UInt32] = [], runFiles: [UInt32] = []
+        var manifests: [UInt32] = [], logs: [UInt32] = [], runFiles: [UInt32] = [], spools: [String] = []
         var highest: UInt32 = 0
         for name in try fs.list(directory) {
             switch FileNames.parse(name) {
             case .manifest(let n): manifests.append(n); highest = max(highest, n)
             case .log(let n): logs.append(n); highest = max(highest, n)
             case .run(let n): runFiles.append(n); highest = max(highest, n)
+            case .spool(let name): spools.append(name)
             case .temp: try? fs.remove(directory + "/" + name)
             case .lock, .other: break
             }
@@ -138,7 +139,8 @@ extension StorageEngine {
         for n in manifests where n != manifest.number { try? fs.remove(directory + "/" + FileNames.manifest(n)) }
         let next = max(manifest.nextFileNumber, highest + 1)
         let engine = StorageEngine(directory: directory, options: options, keys: keys, lockFile: lock, manifest: manifest,
-                                   runs: runs, active: active, sequence: sequence, nextFileNumber: next, cache: cache)
+                                   runs: runs, active: active, sequence: sequence, nextFileNumber: next, cache: cache,
+                                   spoolsAtOpen: spools.sorted())
         // 9.
         let snapshot = try engine.snapshot()
         var cursor = try snapshot.cursor(in: Tree.catalog)

@@ -13,6 +13,10 @@ public final class StorageEngine: Sendable {
     let fs: any FileSystem
     let keys: KeyRing
     let cache: BlockCache
+    /// The spools (`spool-<name>.oospool`) that were in the folder when the engine opened, by
+    /// name, from the listing the open made anyway: an owner that removes leftover spools of its
+    /// own at open need not list the folder again.
+    public let spoolsAtOpen: [String]
     let lockFile: any EngineFile
 
     let state: Mutex<State>
@@ -64,7 +68,9 @@ public final class StorageEngine: Sendable {
     }
 
     init(directory: String, options: EngineOptions, keys: KeyRing, lockFile: any EngineFile, manifest: ManifestData,
-         runs: [RunFile], active: MemTable, sequence: UInt64, nextFileNumber: UInt32, cache: BlockCache) {
+         runs: [RunFile], active: MemTable, sequence: UInt64, nextFileNumber: UInt32, cache: BlockCache,
+         spoolsAtOpen: [String] = []) {
+        self.spoolsAtOpen = spoolsAtOpen
         self.directory = directory
         self.options = options
         self.fs = options.fileSystem

@@ -59,8 +59,10 @@ extension OfflineStore {
     func resumeInterruptedDownload() throws(ODataError) {
         guard let bytes = try storage.reader().systemValue(tree: OfflineStoreFormat.storeTree, key: OfflineStoreFormat.downloadKey) else {
             // A crash between the last commit of a download and the removal of its spool.
-            try mapEngine("removing a finished download's spool") { () throws(EngineError) in
-                try engine.removeSpool(DownloadApply.spoolName)
+            if engine.spoolsAtOpen.contains(DownloadApply.spoolName) {
+                try mapEngine("removing a finished download's spool") { () throws(EngineError) in
+                    try engine.removeSpool(DownloadApply.spoolName)
+                }
             }
             return
         }

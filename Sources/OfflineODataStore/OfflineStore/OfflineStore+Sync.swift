@@ -554,10 +554,8 @@ extension OfflineStore {
 
     /// Removes receive spools a crash left behind (nothing was applied from them). Called by `open`.
     func removeReceiveSpools() {
-        let fs = PosixFileSystem()
-        guard let names = try? fs.list(folder) else { return }
-        for name in names where name.hasPrefix("spool-" + DownloadReceiver.spoolPrefix) && name.hasSuffix(".oospool") {
-            let spool = String(name.dropFirst("spool-".count).dropLast(".oospool".count))
+        // The engine's open listed the folder: a second listing was 7 % of a reopen (perf).
+        for spool in engine.spoolsAtOpen where spool.hasPrefix(DownloadReceiver.spoolPrefix) {
             try? engine.removeSpool(spool)
         }
     }

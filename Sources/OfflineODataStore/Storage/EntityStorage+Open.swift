@@ -18,7 +18,7 @@ extension EntityStorage {
     /// Layouts of every entity set of the model, merged with the persisted ones. A singleton is
     /// kept as a set of (at most) one entity under its own name (docs/StoreFormat.md §2).
     static func loadSets(engine: StorageEngine, model: ServiceModel, catalogTree: Tree, snapshot: Snapshot,
-                         into catalog: inout StorageCatalog, batch: inout WriteBatch, memo: LayoutMemo? = nil) throws(ODataError) {
+                         into catalog: inout StorageCatalog, batch: inout WriteBatch, memo: LayoutMemo.Session? = nil) throws(ODataError) {
         let named = model.entitySets.map { (name: $0.name, entityType: $0.entityType) }
             + model.singletons.map { (name: $0.name, entityType: $0.entityType) }
         for set in named {
@@ -33,8 +33,10 @@ extension EntityStorage {
             }
             // The same model and stored record as at an earlier open of this process: the
             // merged layout then is the same.
-            if let memo, let stored, let known = memo.layout(set: set.name, stored: stored) {
-                try addSet(set.name, type: type, keyRefs: keyRefs, layout: known, model: model, engine: engine, into: &catalog)
+            if let memo, let stored, let known = memo.memo.layout(set: set.name, stored: stored) {
+                memo.versions[set.name] = known.version
+                try addSet(set.name, type: type, keyRefs: keyRefs, layout: known.layout, model: model, engine: engine, into: &catalog,
+                           memo: memo)
                 continue
             }
             let modelLayout = LayoutRecord.layout(of: type, model: model)
@@ -50,8 +52,9 @@ extension EntityStorage {
             }
             let record = LayoutRecord.encode(typeName: type.qualifiedName, layout: layout)
             if record != stored { batch.put(recordKey, record, in: catalogTree) }
-            memo?.remember(set: set.name, stored: record, layout: layout)
-            try addSet(set.name, type: type, keyRefs: keyRefs, layout: layout, model: model, engine: engine, into: &catalog)
+            if let memo { memo.versions[set.name] = memo.memo.remember(set: set.name, stored: record, layout: layout) }
+            try addSet(set.name, type: type, keyRefs: keyRefs, layout: layout, model: model, engine: engine, into: &catalog,
+                       memo: memo)
         }
         try loadContainedSets(engine: engine, model: model, catalogTree: catalogTree, snapshot: snapshot,
                               into: &catalog, batch: &batch, memo: memo)
@@ -66,7 +69,7 @@ extension EntityStorage {
     /// §2.1): the contained type's layout with the container's key appended as container key
     /// properties, keyed by the container's key and then the type's own.
     static func loadContainedSets(engine: StorageEngine, model: ServiceModel, catalogTree: Tree, snapshot: Snapshot,
-                                  into catalog: inout StorageCatalog, batch: inout WriteBatch, memo: LayoutMemo?) throws(ODataError) {
+                                  into catalog: inout StorageCatalog, batch: inout WriteBatch, memo: LayoutMemo.Session?) throws(ODataError) {
         var level = (model.entitySets.map(\.name) + model.singletons.map(\.name)).filter { catalog.sets[$0] != nil }
         for _ in 0..<maxContainmentDepth {
             var next: [String] = []
@@ -94,8 +97,9 @@ extension EntityStorage {
                         try snapshot.get(recordKey, in: catalogTree)
                     }
                     var layout = EntityLayout(modelLayout.properties + hidden)
-                    if let stored, let known = memo?.layout(set: name, stored: stored) {
-                        layout = known
+                    if let memo, let stored, let known = memo.memo.layout(set: name, stored: stored) {
+                        layout = known.layout
+                        memo.versions[name] = known.version
                     } else {
                         if let stored {
                             let (_, storedLayout) = try LayoutRecord.decode(stored, set: name)
@@ -103,7 +107,7 @@ extension EntityStorage {
                         }
                         let record = LayoutRecord.encode(typeName: type.qualifiedName, layout: layout)
                         if record != stored { batch.put(recordKey, record, in: catalogTree) }
-                        memo?.remember(set: name, stored: record, layout: layout)
+                        if let memo { memo.versions[name] = memo.memo.remember(set: name, stored: record, layout: layout) }
                     }
                     let ownKeys = keyRefs.map { ref in
                         KeyProperty(ref.name, modelLayout.index(of: ref.name).flatMap { i -> EdmPrimitiveKind? in
@@ -117,7 +121,7 @@ extension EntityStorage {
                                                   parentSet: parentName, navigation: nav.name)
                     let allKeys = hidden.map { CSDLPropertyRef(name: $0.name) } + keyRefs
                     try addSet(name, type: type, keyRefs: allKeys, layout: layout, model: model, engine: engine, into: &catalog,
-                               containment: containment)
+                               containment: containment, memo: memo)
                     catalog.containedSets[parentName, default: []].append(name)
                     next.append(name)
                 }
@@ -129,7 +133,8 @@ extension EntityStorage {
 
     /// The set's entry of the catalog for its (persisted) layout.
     static func addSet(_ name: String, type: CSDLEntityType, keyRefs: [CSDLPropertyRef], layout: EntityLayout, model: ServiceModel,
-                       engine: StorageEngine, into catalog: inout StorageCatalog, containment: Containment? = nil) throws(ODataError) {
+                       engine: StorageEngine, into catalog: inout StorageCatalog, containment: Containment? = nil,
+                       memo: LayoutMemo.Session? = nil) throws(ODataError) {
         var keyIndices: [Int] = []
         var keyKinds: [EdmPrimitiveKind?] = []
         for ref in keyRefs {
@@ -141,14 +146,23 @@ extension EntityStorage {
                 keyKinds.append(nil)
             }
         }
-        let derived = model.derivedTypes(of: type)
-        let typeNames = Set([type.qualifiedName] + derived.map(\.qualifiedName))
-        let hasStreams = ([type] + derived).contains { model.isMediaType($0) || model.allProperties(of: $0).contains { $0.type.primitiveKind == .stream } }
+        let facts: LayoutMemo.SetFacts
+        if let known = memo?.memo.facts(set: name, typeName: type.qualifiedName) {
+            facts = known
+        } else {
+            let derived = model.derivedTypes(of: type)
+            facts = LayoutMemo.SetFacts(
+                typeName: type.qualifiedName, typeNames: Set([type.qualifiedName] + derived.map(\.qualifiedName)),
+                hasStreams: ([type] + derived).contains {
+                    model.isMediaType($0) || model.allProperties(of: $0).contains { $0.type.primitiveKind == .stream }
+                })
+            memo?.memo.remember(set: name, facts: facts)
+        }
         catalog.sets[name] = SetInfo(
-            name: name, typeName: type.qualifiedName, typeNames: typeNames, layout: layout,
+            name: name, typeName: type.qualifiedName, typeNames: facts.typeNames, layout: layout,
             keyIndices: keyIndices, keyKinds: keyKinds,
             keyNames: keyRefs.map(\.name), tree: try tree(StoreFormat.entityTree(name), engine: engine),
-            hasStreams: hasStreams, containment: containment)
+            hasStreams: facts.hasStreams, containment: containment)
     }
 
     /// Index definitions persisted in the catalog (docs/StoreFormat.md §5).
@@ -186,7 +200,7 @@ extension EntityStorage {
     /// Navigation plans of every set; returns the navigation indexes still to declare or to
     /// finish (a crash during their backfill).
     static func planNavigation(engine: StorageEngine, model: ServiceModel,
-                               into catalog: inout StorageCatalog) throws(ODataError) -> [IndexDefinition] {
+                               into catalog: inout StorageCatalog, memo: LayoutMemo.Session? = nil) throws(ODataError) -> [IndexDefinition] {
         var missing: [String: IndexDefinition] = [:]
         for (setName, info) in catalog.sets.sorted(by: { $0.key < $1.key }) {
             guard let type = model.entityType(qualifiedName: info.typeName) else { continue }
@@ -199,9 +213,10 @@ extension EntityStorage {
                 catalog.navigation[setName, default: [:]][navigation] = .keyPrefix(target: name, sourceColumns: columns)
             }
             for nav in model.allNavigationProperties(of: type) where !nav.containsTarget {
-                guard let targetName = targetSet(model: model, set: setName, navigation: nav),
+                let findTarget = { targetSet(model: model, set: setName, navigation: nav) }
+                guard let targetName = memo.map({ $0.memo.target(.init(set: setName, navigation: nav.name), findTarget) }) ?? findTarget(),
                       let target = catalog.sets[targetName] else { continue }
-                if let plan = constraintPlan(model: model, source: info, target: target, navigation: nav) {
+                if let plan = memoizedConstraintPlan(model: model, source: info, target: target, navigation: nav, memo: memo) {
                     catalog.navigation[setName, default: [:]][nav.name] = plan.plan
                     if let definition = plan.index, catalog.indexes[definition.name]?.isReady != true {
                         missing[definition.name] = definition
@@ -219,6 +234,25 @@ extension EntityStorage {
             }
         }
         return missing.values.sorted { $0.name < $1.name }
+    }
+
+    /// `constraintPlan`, remembered in the memo for the layouts of both sets as this open got
+    /// them (their versions; a set without one is planned anew).
+    static func memoizedConstraintPlan(model: ServiceModel, source: SetInfo, target: SetInfo, navigation: CSDLNavigationProperty,
+                                       memo session: LayoutMemo.Session?) -> (plan: NavigationPlan, index: IndexDefinition?)? {
+        guard let session, let sourceVersion = session.versions[source.name], let targetVersion = session.versions[target.name] else {
+            return constraintPlan(model: model, source: source, target: target, navigation: navigation)
+        }
+        let memo = session.memo
+        let key = LayoutMemo.PlanKey(set: source.name, navigation: navigation.name, sourceVersion: sourceVersion, targetVersion: targetVersion)
+        switch memo.plan(key) {
+        case .plan(let plan, let index)?: return (plan, index)
+        case .none?: return nil
+        case nil:
+            let made = constraintPlan(model: model, source: source, target: target, navigation: navigation)
+            memo.remember(key, plan: made.map { .plan($0.plan, $0.index) } ?? .none)
+            return made
+        }
     }
 
     /// The entity set a navigation leads to: its binding, else the only set of the target type.
@@ -300,18 +334,82 @@ enum IndexRecord {
 }
 
 /// Layouts merged at an earlier open of this process, by set and stored layout record, for one
-/// model (`$metadata`): the same record with the same model merges to the same layout.
+/// model (`$metadata`): the same record with the same model merges to the same layout. Beside
+/// them, what a reopen would otherwise work out again from the model alone (a set's type names
+/// and whether it has streams) or from the model and layouts it already knows (navigation plans
+/// from referential constraints): these were about a third of reopening a 100k-entity store's
+/// catalog (perf).
 final class LayoutMemo: Sendable {
-    private let layouts = Mutex<[String: (stored: [UInt8], layout: EntityLayout)]>([:])
+    private let layouts = Mutex<[String: (stored: [UInt8], layout: EntityLayout, version: Int)]>([:])
+    private let versions = Atomic<Int>(0)
+    private let facts = Mutex<[String: SetFacts]>([:])
+    private let plans = Mutex<[PlanKey: ConstraintPlan]>([:])
+    /// The set each navigation of a set leads to (`targetSet`; the model's alone), nil when none.
+    private let targets = Mutex<[NavigationName: String?]>([:])
 
-    func layout(set: String, stored: [UInt8]) -> EntityLayout? {
+    struct NavigationName: Hashable, Sendable {
+        let set: String
+        let navigation: String
+    }
+
+    func target(_ name: NavigationName, _ make: () -> String?) -> String? {
+        if let known = targets.withLock({ $0[name] }) { return known }
+        let made = make()
+        targets.withLock { $0[name] = .some(made) }
+        return made
+    }
+
+    struct SetFacts: Sendable {
+        let typeName: String
+        let typeNames: Set<String>
+        let hasStreams: Bool
+    }
+
+    /// A navigation's plan, valid for the layouts of its two sets as remembered (their versions).
+    struct PlanKey: Hashable, Sendable {
+        let set: String
+        let navigation: String
+        let sourceVersion: Int
+        let targetVersion: Int
+    }
+
+    /// `constraintPlan`'s answer, none included.
+    enum ConstraintPlan: Sendable {
+        case none
+        case plan(NavigationPlan, IndexDefinition?)
+    }
+
+    /// The layout merged from this stored record, and the version it was remembered as.
+    func layout(set: String, stored: [UInt8]) -> (layout: EntityLayout, version: Int)? {
         layouts.withLock { entries in
             guard let entry = entries[set], entry.stored == stored else { return nil }
-            return entry.layout
+            return (entry.layout, entry.version)
         }
     }
 
-    func remember(set: String, stored: [UInt8], layout: EntityLayout) {
-        layouts.withLock { $0[set] = (stored, layout) }
+    /// Remembers a merged layout; returns its version (a number no other layout had).
+    @discardableResult
+    func remember(set: String, stored: [UInt8], layout: EntityLayout) -> Int {
+        let version = versions.add(1, ordering: .relaxed).newValue
+        layouts.withLock { $0[set] = (stored, layout, version) }
+        return version
     }
+
+    /// One open's use of the memo: the version of each set's layout as this open got it (another
+    /// open of the same model may remember other layouts meanwhile), which its plans are keyed by.
+    final class Session {
+        let memo: LayoutMemo
+        var versions: [String: Int] = [:]
+        init(_ memo: LayoutMemo) { self.memo = memo }
+    }
+
+    func facts(set: String, typeName: String) -> SetFacts? {
+        facts.withLock { entries in entries[set].flatMap { $0.typeName == typeName ? $0 : nil } }
+    }
+
+    func remember(set: String, facts: SetFacts) { self.facts.withLock { $0[set] = facts } }
+
+    func plan(_ key: PlanKey) -> ConstraintPlan? { plans.withLock { $0[key] } }
+
+    func remember(_ key: PlanKey, plan: ConstraintPlan) { plans.withLock { $0[key] = plan } }
 }

@@ -51,10 +51,11 @@ public final class EntityStorage: Sendable {
             batch.put(StoreFormat.formatKey, [UInt8(StoreFormat.catalogVersion)], in: catalogTree)
         }
         var catalog = StorageCatalog()
+        let memo = layoutMemo.map(LayoutMemo.Session.init)
         try Self.loadSets(engine: engine, model: model, catalogTree: catalogTree, snapshot: snapshot,
-                          into: &catalog, batch: &batch, memo: layoutMemo)
+                          into: &catalog, batch: &batch, memo: memo)
         try Self.loadIndexes(snapshot: snapshot, catalogTree: catalogTree, engine: engine, into: &catalog)
-        let pendingNavigationIndexes = try Self.planNavigation(engine: engine, model: model, into: &catalog)
+        let pendingNavigationIndexes = try Self.planNavigation(engine: engine, model: model, into: &catalog, memo: memo)
         let pendingBatch = batch
         try mapEngine("writing the catalog") { () throws(EngineError) in _ = try engine.commit(pendingBatch) }
         state = Mutex(catalog)
