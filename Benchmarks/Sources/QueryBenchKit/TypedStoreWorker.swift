@@ -38,6 +38,24 @@ public enum TypedStoreWorker {
     /// SalesOrderID of the `i`-th update (spread over the set; the same for every peer).
     public static func updateKey(_ i: Int, orders: Int) -> String { "05" + pad8((i * 7919) % orders) }
 
+    /// SalesOrderID of the `i`-th delete: downloaded orders, spread over the upper half of the
+    /// set past the orders that reopens read (`orders / 2 + i`; a new process reads `orders / 3`),
+    /// each at most once (a stride prime to the range's size); the same for every peer.
+    public static func deleteKey(_ i: Int, orders: Int) -> String {
+        let first = orders / 2 + reopens
+        let size = max(orders - first, 1)
+        let stride = size % 7919 == 0 ? 7907 : 7919
+        return "05" + pad8(first + (i * stride) % size)
+    }
+
+    /// The `i`-th create: the properties of an existing order under the new key `09<i>`, as the
+    /// JSON body every peer stores.
+    public static func createBody(_ g: SalesServiceGenerator, _ i: Int, orders: Int) -> String {
+        let index = (i * 7919 + orders / 3) % orders
+        let body = String(decoding: g.entityProperties(set: .salesOrders, index: index) ?? [], as: UTF8.self)
+        return body.replacingOccurrences(of: "\"\(g.salesOrderID(index))\"", with: "\"09\(pad8(i))\"")
+    }
+
     public static func pad8(_ n: Int) -> String {
         let s = String(n)
         return String(repeating: "0", count: max(0, 8 - s.count)) + s
@@ -109,6 +127,53 @@ public enum TypedStoreWorker {
         metric("update_p99_s", percentile(latencies, 0.99))
         update.finalize()
         queue.finalize()
+        // Local creates and deletes with queueing, each its own durable transaction: the row
+        // (an existing order's properties under a new key) or its removal, and the queue row.
+        let create = try db.prepare(TypedSchema.insert(.salesOrders))
+        let remove = try db.prepare("DELETE FROM SalesOrders WHERE SalesOrderID = ?1")
+        let queued = try db.prepare("INSERT INTO RequestQueue(Method, URL, Body, EntitySet, EntityKey) VALUES(?1, ?2, ?3, 'SalesOrders', ?4)")
+        let orderColumns = TypedSchema.columns(of: .salesOrders)
+        latencies = []
+        for i in 0..<updates {
+            let body = createBody(g, i, orders: orders)
+            let t = now()
+            guard case .object(let object) = try JSONReader.parse(Array(body.utf8)) else { throw BenchError("create body is not an object") }
+            try db.exec("BEGIN")
+            try TypedSchema.bind(object, columns: orderColumns, to: create)
+            try create.run()
+            try queued.bind(1, "POST")
+            try queued.bind(2, "SalesOrders")
+            try queued.bind(3, body)
+            try queued.bind(4, "09" + pad8(i))
+            try queued.run()
+            try db.exec("COMMIT")
+            latencies.append(now() - t)
+        }
+        metric("create_median_s", percentile(latencies, 0.5))
+        metric("create_p99_s", percentile(latencies, 0.99))
+        latencies = []
+        for i in 0..<updates {
+            let id = deleteKey(i, orders: orders)
+            let t = now()
+            try db.exec("BEGIN")
+            try remove.bind(1, id)
+            try remove.run()
+            try queued.bind(1, "DELETE")
+            try queued.bind(2, "SalesOrders('\(id)')")
+            try queued.bind(3, "")
+            try queued.bind(4, id)
+            try queued.run()
+            try db.exec("COMMIT")
+            latencies.append(now() - t)
+        }
+        metric("delete_median_s", percentile(latencies, 0.5))
+        metric("delete_p99_s", percentile(latencies, 0.99))
+        create.finalize()
+        remove.finalize()
+        queued.finalize()
+        let floor = try SyncFloor.measure(directory: dir)
+        metric("sync_floor_median_s", percentile(floor, 0.5))
+        metric("sync_floor_p99_s", percentile(floor, 0.99))
         try db.close()
         // The burst: `burstUpdates` updates at once from `burstThreads` threads, each on its own
         // connection (SQLite's writers take turns: BEGIN IMMEDIATE, a busy timeout), each its

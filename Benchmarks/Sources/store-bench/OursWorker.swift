@@ -99,6 +99,33 @@ enum OursWorker {
         metric("burst_s", now() - burstStart)
         guard failures.withLock({ $0 }) == 0 else { throw BenchError("burst: \(failures.withLock { $0 }) updates failed") }
         metric("burst_syncs", Double(try store.stats().logSyncs - syncsBefore))
+        // 2c. Local creates with queueing: a new SalesOrder (an existing one's properties under
+        // a new key), each its own durable commit.
+        latencies = []
+        for i in 0..<updates {
+            let body = TypedStoreWorker.createBody(g, i, orders: orders)
+            let t = now()
+            let response = try store.execute(.post, "SalesOrders", body: body)
+            latencies.append(now() - t)
+            guard response.status == 201 || response.status == 204 else { throw BenchError("POST returned \(response.status)") }
+        }
+        metric("create_median_s", TypedStoreWorker.percentile(latencies, 0.5))
+        metric("create_p99_s", TypedStoreWorker.percentile(latencies, 0.99))
+        // 2d. Local deletes with queueing of downloaded orders, each its own durable commit.
+        latencies = []
+        for i in 0..<updates {
+            let id = TypedStoreWorker.deleteKey(i, orders: orders)
+            let t = now()
+            let response = try store.execute(.delete, "SalesOrders('\(id)')")
+            latencies.append(now() - t)
+            guard response.status == 204 else { throw BenchError("DELETE returned \(response.status)") }
+        }
+        metric("delete_median_s", TypedStoreWorker.percentile(latencies, 0.5))
+        metric("delete_p99_s", TypedStoreWorker.percentile(latencies, 0.99))
+        // 2e. The floor of a durable commit on this file system, in this process.
+        let floor = try SyncFloor.measure(directory: dir)
+        metric("sync_floor_median_s", TypedStoreWorker.percentile(floor, 0.5))
+        metric("sync_floor_p99_s", TypedStoreWorker.percentile(floor, 0.99))
         // 3. Reopen to first query, `TypedStoreWorker.reopens` times (a different key each
         // time); the median is reported.
         try store.close()
