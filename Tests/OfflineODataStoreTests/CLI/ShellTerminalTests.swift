@@ -51,9 +51,14 @@ import Glibc
             close(master)
         }
 
-        /// Reads until the output holds `text` `count` times in all (10 s at most).
+        /// How long the shell may take to answer: generous, since the test run starts many
+        /// processes at once (a full run once took the shell more than 10 s to end after Ctrl-D,
+        /// with the whole test at 95 s); a shell that hangs is still caught.
+        static let patience: TimeInterval = 30
+
+        /// Reads until the output holds `text` `count` times in all (`patience` at most).
         func waitFor(_ text: String, count: Int = 1) throws {
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(Self.patience)
             while occurrences(of: text) < count {
                 try #require(Date() < deadline, "timed out waiting for \(text.debugDescription) ×\(count); output so far: \(String(decoding: output, as: UTF8.self).debugDescription)")
                 var poller = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
@@ -76,9 +81,9 @@ import Glibc
         func send(_ bytes: [UInt8]) { _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) } }
         func send(_ text: String) { send(Array(text.utf8)) }
 
-        /// Waits for the process to end (10 s at most) and returns its status.
+        /// Waits for the process to end (`patience` at most) and returns its status.
         func finish() throws -> Int32 {
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(Self.patience)
             while process.isRunning {
                 try #require(Date() < deadline, "the shell did not end")
                 var chunk = [UInt8](repeating: 0, count: 4096)
