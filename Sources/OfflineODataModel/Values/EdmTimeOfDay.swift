@@ -79,7 +79,15 @@ public struct EdmTimeOfDay: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// `hh:mm:ss[.f…]`.
     public var description: String {
-        ValueText.zeroPadded(hour, 2) + ":" + ValueText.zeroPadded(minute, 2) + ":" + ValueText.zeroPadded(second, 2) + ValueText.fractionText(picoseconds)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(21)
+        ValueText.appendZeroPadded(hour, 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        ValueText.appendZeroPadded(minute, 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        ValueText.appendZeroPadded(second, 2, to: &bytes)
+        ValueText.appendFraction(picoseconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     public static func < (lhs: EdmTimeOfDay, rhs: EdmTimeOfDay) -> Bool {
