@@ -81,7 +81,20 @@ public struct EdmDate: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// `YYYY-MM-DD`, with at least four year digits and `-` for years before 0.
     public var description: String {
-        (year < 0 ? "-" : "") + ValueText.zeroPadded(abs(year), 4) + "-" + ValueText.zeroPadded(month, 2) + "-" + ValueText.zeroPadded(day, 2)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(11)
+        appendText(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The `description`'s UTF-8 bytes, appended.
+    func appendText(to bytes: inout [UInt8]) {
+        if year < 0 { bytes.append(UInt8(ascii: "-")) }
+        ValueText.appendZeroPadded(Int(year.magnitude), 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        ValueText.appendZeroPadded(month, 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        ValueText.appendZeroPadded(day, 2, to: &bytes)
     }
 
     public static func < (lhs: EdmDate, rhs: EdmDate) -> Bool {

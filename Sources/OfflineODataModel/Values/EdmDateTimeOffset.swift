@@ -93,7 +93,23 @@ public struct EdmDateTimeOffset: Sendable, Hashable, Comparable, CustomStringCon
     }
 
     /// `YYYY-MM-DDThh:mm:ss[.f…](Z|±hh:mm)` (the OData literal and JSON form).
-    public var description: String { "\(date)T\(time)\(offsetText)" }
+    public var description: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(40)
+        date.appendText(to: &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        time.appendText(to: &bytes)
+        if offsetMinutes == 0 {
+            bytes.append(UInt8(ascii: "Z"))
+        } else {
+            let magnitude = Int(offsetMinutes.magnitude)
+            bytes.append(offsetMinutes < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+            ValueText.appendZeroPadded(magnitude / 60, 2, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            ValueText.appendZeroPadded(magnitude % 60, 2, to: &bytes)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 
     /// (seconds, leap flag, picoseconds): a leap second sorts after :59.999… and before :00.
     private var instantKey: (Int64, Int, Int64) { (utcSeconds, isLeapSecond ? 1 : 0, picoseconds) }

@@ -81,13 +81,18 @@ public struct EdmTimeOfDay: Sendable, Hashable, Comparable, CustomStringConverti
     public var description: String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(21)
+        appendText(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The `description`'s UTF-8 bytes, appended.
+    func appendText(to bytes: inout [UInt8]) {
         ValueText.appendZeroPadded(hour, 2, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
         ValueText.appendZeroPadded(minute, 2, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
         ValueText.appendZeroPadded(second, 2, to: &bytes)
         ValueText.appendFraction(picoseconds, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     public static func < (lhs: EdmTimeOfDay, rhs: EdmTimeOfDay) -> Bool {

@@ -47,4 +47,22 @@ import Testing
             #expect(try EdmTimeOfDay(hour: h, minute: m, second: s, picoseconds: p).description == text)
         }
     }
+
+    @Test func datesAndInstantsPrintAsTheirFields() async throws {
+        // The text the fields define: year with at least four digits (a sign before years
+        // below 0), two-digit month and day, the time, `Z` or the offset as ±hh:mm.
+        func pad(_ v: Int, _ w: Int) -> String { String(repeating: "0", count: max(0, w - String(v).count)) + String(v) }
+        let fields = zip(Gen.int(in: -9999...9999), Gen.int(in: 1...12), Gen.int(in: 1...28), Gen.int(in: 0...23), Gen.int(in: 0...59),
+                         Gen.int(in: 0...59), Gen.int64(in: 0...999_999_999_999), Gen.int(in: -840...840))
+        await propertyCheck(count: 300, input: fields) { year, month, day, hour, minute, second, picos, offset in
+            let date = try EdmDate(year: year, month: month, day: day)
+            let dateText = (year < 0 ? "-" : "") + pad(abs(year), 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+            #expect(date.description == dateText)
+            let time = try EdmTimeOfDay(hour: hour, minute: minute, second: second, picoseconds: picos)
+            let timeText = pad(hour, 2) + ":" + pad(minute, 2) + ":" + pad(second, 2) + Self.fractionByDefinition(picos)
+            let instant = try EdmDateTimeOffset(date: date, time: time, offsetMinutes: offset)
+            let offsetText = offset == 0 ? "Z" : (offset < 0 ? "-" : "+") + pad(abs(offset) / 60, 2) + ":" + pad(abs(offset) % 60, 2)
+            #expect(instant.description == dateText + "T" + timeText + offsetText)
+        }
+    }
 }
