@@ -60,15 +60,16 @@ public enum KeyPredicate {
         guard values.count == keys.count, !keys.isEmpty else {
             throw .encodingLayoutMismatch("\(values.count) key values for \(keys.count) key properties", path: "key")
         }
-        var parts: [String] = []
-        for (value, key) in zip(values, keys) {
+        var text = "("
+        for (i, (value, key)) in zip(values, keys).enumerated() {
             guard !value.isNull, value.kind == key.kind || isEnumKey(value, key) else {
                 throw .encodingLayoutMismatch("key value \(value) is not of kind \(key.kind.rawValue)", path: "key." + key.name)
             }
-            let literal = try value.literal(version: version)
-            parts.append(keys.count == 1 ? literal : key.name + "=" + literal)
+            if i > 0 { text += "," }
+            if keys.count > 1 { text += key.name + "=" }
+            text += try value.literal(version: version)
         }
-        return "(" + parts.joined(separator: ",") + ")"
+        return text + ")"
     }
 
     /// Splits `Orders(10248)` into (`Orders`, `(10248)`); a segment without `(` has no predicate.

@@ -37,7 +37,10 @@ extension ODataValue {
 
     /// `'text'` with every `'` doubled.
     static func quotedStringLiteral(_ text: String) -> String {
-        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'"
+        // Most keys hold no quote: no split and join (a create formats its key for the queue
+        // and the Location; the split was about 3 % of it, perf).
+        guard text.utf8.contains(UInt8(ascii: "'")) else { return "'" + text + "'" }
+        return "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'"
     }
 
     /// Shortest round-trip text, `INF`, `-INF` or `NaN`. The finite form is also a JSON number.
