@@ -411,5 +411,14 @@ final class LayoutMemo: Sendable {
 
     func plan(_ key: PlanKey) -> ConstraintPlan? { plans.withLock { $0[key] } }
 
-    func remember(_ key: PlanKey, plan: ConstraintPlan) { plans.withLock { $0[key] = plan } }
+    /// Plans kept at most (a new layout version of a set makes new keys, and stores of one model
+    /// whose layouts differ, opened in turn, would otherwise add plans at every open).
+    static let maxPlans = 4096
+
+    func remember(_ key: PlanKey, plan: ConstraintPlan) {
+        plans.withLock { plans in
+            if plans.count >= Self.maxPlans { plans.removeAll(keepingCapacity: true) }
+            plans[key] = plan
+        }
+    }
 }

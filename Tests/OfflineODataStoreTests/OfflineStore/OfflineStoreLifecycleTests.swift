@@ -190,6 +190,43 @@ import Testing
         try back.close()
     }
 
+    @Test("two stores of one model whose stored layouts differ (one made before a property was added before the foreign key) each navigate by their own layout, opened in turn in one process")
+    func storesOfOneModelWithOtherLayoutsNavigateByTheirOwn() async throws {
+        let older = OfflineTempDir(), newer = OfflineTempDir()
+        defer {
+            older.cleanup()
+            newer.cleanup()
+        }
+        try await OfflineFixtures.loaded(older).close()
+        let xml = OfflineFixtures.sales.metadataXML()
+        let additive = Array(xml.replacingOccurrences(of: #"<Property Name="Note""#,
+                                                      with: #"<Property Name="Extra" Type="Edm.String" Nullable="true"/><Property Name="Note""#).utf8)
+        // Made with the new model: `Extra` comes before `Note` and `CustomerID` in its layout; the
+        // older store keeps its order and has `Extra` at the end. The navigation to the customer
+        // is planned from the column of `CustomerID`, which differs between the two.
+        do {
+            let store = try await OfflineStore.open(metadata: additive, parameters: OfflineFixtures.parameters(
+                newer, definingQueries: [DefiningQuery(name: "Orders", url: "SalesOrders")]))
+            try await OfflineFixtures.downloadPartners(store)
+            try await store.applyDownload(definingQuery: "Orders", pages: try OfflineFixtures.pages(.salesOrders))
+            try store.close()
+        }
+        for round in 0..<3 {
+            for dir in [older, newer, older] {
+                let store = try await OfflineStore.open(metadata: additive, parameters: OfflineFixtures.parameters(dir))
+                for index in [3, 7, 11] {
+                    let id = OfflineFixtures.sales.salesOrderID(index)
+                    let order = try #require(try store.query("SalesOrders('\(id)')").entities.first)
+                    let customerID = try #require(order[property: "CustomerID"])
+                    let customers = try store.query("SalesOrders('\(id)')/ToCustomer").entities
+                    #expect(customers.count == 1, "round \(round), order \(id)")
+                    #expect(customers.first?[property: "BusinessPartnerID"] == customerID, "round \(round), order \(id) in \(dir.path)")
+                }
+                try store.close()
+            }
+        }
+    }
+
     @Test("the stored metadata's digest is written with it: a store without one gains it, changed metadata rewrites both, other bytes are still checked against the stored document")
     func metadataDigest() async throws {
         let dir = OfflineTempDir()
