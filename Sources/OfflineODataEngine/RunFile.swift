@@ -28,6 +28,10 @@ struct RunInfo: Sendable, Equatable {
 
     /// The tree prefix of an internal key as a number; nil for a key shorter than a prefix.
     @inline(__always) static func treePrefix(_ key: [UInt8]) -> UInt32? {
+        key.withUnsafeBytes { treePrefix($0) }
+    }
+
+    @inline(__always) static func treePrefix(_ key: UnsafeRawBufferPointer) -> UInt32? {
         guard key.count >= 4 else { return nil }
         return UInt32(key[0]) << 24 | UInt32(key[1]) << 16 | UInt32(key[2]) << 8 | UInt32(key[3])
     }
@@ -162,8 +166,7 @@ final class RunWriter: @unchecked Sendable {  // owned by one flush at a time
     func add(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?) throws(EngineError) {
         if info.entryCount == 0 { info.minKey = Array(key) }
         if !treesUnlisted {
-            if key.count >= 4 {
-                let t = UInt32(key[0]) << 24 | UInt32(key[1]) << 16 | UInt32(key[2]) << 8 | UInt32(key[3])
+            if let t = RunInfo.treePrefix(key) {
                 if trees.last != t {
                     if trees.count == RunInfo.maxListedTrees { treesUnlisted = true } else { trees.append(t) }
                 }
@@ -436,8 +439,7 @@ final class RunFile: @unchecked Sendable {
             throw .corrupt("run file ends at \(tail.offset + UInt64(tail.bytes.count)), before its size \(size)", file: name, offset: tail.offset)
         }
         func read(at offset: UInt64, count: Int) throws(EngineError) -> [UInt8] {
-            if let bytes = tail.slice(at: offset, count: count) { return bytes }
-            return try file.read(at: offset, count: count)
+            try tail.read(at: offset, count: count, else: file)
         }
         let header = try FileHeader.decode(try read(at: 0, count: Format.fileHeaderSize), expected: .run, file: name)
         guard header.fileNumber == fileNumber else {
@@ -472,12 +474,18 @@ final class RunFile: @unchecked Sendable {
             let from = Int(start - offset)
             return Array(bytes[from..<(from + count)])
         }
+
+        /// The bytes from these when they lie in them, else from `file`.
+        func read(at start: UInt64, count: Int, else file: any EngineFile) throws(EngineError) -> [UInt8] {
+            if let bytes = slice(at: start, count: count) { return bytes }
+            return try file.read(at: start, count: count)
+        }
     }
 
     /// Reads `count` bytes at `offset`, from the tail that `open` read when they lie in it.
     private func read(at offset: UInt64, count: Int) throws(EngineError) -> [UInt8] {
-        if let tail = tail.withLock({ $0 }), let bytes = tail.slice(at: offset, count: count) { return bytes }
-        return try file.read(at: offset, count: count)
+        guard let tail = tail.withLock({ $0 }) else { return try file.read(at: offset, count: count) }
+        return try tail.read(at: offset, count: count, else: file)
     }
 
     /// Drops the tail once the blocks that `open` read it for are pinned: the filter index (or

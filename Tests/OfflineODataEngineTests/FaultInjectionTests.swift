@@ -4,7 +4,8 @@ import Testing
 @testable import OfflineODataEngine
 
 /// A file system that fails on command: ENOSPC after a byte budget (writing a torn prefix
-/// first), EIO on sync. Wraps the real one.
+/// first), EIO on sync. Wraps the real one, and counts the reads of each file (to see which
+/// runs a read touches).
 final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     let base = PosixFileSystem()
     struct Faults {
@@ -12,6 +13,8 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         var failSyncs = false
     }
     let faults = Mutex(Faults())
+    /// Reads by path.
+    let reads = Mutex<[String: Int]>([:])
 
     func open(_ path: String, writable: Bool) throws(EngineError) -> any EngineFile {
         FaultyFile(base: try base.open(path, writable: writable), fs: self, path: path)
@@ -40,7 +43,10 @@ final class FaultyFile: EngineFile, @unchecked Sendable {
         self.fs = fs
         self.path = path
     }
-    func read(at offset: UInt64, count: Int) throws(EngineError) -> [UInt8] { try base.read(at: offset, count: count) }
+    func read(at offset: UInt64, count: Int) throws(EngineError) -> [UInt8] {
+        fs.reads.withLock { $0[path, default: 0] += 1 }
+        return try base.read(at: offset, count: count)
+    }
     func write(_ bytes: [UInt8], at offset: UInt64) throws(EngineError) {
         let allowed: Int? = fs.faults.withLock { f in
             guard let budget = f.writeBudget else { return nil }

@@ -1,45 +1,6 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import OfflineODataEngine
-
-/// A file system that counts the reads of each file (to see which runs a read touches).
-final class CountingFileSystem: FileSystem, @unchecked Sendable {
-    let base = PosixFileSystem()
-    let reads = Mutex<[String: Int]>([:])
-
-    func open(_ path: String, writable: Bool) throws(EngineError) -> any EngineFile {
-        CountingFile(base: try base.open(path, writable: writable), fs: self, path: path)
-    }
-    func create(_ path: String) throws(EngineError) -> any EngineFile { try base.create(path) }
-    func remove(_ path: String) throws(EngineError) { try base.remove(path) }
-    func rename(_ from: String, to: String) throws(EngineError) { try base.rename(from, to: to) }
-    func list(_ directory: String) throws(EngineError) -> [String] { try base.list(directory) }
-    func makeDirectory(_ path: String) throws(EngineError) { try base.makeDirectory(path) }
-    func syncDirectory(_ path: String) throws(EngineError) { try base.syncDirectory(path) }
-    func kind(of path: String) -> FileKind? { base.kind(of: path) }
-    func lock(_ path: String) throws(EngineError) -> any EngineFile { try base.lock(path) }
-}
-
-final class CountingFile: EngineFile, @unchecked Sendable {
-    let base: any EngineFile
-    let fs: CountingFileSystem
-    let path: String
-    init(base: any EngineFile, fs: CountingFileSystem, path: String) {
-        self.base = base
-        self.fs = fs
-        self.path = path
-    }
-    func read(at offset: UInt64, count: Int) throws(EngineError) -> [UInt8] {
-        fs.reads.withLock { $0[path, default: 0] += 1 }
-        return try base.read(at: offset, count: count)
-    }
-    func write(_ bytes: [UInt8], at offset: UInt64) throws(EngineError) { try base.write(bytes, at: offset) }
-    func sync() throws(EngineError) { try base.sync() }
-    func size() throws(EngineError) -> UInt64 { try base.size() }
-    func truncate(to size: UInt64) throws(EngineError) { try base.truncate(to: size) }
-    func close() { base.close() }
-}
 
 /// The tree list in a run's footer (docs/StorageFormat.md, "Run files"): reads of a tree that a
 /// run does not hold skip it without reading its filter or blocks, even when the tree lies inside
@@ -54,7 +15,7 @@ final class CountingFile: EngineFile, @unchecked Sendable {
     @Test func aReadOfATreeTheRunDoesNotHoldReadsNothingOfIt() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        let fs = CountingFileSystem()
+        let fs = FaultyFileSystem()
         var options = EngineOptions.quick()
         options.fileSystem = fs
         do {

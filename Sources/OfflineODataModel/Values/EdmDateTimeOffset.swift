@@ -87,9 +87,22 @@ public struct EdmDateTimeOffset: Sendable, Hashable, Comparable, CustomStringCon
 
     /// `Z` for UTC, otherwise `±hh:mm`.
     public var offsetText: String {
-        if offsetMinutes == 0 { return "Z" }
-        let magnitude = abs(offsetMinutes)
-        return (offsetMinutes < 0 ? "-" : "+") + ValueText.zeroPadded(magnitude / 60, 2) + ":" + ValueText.zeroPadded(magnitude % 60, 2)
+        var bytes: [UInt8] = []
+        appendOffset(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `offsetText`'s UTF-8 bytes, appended.
+    private func appendOffset(to bytes: inout [UInt8]) {
+        if offsetMinutes == 0 {
+            bytes.append(UInt8(ascii: "Z"))
+            return
+        }
+        let magnitude = Int(offsetMinutes.magnitude)
+        bytes.append(offsetMinutes < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+        ValueText.appendZeroPadded(magnitude / 60, 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        ValueText.appendZeroPadded(magnitude % 60, 2, to: &bytes)
     }
 
     /// `YYYY-MM-DDThh:mm:ss[.f…](Z|±hh:mm)` (the OData literal and JSON form).
@@ -99,15 +112,7 @@ public struct EdmDateTimeOffset: Sendable, Hashable, Comparable, CustomStringCon
         date.appendText(to: &bytes)
         bytes.append(UInt8(ascii: "T"))
         time.appendText(to: &bytes)
-        if offsetMinutes == 0 {
-            bytes.append(UInt8(ascii: "Z"))
-        } else {
-            let magnitude = Int(offsetMinutes.magnitude)
-            bytes.append(offsetMinutes < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
-            ValueText.appendZeroPadded(magnitude / 60, 2, to: &bytes)
-            bytes.append(UInt8(ascii: ":"))
-            ValueText.appendZeroPadded(magnitude % 60, 2, to: &bytes)
-        }
+        appendOffset(to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
