@@ -710,7 +710,9 @@ final class RunFile: @unchecked Sendable {
     /// asking the filter first cost every warm read of a key the run holds a second cache lookup
     /// for nothing (8 of the 9 scattered loads a filter probe makes). The index blocks on the way
     /// down are pinned, so the descent itself reads nothing.
-    func entry(_ key: [UInt8], hash: UInt64, filterFirst: Bool = false) throws(EngineError) -> (Block, Int)? {
+    /// `fillCache` false: a leaf read from the file is decoded without its point index (it is
+    /// searched once) and not added to the cache.
+    func entry(_ key: [UInt8], hash: UInt64, filterFirst: Bool = false, fillCache: Bool = true) throws(EngineError) -> (Block, Int)? {
         guard !isEmpty, compareBytes(key, minKey) >= 0, compareBytes(key, maxKey) <= 0, mayHoldTree(of: key) else { return nil }
         if filterFirst, try !filterMayContain(key, hash: hash) { return nil }
         var pointer = root
@@ -727,7 +729,7 @@ final class RunFile: @unchecked Sendable {
             leaf = cached
         } else {
             if !filterFirst, try !filterMayContain(key, hash: hash) { return nil }
-            leaf = try block(at: pointer.offset, length: pointer.length, leaf: true, pointIndex: true)
+            leaf = try block(at: pointer.offset, length: pointer.length, leaf: true, fillCache: fillCache, pointIndex: fillCache)
         }
         guard let i = leaf.find(key, hash: hash) else { return nil }
         return (leaf, i)

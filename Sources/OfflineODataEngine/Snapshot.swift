@@ -20,6 +20,16 @@ public struct Snapshot: @unchecked Sendable {
         return try getInternal(scratch)
     }
 
+    /// `get(_:in:scratch:)` for a read that is not expected to come again soon (the stored
+    /// versions a delta download replaces): a leaf read from the file is decoded into memory
+    /// that is reused at once and does not enter the block cache, so a burst of such reads
+    /// neither evicts what readers use nor grows the cache into memory never touched before
+    /// (each new page of it a page fault). A leaf already cached is used.
+    public func getUncached(_ key: [UInt8], in tree: Tree, scratch: inout [UInt8]) throws(EngineError) -> [UInt8]? {
+        tree.internalKey(key, into: &scratch)
+        return try Self.lookup(scratch, mems: mems, runs: runs, fillCache: false)
+    }
+
     public func contains(_ key: [UInt8], in tree: Tree) throws(EngineError) -> Bool {
         try get(key, in: tree) != nil
     }
@@ -49,15 +59,16 @@ public struct Snapshot: @unchecked Sendable {
     }
 
     /// Newest version of an internal key: memtables first, then runs, newest first.
-    static func lookup(_ k: [UInt8], mems: some Sequence<MemTable>, runs: [RunFile]) throws(EngineError) -> [UInt8]? {
-        switch try find(k, mems: mems, runs: runs) {
+    static func lookup(_ k: [UInt8], mems: some Sequence<MemTable>, runs: [RunFile], fillCache: Bool = true) throws(EngineError) -> [UInt8]? {
+        switch try find(k, mems: mems, runs: runs, fillCache: fillCache) {
         case .memValue(let value): return value
         case .runEntry(let leaf, let i): return leaf.value(i)
         case .none: return nil
         }
     }
 
-    static func find(_ k: [UInt8], mems: some Sequence<MemTable>, runs: [RunFile]) throws(EngineError) -> Found {
+    /// `fillCache` false: a leaf read from a file is not added to the block cache (`getUncached`).
+    static func find(_ k: [UInt8], mems: some Sequence<MemTable>, runs: [RunFile], fillCache: Bool = true) throws(EngineError) -> Found {
         for m in mems where !m.isEmpty {
             switch m.get(k) {
             case .value(let v): return .memValue(v)
@@ -68,7 +79,7 @@ public struct Snapshot: @unchecked Sendable {
         let last = runs.count - 1
         let hash = k.withUnsafeBytes { BloomFilter.hash($0) }
         for (i, r) in runs.enumerated() {
-            guard let (leaf, index) = try r.entry(k, hash: hash, filterFirst: i < last) else { continue }
+            guard let (leaf, index) = try r.entry(k, hash: hash, filterFirst: i < last, fillCache: fillCache) else { continue }
             return leaf.isTombstone(index) ? .none : .runEntry(leaf, index)
         }
         return .none

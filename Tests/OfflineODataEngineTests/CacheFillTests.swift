@@ -50,4 +50,48 @@ import Testing
         #expect(db.cache.usedBytes <= before, "compaction cached \(db.cache.usedBytes - before) bytes")
         #expect(try db.get(key(7), in: t) == [UInt8](repeating: 7, count: 100))
     }
+
+    /// `Snapshot.getUncached` (a delta's stored versions): the same answers as `get`, newer
+    /// versions in the memtable first and deletions honoured, nothing added to the cache; a leaf
+    /// already cached is used instead of read again.
+    @Test func uncachedPointReadsAnswerAsGetAndLeaveTheCacheAlone() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        try storeWithOneRun(dir)
+        let fs = FaultyFileSystem()
+        var options = EngineOptions.quick()
+        options.fileSystem = fs
+        let db = try StorageEngine.open(path: dir.store, options: options)
+        defer { try? db.close() }
+        let t = try db.tree("t")
+        try db.write { b in
+            b.put(key(5), [9, 9], in: t)     // newer than the run's
+            b.delete(key(6), in: t)
+            b.put(key(30_000), [7], in: t)   // only in the memtable
+        }
+        let before = db.cache.usedBytes
+        let snapshot = try db.snapshot()
+        var scratch: [UInt8] = []
+        for i in stride(from: 0, to: 20_000, by: 97) + [5, 6, 20_000, 30_000] {
+            #expect(try snapshot.getUncached(key(i), in: t, scratch: &scratch) == snapshot.get(key(i), in: t), "key \(i)")
+        }
+        let cachedByGets = db.cache.usedBytes
+        #expect(cachedByGets > before, "the plain gets cached nothing")
+        // A leaf no get read: each uncached read goes to the file again, and caches nothing.
+        let run = try #require(try FileManager.default.contentsOfDirectory(atPath: dir.store).first { $0.hasSuffix(".oorun") })
+        let path = dir.store + "/" + run
+        func reads() -> Int { fs.reads.withLock { $0[path] ?? 0 } }
+        let start = reads()
+        #expect(try snapshot.getUncached(key(19_999), in: t, scratch: &scratch) == [UInt8](repeating: UInt8(19_999 % 251), count: 100))
+        let once = reads()
+        #expect(once > start)
+        #expect(try snapshot.getUncached(key(19_999), in: t, scratch: &scratch) != nil)
+        #expect(reads() > once, "the second uncached read of a leaf found it cached")
+        #expect(db.cache.usedBytes == cachedByGets, "uncached reads cached \(db.cache.usedBytes - cachedByGets) bytes")
+        // A leaf a get cached is used: no read of the file.
+        _ = try snapshot.get(key(10_001), in: t)
+        let cached = reads()
+        #expect(try snapshot.getUncached(key(10_002), in: t, scratch: &scratch) == [UInt8](repeating: UInt8(10_002 % 251), count: 100))
+        #expect(reads() == cached)
+    }
 }

@@ -142,6 +142,30 @@ public struct EntityWriteBatch {
         try storedParts(keyBytes, info: info)?.codec
     }
 
+    /// The codec bytes of the stored version that a delta download's entity replaces, as
+    /// `storedCodecBytes`: this batch's own write first, then the snapshot's version, taken
+    /// from `prefetched` when a reader ahead already read it (`.some(nil)`: none stored), else
+    /// read without filling the block cache (`Snapshot.getUncached`).
+    func replacedCodecBytes(_ keyBytes: [UInt8], info: SetInfo, prefetched: [UInt8]??,
+                            scratch: inout [UInt8]) throws(ODataError) -> [UInt8]? {
+        var value: [UInt8]
+        if let pending = overlay[info.tree]?[ByteKey(keyBytes)] {
+            guard case .put(let written) = pending else { return nil }
+            value = written
+        } else if let prefetched {
+            guard let read = prefetched else { return nil }
+            value = read
+        } else {
+            let snapshot = self.snapshot
+            guard let read = try mapEngine("reading \(info.tree.name)", { () throws(EngineError) in
+                try snapshot.getUncached(keyBytes, in: info.tree, scratch: &scratch)
+            }) else { return nil }
+            value = read
+        }
+        _ = try StoredValue.split(&value, what: "entity of set '\(info.name)'")
+        return value
+    }
+
     mutating func put(record: EntityRecord, info: SetInfo, etag: String?, flags: EntityFlags,
                       typeName: String?) throws(ODataError) -> [UInt8] {
         try put(Self.prepare(record: record, info: info, etag: etag, flags: flags, typeName: typeName), info: info)

@@ -110,7 +110,7 @@ import Testing
     }
 
     /// Enough changed entities that their stored versions are read ahead on another thread
-    /// (`StoredVersionWarmer`) while the delta applies from the start: every partial entity is
+    /// (`StoredVersionReader`) while the delta applies from the start: every partial entity is
     /// merged into its stored version, whichever thread read it first.
     @Test("a delta of many partial entities: each merged into its stored version, the ones read ahead as the others")
     func largeDeltaMerges() async throws {
@@ -122,7 +122,7 @@ import Testing
         defer { try? store.close() }
         try await store.applyDownload(definingQuery: "Orders", pages: try OfflineFixtures.pages(.salesOrders))
         let count = min(300, OfflineFixtures.sales.count(of: .salesOrders))
-        #expect(count >= 2 * StoredVersionWarmer.minimumKeys)
+        #expect(count >= 2 * StoredVersionReader.minimumKeys)
         let ids = (0..<count).map { OfflineFixtures.sales.salesOrderID($0) }
         // The properties the delta leaves out, as stored before it (its entities carry no ETag,
         // so the stored one goes: the back end's version changed).
@@ -160,6 +160,41 @@ import Testing
             }
             #expect(!ids.contains { id in (found?["value"]?.arrayValue ?? []).contains { $0["SalesOrderID"]?.stringValue == id } },
                     "an order the delta changed is still found by its old note \(note)")
+        }
+    }
+
+    /// An entity twice in one delta, first near its start and again at its end, which the reader
+    /// ahead reads from the commit's snapshot: the second must merge into what the first wrote,
+    /// not into the version stored before the delta.
+    @Test("an entity twice in one large delta: the second merges into the first, not into the version read ahead")
+    func entityTwiceInALargeDelta() async throws {
+        let dir = OfflineTempDir()
+        defer { dir.cleanup() }
+        var parameters = Self.parameters(dir)
+        parameters.indexes = [IndexDefinition(name: "byNote", entitySet: "SalesOrders", properties: ["Note"])]
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: parameters)
+        defer { try? store.close() }
+        try await store.applyDownload(definingQuery: "Orders", pages: try OfflineFixtures.pages(.salesOrders))
+        let count = min(300, OfflineFixtures.sales.count(of: .salesOrders))
+        #expect(count >= 2 * StoredVersionReader.minimumKeys)
+        let ids = (0..<count).map { OfflineFixtures.sales.salesOrderID($0) }
+        let twice = ids[1]
+        let oldNote = try store.execute(.get, "SalesOrders('\(twice)')?$select=Note").json()?["Note"]?.stringValue
+        var entities = ids.enumerated().map { #"{"SalesOrderID":"\#($1)","Note":"delta \#($0)"}"# }
+        entities.append(#"{"SalesOrderID":"\#(twice)","CurrencyCode":"XTW"}"#)
+        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        continuation.yield(Array(#"{"value":[\#(entities.joined(separator: ","))]}"#.utf8))
+        continuation.finish()
+        let summary = try await store.applySyncDownload(definingQuery: "Orders", mode: .delta, pages: stream,
+                                                        state: SyncQueryState(deltaLink: nil, downloadsSinceReconcile: 1, url: "SalesOrders"))
+        #expect(summary.entitiesApplied == count + 1)
+        let order = try store.execute(.get, "SalesOrders('\(twice)')?$select=Note,CurrencyCode").json()
+        #expect(order?["Note"]?.stringValue == "delta 1", "the second change undid the first: \(String(describing: order))")
+        #expect(order?["CurrencyCode"]?.stringValue == "XTW")
+        #expect(try store.count("SalesOrders/$count?$filter=Note eq 'delta 1'") == 1)
+        if let oldNote, !oldNote.hasPrefix("delta ") {
+            let found = try store.execute(.get, "SalesOrders?$filter=Note eq '\(oldNote.replacingOccurrences(of: "'", with: "''"))'&$select=SalesOrderID").bodyText ?? ""
+            #expect(!found.contains(twice), "the order is still found under its old note")
         }
     }
 
