@@ -70,40 +70,36 @@ struct DeltaApply {
             // The stored versions are read ahead on another processor, from the group's end
             // backwards, while this thread applies from its start (a delta's entities are spread
             // over the whole set: nearly each one reads a block of its own from disk).
-            let (records, keys) = Self.recordsAndKeys(of: group, info: info)
-            let ahead = StoredVersionReader(keys: keys, snapshot: tx.batch.snapshot, tree: info.tree)
+            let work = Self.work(of: group, info: info)
+            let ahead = StoredVersionReader(work: work, snapshot: tx.batch.snapshot, info: info)
             defer { ahead.finish() }
-            var position = 0
             var scratch: [UInt8] = []
-            for collection in group {
-                for entity in collection.entities {
-                    let prefetched = ahead.take(position)
-                    let key = keys[position]
-                    var record = records[position]
-                    position += 1
-                    let typeName = entity.typeName.isEmpty ? nil : entity.typeName
+            for position in work.keys.indices {
+                let read = ahead.take(position)
+                let key = work.keys[position]
+                let old: [UInt8]?
+                let prepared: EntityWriteBatch.Prepared
+                if let read, let key, !tx.batch.hasPending(key, in: info.tree) {
+                    // Read (and prepared, unless that failed) ahead from the commit's snapshot,
+                    // which is what this batch sees of a key it has not written.
+                    old = read.old
+                    if let done = read.prepared { prepared = done } else { prepared = try Self.prepare(work, position, old: old, info: info) }
+                } else {
                     // The stored version is read once: for the merge (a partial entity: the
                     // properties it leaves out keep their stored values) and for the index
                     // entries it replaces. An entity without a valid key reads nothing; its
                     // prepare reports it.
-                    let old = try key.flatMap { (key: [UInt8]) throws(ODataError) -> [UInt8]? in
-                        try tx.batch.replacedCodecBytes(key, info: info, prefetched: prefetched, scratch: &scratch)
+                    old = try key.flatMap { (key: [UInt8]) throws(ODataError) -> [UInt8]? in
+                        try tx.batch.replacedCodecBytes(key, info: info, scratch: &scratch)
                     }
-                    if let old, record.values.contains(where: { $0 == nil }) {
-                        let stored = try info.codec.decode(old)
-                        for i in record.values.indices where record.values[i] == nil && i < stored.values.count {
-                            record.values[i] = stored.values[i]
-                        }
-                    }
-                    let prepared = try EntityWriteBatch.prepare(record: record, info: info, etag: entity.control.etag,
-                                                                flags: [], typeName: typeName)
-                    if let key, key == prepared.keyBytes {
-                        _ = try tx.batch.put(prepared, info: info, storedCodec: old)
-                    } else {
-                        _ = try tx.batch.put(prepared, info: info)
-                    }
-                    next.applied += 1
+                    prepared = try Self.prepare(work, position, old: old, info: info)
                 }
+                if let key, key == prepared.keyBytes {
+                    _ = try tx.batch.put(prepared, info: info, storedCodec: old)
+                } else {
+                    _ = try tx.batch.put(prepared, info: info)
+                }
+                next.applied += 1
             }
             try base.finishPages(&tx, counts: &next)
             let others = try OfflineStore.queryNames(batch: tx.batch).filter { $0 != name }
@@ -143,11 +139,17 @@ struct DeltaApply {
         counts = next
     }
 
-    /// The group's entities as records, in apply order, and their encoded keys (nil where an
-    /// entity has no valid key: its apply reports it).
-    static func recordsAndKeys(of group: [ODataEntityCollection], info: SetInfo) -> (records: [EntityRecord], keys: [[UInt8]?]) {
+    /// The group's entities, in apply order: records, encoded keys (nil where an entity has no
+    /// valid key: its prepare reports it), ETags and type names.
+    struct Work: Sendable {
         var records: [EntityRecord] = []
         var keys: [[UInt8]?] = []
+        var etags: [String?] = []
+        var typeNames: [String?] = []
+    }
+
+    static func work(of group: [ODataEntityCollection], info: SetInfo) -> Work {
+        var work = Work()
         for collection in group {
             for entity in collection.entities {
                 let record = EntityConversion.record(from: entity, info: info)
@@ -158,11 +160,27 @@ struct DeltaApply {
                     guard i < record.values.count, let value = record.values[i] else { break }
                     values.append(value)
                 }
-                keys.append(values.count == info.keyIndices.count ? (try? EntityStorage.encodeKey(values, info: info)) : nil)
-                records.append(record)
+                work.keys.append(values.count == info.keyIndices.count ? (try? EntityStorage.encodeKey(values, info: info)) : nil)
+                work.records.append(record)
+                work.etags.append(entity.control.etag)
+                work.typeNames.append(entity.typeName.isEmpty ? nil : entity.typeName)
             }
         }
-        return (records, keys)
+        return work
+    }
+
+    /// The entity at `position` checked and encoded, a partial one merged into `old` (the
+    /// codec bytes of the version it replaces): the properties it leaves out keep their values.
+    static func prepare(_ work: Work, _ position: Int, old: [UInt8]?, info: SetInfo) throws(ODataError) -> EntityWriteBatch.Prepared {
+        var record = work.records[position]
+        if let old, record.values.contains(where: { $0 == nil }) {
+            let stored = try info.codec.decode(old)
+            for i in record.values.indices where record.values[i] == nil && i < stored.values.count {
+                record.values[i] = stored.values[i]
+            }
+        }
+        return try EntityWriteBatch.prepare(record: record, info: info, etag: work.etags[position], flags: [],
+                                            typeName: work.typeNames[position])
     }
 
     /// The encoded key a tombstone names (`@id` / `id`, or its key properties); nil when it names
@@ -181,42 +199,60 @@ struct DeltaApply {
     }
 }
 
-/// Reads the stored versions that a delta's entities replace on another processor, from the
-/// last key backwards, while the applying thread goes forwards from the first: the two meet in
-/// the middle, each read done once. A delta's entities are spread over the whole set, so nearly
-/// each read decodes a leaf of its own from disk; the reads do not fill the block cache
-/// (`Snapshot.getUncached`): a delta of 1 % of a 1M-entity store would otherwise grow the cache
-/// by one fresh leaf slot per entity, and the page faults of that new memory were a fifth of
-/// the delta's CPU (perf).
+/// Reads the stored versions that a delta's entities replace on another processor, and merges
+/// and prepares those entities (`DeltaApply.prepare`), from the last one backwards while the
+/// applying thread goes forwards from the first: the two meet in the middle, each entity read
+/// and prepared once, and the applier then only puts the reader's half. A delta's entities are
+/// spread over the whole set, so nearly each read decodes a leaf of its own from disk; the reads
+/// do not fill the block cache (`Snapshot.getUncached`): a delta of 1 % of a 1M-entity store
+/// would otherwise grow the cache by one fresh leaf slot per entity, and the page faults of that
+/// new memory were a fifth of the delta's CPU (perf).
 ///
-/// Hand-over: the reader writes the version of key `i` into `values[i]`, then publishes `i`
-/// as the lowest index done (`low`, a release store). The applier takes `values[i]` only when
+/// What the reader reads comes from the commit's snapshot: the applier uses it only for a key
+/// its batch has not written (an entity twice in one delta merges into its first change).
+///
+/// Hand-over: the reader writes entity `i`'s result into `results[i]`, then publishes `i` as
+/// the lowest index done (`low`, a release store). The applier takes `results[i]` only when
 /// `i >= low` (an acquire load), so it reads only slots whose write happened before; the
 /// reader writes only slots below `low`, which the applier no longer reads once it reports
-/// having passed them (`position`), and stops there. A read that fails is left to the applier,
-/// which reads that key itself and reports the error.
+/// having passed them (`position`), and stops there. A read that fails stops the reader: the
+/// applier reads that key itself and reports the error. A prepare that fails is left to the
+/// applier too (nil `prepared`).
 final class StoredVersionReader: @unchecked Sendable {  // slots handed over as above
+    struct Result {
+        /// Codec bytes of the stored version (trailer cut off); nil when none is stored.
+        var old: [UInt8]?
+        var prepared: EntityWriteBatch.Prepared?
+    }
+
     private let position = Atomic<Int>(0)
     private let low: Atomic<Int>
-    private let values: UnsafeMutableBufferPointer<[UInt8]?>
+    private let results: UnsafeMutableBufferPointer<Result?>
     private let done = DispatchGroup()
     private let running: Bool
     static let minimumKeys = 64
 
-    init(keys: [[UInt8]?], snapshot: Snapshot, tree: Tree) {
-        low = Atomic(keys.count)
-        running = keys.count >= Self.minimumKeys && PageReadAhead.processors > 1
-        values = .allocate(capacity: running ? keys.count : 0)
+    init(work: DeltaApply.Work, snapshot: Snapshot, info: SetInfo) {
+        let count = work.keys.count
+        low = Atomic(count)
+        running = count >= Self.minimumKeys && PageReadAhead.processors > 1
+        results = .allocate(capacity: running ? count : 0)
         guard running else { return }
-        values.initialize(repeating: nil)
+        results.initialize(repeating: nil)
         done.enter()
         DispatchQueue.global(qos: .userInitiated).async { [self] in
             var scratch: [UInt8] = []
-            var i = keys.count - 1
+            var i = count - 1
             while i > position.load(ordering: .relaxed) {
-                if let key = keys[i] {
-                    guard let value = try? snapshot.getUncached(key, in: tree, scratch: &scratch) else { break }
-                    values[i] = value
+                if let key = work.keys[i] {
+                    let stored: [UInt8]?
+                    do { stored = try snapshot.getUncached(key, in: info.tree, scratch: &scratch) } catch { break }
+                    var old: [UInt8]?
+                    if var value = stored {
+                        guard (try? StoredValue.split(&value, what: "")) != nil else { break }
+                        old = value
+                    }
+                    results[i] = Result(old: old, prepared: try? DeltaApply.prepare(work, i, old: old, info: info))
                 }
                 low.store(i, ordering: .releasing)
                 i -= 1
@@ -226,22 +262,22 @@ final class StoredVersionReader: @unchecked Sendable {  // slots handed over as 
     }
 
     deinit {
-        if running { values.deinitialize() }
-        values.deallocate()
+        if running { results.deinitialize() }
+        results.deallocate()
     }
 
-    /// The applier is at `index`: the version read ahead for its key (`.some(nil)`: none
-    /// stored), or nil when the reader has not reached it (the applier reads it itself).
-    func take(_ index: Int) -> [UInt8]?? {
+    /// The applier is at `index`: what the reader read and prepared for it, or nil when the
+    /// reader has not reached it or the entity has no key (the applier does it itself).
+    func take(_ index: Int) -> Result? {
         guard running else { return nil }
         position.store(index, ordering: .relaxed)
         guard index >= low.load(ordering: .acquiring) else { return nil }
-        let value = values[index]
-        values[index] = nil
-        return .some(value)
+        let result = results[index]
+        results[index] = nil
+        return result
     }
 
-    /// Stops the reads and waits for the one under way (before the snapshot goes).
+    /// Stops the reader and waits for the entity under way (before the snapshot goes).
     func finish() {
         guard running else { return }
         position.store(Int.max, ordering: .relaxed)

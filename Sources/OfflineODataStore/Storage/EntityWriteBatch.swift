@@ -142,19 +142,19 @@ public struct EntityWriteBatch {
         try storedParts(keyBytes, info: info)?.codec
     }
 
+    /// Whether this batch has written or deleted `key` in `tree`.
+    func hasPending(_ key: [UInt8], in tree: Tree) -> Bool {
+        overlay[tree]?[ByteKey(key)] != nil
+    }
+
     /// The codec bytes of the stored version that a delta download's entity replaces, as
-    /// `storedCodecBytes`: this batch's own write first, then the snapshot's version, taken
-    /// from `prefetched` when a reader ahead already read it (`.some(nil)`: none stored), else
-    /// read without filling the block cache (`Snapshot.getUncached`).
-    func replacedCodecBytes(_ keyBytes: [UInt8], info: SetInfo, prefetched: [UInt8]??,
-                            scratch: inout [UInt8]) throws(ODataError) -> [UInt8]? {
+    /// `storedCodecBytes`, the snapshot's version read without filling the block cache
+    /// (`Snapshot.getUncached`).
+    func replacedCodecBytes(_ keyBytes: [UInt8], info: SetInfo, scratch: inout [UInt8]) throws(ODataError) -> [UInt8]? {
         var value: [UInt8]
         if let pending = overlay[info.tree]?[ByteKey(keyBytes)] {
             guard case .put(let written) = pending else { return nil }
             value = written
-        } else if let prefetched {
-            guard let read = prefetched else { return nil }
-            value = read
         } else {
             let snapshot = self.snapshot
             guard let read = try mapEngine("reading \(info.tree.name)", { () throws(EngineError) in
