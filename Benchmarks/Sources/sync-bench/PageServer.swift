@@ -1,5 +1,6 @@
 import BenchCommon
 import Foundation
+import OfflineODataSync
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -91,7 +92,7 @@ final class PageServer: @unchecked Sendable {
         return Array("HTTP/1.1 200 OK\r\nContent-Type: multipart/mixed; boundary=b\r\nContent-Length: \(payload.count)\r\nOData-Version: 4.01\r\n\r\n".utf8) + payload
     }
 
-    private func route(_ target: String, trackChanges: Bool) -> [UInt8]? {
+    func route(_ target: String, trackChanges: Bool) -> [UInt8]? {
         if target.hasPrefix("/$metadata") { return metadata }
         if target.hasPrefix("/BusinessPartners") { return partners }
         guard target.hasPrefix("/SalesOrders") else { return nil }
@@ -103,4 +104,56 @@ final class PageServer: @unchecked Sendable {
         if index == 0 && trackChanges { return plainFirstWithDelta }
         return index < plain.count ? plain[index] : nil
     }
+}
+
+/// The page server's answers without a network: the upload benchmark's decomposition, the
+/// client's CPU for its own code with no HTTP stack under it (`upload-batch-local`). The time
+/// spent making the answers (the server's share) is counted apart, per thread, and taken off.
+final class InProcessTransport: Transport, @unchecked Sendable {
+    let server: PageServer
+    private let lock = NSLock()
+    private var serverSeconds = 0.0
+
+    init(server: PageServer) { self.server = server }
+
+    /// CPU seconds spent making answers.
+    var answerSeconds: Double { lock.withLock { serverSeconds } }
+
+    func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let start = threadCPUSeconds()
+        defer {
+            let spent = threadCPUSeconds() - start
+            lock.withLock { serverSeconds += spent }
+        }
+        var target = request.url
+        if let scheme = target.range(of: "://"), let slash = target[scheme.upperBound...].firstIndex(of: "/") {
+            target = String(target[slash...])
+        }
+        if request.method == "GET" {
+            let track = request.headers.contains { $0.value.lowercased().contains("odata.track-changes") }
+            guard let body = server.route(target, trackChanges: track) else { return HTTPResponse(status: 404, body: []) }
+            return HTTPResponse(status: 200, headers: [(name: "Content-Type", value: target.hasPrefix("/$metadata") ? "application/xml" : "application/json"),
+                                                       (name: "OData-Version", value: "4.01")], body: body)
+        }
+        let head = request.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\r\n")
+        let raw = PageServer.writeAnswer(method: request.method, target: target, head: head, body: request.body ?? [])
+        // Status line, headers, blank line, body.
+        let text = raw.withUnsafeBufferPointer { Array($0) }
+        var i = 0
+        while i + 3 < text.count, !(text[i] == 13 && text[i + 1] == 10 && text[i + 2] == 13 && text[i + 3] == 10) { i += 1 }
+        let lines = String(decoding: text[0..<i], as: UTF8.self).components(separatedBy: "\r\n")
+        let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 500
+        let headers = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        return HTTPResponse(status: status, headers: headers, body: Array(text[min(text.count, i + 4)...]))
+    }
+}
+
+/// CPU seconds of the calling thread.
+func threadCPUSeconds() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
 }
