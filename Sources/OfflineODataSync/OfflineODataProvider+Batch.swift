@@ -77,11 +77,12 @@ extension OfflineODataProvider {
         run.jsonBatch = json
         // Recorded before the send: after a crash these requests go alone, with their proofs.
         try store.beginUploadAttempts(attempts)
-        let http = HTTPRequest(method: "POST", url: serviceRoot + "$batch",
+        var http = HTTPRequest(method: "POST", url: serviceRoot + "$batch",
                                headers: requestHeaders((json ? [("Content-Type", "application/json"), ("Accept", "application/json")]
                                                              : [("Content-Type", batch.contentType), ("Accept", "multipart/mixed")])
                                                        + versionHeaders(store) + [("Prefer", "odata.continue-on-error")]),
                                body: json ? Self.jsonBatch(batch) : batch.serialized(), timeout: parameters.timeout)
+        http.collectsBody = true
         let (response, body) = try await writeExchange(http)
         if [404, 405, 501].contains(response.status) { return nil }
         try check(response, body, http, what: "upload batch")

@@ -367,9 +367,10 @@ extension OfflineODataProvider {
             }
             var url = request.url
             while url.hasPrefix("/") { url.removeFirst() }
-            let get = HTTPRequest(method: "GET", url: serviceRoot + url,
+            var get = HTTPRequest(method: "GET", url: serviceRoot + url,
                                   headers: requestHeaders([("Accept", "application/json")] + versionHeaders(store)),
                                   timeout: parameters.timeout)
+            get.collectsBody = true
             let response = try await exchange(get)
             let body = try await collect(response, get)
             guard response.status == 200, let json = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
@@ -477,9 +478,11 @@ extension OfflineODataProvider {
         }
         var url = request.url
         while url.hasPrefix("/") { url.removeFirst() }
-        return HTTPRequest(method: wireMethod(request.method, store), url: serviceRoot + url, headers: requestHeaders(own),
-                           body: request.body.map { Array(wireBody($0, set: request.affectedEntitySet, store: store).utf8) },
-                           timeout: parameters.timeout)
+        var http = HTTPRequest(method: wireMethod(request.method, store), url: serviceRoot + url, headers: requestHeaders(own),
+                               body: request.body.map { Array(wireBody($0, set: request.affectedEntitySet, store: store).utf8) },
+                               timeout: parameters.timeout)
+        http.collectsBody = true
+        return http
     }
 
     /// `@odata.etag` of an entity body.

@@ -290,9 +290,10 @@ public final class OfflineODataProvider: Sendable {
             }
         }
         progressHub.publish(SyncProgress(step: .fetchingMetadata))
-        let metadata = try await fetchMetadata()
+        let known = try store.metadataBytes()
+        let metadata = try await fetchMetadata(known: known)
         var upgraded = false
-        if metadata != (try store.metadataBytes()) {
+        if metadata != known {
             store = try await upgrade(store, to: metadata)
             upgraded = true
         }

@@ -49,7 +49,24 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {  // URL
         guard var url = URL(string: request.url), url.scheme != nil, url.host != nil else {
             throw TransportError(.invalidURL, "'\(request.url)' is not an absolute URL")
         }
-        guard request.streamedBody != nil, acceptsStreamedBodies else { return try await send(request, url: url) }
+        guard request.streamedBody != nil, acceptsStreamedBodies else {
+            // A 307 or 308 to a request with a body is followed here, the body sent again:
+            // FoundationNetworking follows it without the body (observed: the new location read
+            // `Content-Length: 0`), so the session's delegate declines those redirects.
+            var answer = try await send(request, url: url)
+            guard request.body != nil else { return answer }
+            var again = request
+            var hops = 0
+            while answer.status == 307 || answer.status == 308, hops < 5,
+                  let location = answer.header("Location"), let next = URL(string: location, relativeTo: url)?.absoluteURL {
+                _ = try? await answer.body.collect(upTo: 1 << 20)
+                hops += 1
+                url = next
+                again.url = next.absoluteString
+                answer = try await send(again, url: url)
+            }
+            return answer
+        }
         // A streamed body cannot be sent again by FoundationNetworking after an authentication
         // challenge (its second attempt found the stream read to its end, and the back end
         // waited for bytes until the timeout: observed against mock-sap's basic authentication).
@@ -116,6 +133,24 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {  // URL
         let delegate = self.delegate
         let session = self.session
         let description = "\(request.method) \(request.url)"
+        if request.collectsBody, newBodyStream == nil {
+            // The body in one piece (`HTTPRequest.collectsBody`): FoundationNetworking gathers
+            // it on its own queue and calls back once, where a data delegate is called on the
+            // delegate's queue for every piece libcurl delivers. Challenges and redirects still
+            // go to the session's delegate (a task without a delegate of its own uses it).
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                    let task = session.dataTask(with: urlRequest) { data, response, error in
+                        continuation.resume(with: delegate.wholeAnswer(id: holder.taskIdentifier ?? -1, data: data, response: response,
+                                                                      error: error, description: description))
+                    }
+                    holder.set(task)
+                    task.resume()
+                }
+            } onCancel: {
+                holder.cancel()
+            }
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                 let task = session.dataTask(with: urlRequest)
@@ -171,6 +206,9 @@ private final class TaskHolder: @unchecked Sendable {
         }
         task?.cancel()
     }
+
+    /// The task's identifier once it is set.
+    var taskIdentifier: Int? { lock.withLock { task?.taskIdentifier } }
 
 }
 
@@ -237,12 +275,16 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         }
     }
 
-    /// A task with a streamed body does not follow redirects: its stream cannot be read again
-    /// (the transport follows 307 and 308 itself, `exchange`); the others follow as usual.
+    /// A task with a streamed body does not follow redirects: its stream cannot be read again;
+    /// nor does one with a body redirected by 307 or 308, which FoundationNetworking would send
+    /// to the new location without its body (the transport follows both itself, `exchange`).
+    /// The others follow as usual.
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
         let streamed = lock.withLock { exchanges[task.taskIdentifier]?.newBodyStream != nil }
-        completionHandler(streamed ? nil : request)
+        let keepsBody = response.statusCode == 307 || response.statusCode == 308
+        let hasBody = task.originalRequest?.httpBody != nil || task.originalRequest?.httpBodyStream != nil
+        completionHandler(streamed || (keepsBody && hasBody) ? nil : request)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping (InputStream?) -> Void) {
@@ -330,6 +372,27 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
             return (exchange.body, piece)
         }
         if let body, let piece { body.yield(piece) }
+    }
+
+    /// The end of an exchange made with a completion handler (`HTTPRequest.collectsBody`), as
+    /// `urlSession(_:task:didCompleteWithError:)` ends one made through this delegate: a
+    /// refused challenge is the 401 that asked it, an error that got no answer is thrown.
+    func wholeAnswer(id: Int, data: Data?, response: URLResponse?, error: (any Error)?, description: String) -> Result<HTTPResponse, any Error> {
+        let challenge = lock.withLock { () -> [(name: String, value: String)]? in
+            answered.remove(id)
+            return refused.removeValue(forKey: id)
+        }
+        if let challenge { return .success(HTTPResponse(status: 401, headers: challenge, body: [])) }
+        if let error {
+            if let urlError = error as? URLError { return .failure(URLSessionTransport.map(urlError)) }
+            return .failure(TransportError(.other, "\(description): \(error)"))
+        }
+        guard let http = response as? HTTPURLResponse else {
+            return .failure(TransportError(.other, "the answer to \(description) is not HTTP"))
+        }
+        var headers: [(name: String, value: String)] = []
+        for (name, value) in http.allHeaderFields { headers.append((name: "\(name)", value: "\(value)")) }
+        return .success(HTTPResponse(status: http.statusCode, headers: headers, body: HTTPBody(data: data ?? Data())))
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -81,9 +81,13 @@ import Glibc
                     left -= n
                     got += n
                 }
-                let answer = target == "/r"
+                var answer = target == "/r"
                     ? "HTTP/1.1 307 Temporary Redirect\r\nLocation: /t\r\nContent-Length: 0\r\n\r\n"
                     : "HTTP/1.1 204 No Content\r\nX-Got: \(got)\r\nContent-Length: 0\r\n\r\n"
+                // `/big`: 300,000 bytes (many libcurl pieces), the last of them "end".
+                if target == "/big" {
+                    answer = "HTTP/1.1 200 OK\r\nX-Got: \(got)\r\nContent-Length: 300000\r\n\r\n" + String(repeating: "x", count: 299_997) + "end"
+                }
                 let bytes = Array(answer.utf8)
                 guard bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count else { return }
                 // `/once`: the connection is closed after one answer without saying so (a
@@ -133,5 +137,41 @@ import Glibc
         #expect(response.status == 204)
         #expect(response.header("X-Got") == "200000")
         #expect(passes.withLock { $0 } == 2)
+    }
+
+    /// `HTTPRequest.collectsBody` makes `URLSessionTransport` take the answer in one piece (a
+    /// completion handler instead of its data delegate): the same answer as streamed, the
+    /// headers and a body of many pieces intact. Either way a write redirected with 307 reaches
+    /// the new location with its body (FoundationNetworking alone sent it there without: the
+    /// new location read 0 bytes, found by this test).
+    @Test("an answer taken whole (collectsBody) is the answer streamed: status, headers, body; a 307 write is sent again with its body")
+    func wholeAnswersAsStreamed() async throws {
+        let server = try RedirectingServer()
+        defer { server.stop() }
+        let transport = URLSessionTransport(timeout: 20)
+        for whole in [false, true] {
+            var redirected = HTTPRequest(method: "PUT", url: "http://127.0.0.1:\(server.port)/r",
+                                         headers: [(name: "Content-Type", value: "application/json")],
+                                         body: [UInt8](repeating: UInt8(ascii: "a"), count: 70_000), timeout: 20)
+            redirected.collectsBody = whole
+            let written = try await transport.exchange(redirected)
+            #expect(written.status == 204, "whole: \(whole)")
+            #expect(written.header("X-Got") == "70000", "whole: \(whole)")
+            #expect(try await written.body.collect(upTo: 1 << 20).isEmpty)
+            var read = HTTPRequest(method: "POST", url: "http://127.0.0.1:\(server.port)/big", body: Array("{}".utf8), timeout: 20)
+            read.collectsBody = whole
+            let answer = try await transport.exchange(read)
+            #expect(answer.status == 200, "whole: \(whole)")
+            #expect(answer.header("x-got") == "2", "whole: \(whole)")
+            let body = try await answer.body.collect(upTo: 1 << 20)
+            #expect(body.count == 300_000 && body.suffix(3) == Array("end".utf8), "whole: \(whole), \(body.count) bytes")
+            // A body past the caller's limit fails either way.
+            let again = try await transport.exchange(read)
+            await #expect(throws: HTTPBody.BodyTooLarge.self) { _ = try await again.body.collect(upTo: 100_000) }
+            // Iterated instead of collected, the whole body comes as the same bytes.
+            var pieces: [UInt8] = []
+            for try await piece in try await transport.exchange(read).body { pieces += piece }
+            #expect(pieces == body, "whole: \(whole)")
+        }
     }
 }
