@@ -158,17 +158,25 @@ public struct MultipartBatchRequest: Sendable, Hashable {
 
     /// The batch body (CRLF line breaks, `Content-Length` added for bodies).
     public func serialized() -> [UInt8] {
-        var contents: [[UInt8]] = []
-        for item in items {
+        var out: [UInt8] = []
+        out.reserveCapacity(items.reduce(256) { total, item in
             switch item {
+            case .request(let part): return total + 256 + (part.request.body?.count ?? 0)
+            case .changeSet(_, let parts): return parts.reduce(total + 256) { $0 + 256 + ($1.request.body?.count ?? 0) }
+            }
+        })
+        MultipartWriter.appendMultipart(boundary, count: items.count, into: &out) { i, out in
+            switch items[i] {
             case .request(let part):
-                contents.append(MultipartWriter.requestPart(part))
+                MultipartWriter.appendRequestPart(part, into: &out)
             case .changeSet(let inner, let parts):
-                var content = MultipartWriter.headerBlock([("Content-Type", MultipartWriter.contentType(inner))])
-                content += MultipartWriter.multipart(inner, parts.map(MultipartWriter.requestPart))
-                contents.append(content)
+                MultipartWriter.appendField("Content-Type", MultipartWriter.contentType(inner), into: &out)
+                out += MultipartWriter.crlf
+                MultipartWriter.appendMultipart(inner, count: parts.count, into: &out) { k, out in
+                    MultipartWriter.appendRequestPart(parts[k], into: &out)
+                }
             }
         }
-        return MultipartWriter.multipart(boundary, contents)
+        return out
     }
 }

@@ -44,18 +44,20 @@ public struct MultipartBatchResponse: Sendable, Hashable {
     }
 
     public func serialized() -> [UInt8] {
-        var contents: [[UInt8]] = []
-        for item in items {
-            switch item {
+        var out: [UInt8] = []
+        MultipartWriter.appendMultipart(boundary, count: items.count, into: &out) { i, out in
+            switch items[i] {
             case .response(let part):
-                contents.append(MultipartWriter.responsePart(part))
+                MultipartWriter.appendResponsePart(part, into: &out)
             case .changeSet(let inner, let parts):
-                var content = MultipartWriter.headerBlock([("Content-Type", MultipartWriter.contentType(inner))])
-                content += MultipartWriter.multipart(inner, parts.map(MultipartWriter.responsePart))
-                contents.append(content)
+                MultipartWriter.appendField("Content-Type", MultipartWriter.contentType(inner), into: &out)
+                out += MultipartWriter.crlf
+                MultipartWriter.appendMultipart(inner, count: parts.count, into: &out) { k, out in
+                    MultipartWriter.appendResponsePart(parts[k], into: &out)
+                }
             }
         }
-        return MultipartWriter.multipart(boundary, contents)
+        return out
     }
 
     /// Parses a batch response body given its `Content-Type`. Throws `invalidBatch` (3114) or

@@ -12,54 +12,87 @@ enum MultipartWriter {
         return "multipart/mixed; boundary=" + (token ? boundary : "\"" + boundary + "\"")
     }
 
-    /// A multipart entity from the contents of its parts.
-    static func multipart(_ boundary: String, _ contents: [[UInt8]]) -> [UInt8] {
-        let dash = Array(("--" + boundary).utf8)
-        var out: [UInt8] = []
-        for content in contents {
-            out += dash + crlf
-            out += content
+    // Writers that append to one buffer: a batch of 100 requests was built from about ten
+    // small arrays per request (a line, its CRLF, the part, the change set, the batch), each
+    // copied into the next; written in place it is one buffer grown a few times.
+
+    /// `--boundary CRLF`.
+    static func appendDelimiter(_ boundary: String, into out: inout [UInt8]) {
+        out.append(0x2D)
+        out.append(0x2D)
+        out += boundary.utf8
+        out += crlf
+    }
+
+    /// `--boundary-- CRLF`.
+    static func appendClose(_ boundary: String, into out: inout [UInt8]) {
+        out.append(0x2D)
+        out.append(0x2D)
+        out += boundary.utf8
+        out.append(0x2D)
+        out.append(0x2D)
+        out += crlf
+    }
+
+    /// `name: value CRLF`.
+    static func appendField(_ name: String, _ value: String, into out: inout [UInt8]) {
+        out += name.utf8
+        out.append(0x3A)
+        out.append(0x20)
+        out += value.utf8
+        out += crlf
+    }
+
+    /// A multipart entity whose parts `write` appends in turn (`count` of them): each part
+    /// `--boundary CRLF content CRLF`, then `--boundary-- CRLF`.
+    static func appendMultipart(_ boundary: String, count: Int, into out: inout [UInt8], _ write: (Int, inout [UInt8]) -> Void) {
+        for i in 0..<count {
+            appendDelimiter(boundary, into: &out)
+            write(i, &out)
             out += crlf
         }
-        out += dash + Array("--".utf8) + crlf
-        return out
+        appendClose(boundary, into: &out)
     }
 
-    /// Header lines and the blank line after them.
-    static func headerBlock(_ fields: [(String, String)]) -> [UInt8] {
-        var out: [UInt8] = []
-        for (name, value) in fields { out += Array("\(name): \(value)".utf8) + crlf }
-        return out + crlf
+    /// The MIME headers of an `application/http` part, and the blank line after them.
+    static func appendHTTPPartHeaders(_ contentID: String?, into out: inout [UInt8]) {
+        appendField("Content-Type", "application/http", into: &out)
+        appendField("Content-Transfer-Encoding", "binary", into: &out)
+        if let contentID { appendField("Content-ID", contentID, into: &out) }
+        out += crlf
     }
 
-    /// The MIME headers of an `application/http` part.
-    static func httpPartHeaders(_ contentID: String?) -> [UInt8] {
-        var fields = [("Content-Type", "application/http"), ("Content-Transfer-Encoding", "binary")]
-        if let contentID { fields.append(("Content-ID", contentID)) }
-        return headerBlock(fields)
+    /// HTTP header lines sorted by name, `Content-Length` recomputed for a body, and the blank
+    /// line after them.
+    static func appendHTTPHeaders(_ headers: [String: String], body: [UInt8]?, into out: inout [UInt8]) {
+        if headers.count == 1, let (name, value) = headers.first {
+            if name.lowercased() != "content-length" { appendField(name, value, into: &out) }
+        } else if !headers.isEmpty {
+            for (name, value) in headers.sorted(by: { $0.key < $1.key }) where name.lowercased() != "content-length" {
+                appendField(name, value, into: &out)
+            }
+        }
+        if let body { appendField("Content-Length", String(body.count), into: &out) }
+        out += crlf
     }
 
-    /// HTTP headers sorted by name, `Content-Length` recomputed for a body.
-    static func httpHeaders(_ headers: [String: String], body: [UInt8]?) -> [(String, String)] {
-        var fields = headers.filter { $0.key.lowercased() != "content-length" }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        if let body { fields.append(("Content-Length", String(body.count))) }
-        return fields
-    }
-
-    static func requestPart(_ part: MultipartBatchRequest.Part) -> [UInt8] {
-        var out = httpPartHeaders(part.contentID)
-        out += Array("\(part.request.method.rawValue) \(part.request.url) HTTP/1.1".utf8) + crlf
-        out += headerBlock(httpHeaders(part.request.headers, body: part.request.body))
+    static func appendRequestPart(_ part: MultipartBatchRequest.Part, into out: inout [UInt8]) {
+        appendHTTPPartHeaders(part.contentID, into: &out)
+        out += part.request.method.rawValue.utf8
+        out.append(0x20)
+        out += part.request.url.utf8
+        out += " HTTP/1.1".utf8
+        out += crlf
+        appendHTTPHeaders(part.request.headers, body: part.request.body, into: &out)
         if let body = part.request.body { out += body }
-        return out
     }
 
-    static func responsePart(_ part: MultipartBatchResponse.Part) -> [UInt8] {
-        var out = httpPartHeaders(part.contentID)
-        out += Array("HTTP/1.1 \(part.response.status) \(ODataResponse.reasonPhrase(part.response.status) ?? "Status")".utf8) + crlf
-        out += headerBlock(httpHeaders(part.response.headers, body: part.response.body))
+    static func appendResponsePart(_ part: MultipartBatchResponse.Part, into out: inout [UInt8]) {
+        appendHTTPPartHeaders(part.contentID, into: &out)
+        out += "HTTP/1.1 \(part.response.status) \(ODataResponse.reasonPhrase(part.response.status) ?? "Status")".utf8
+        out += crlf
+        appendHTTPHeaders(part.response.headers, body: part.response.body, into: &out)
         if let body = part.response.body { out += body }
-        return out
     }
 
     /// True when `needle` occurs in `haystack` (for choosing a boundary that no body contains).
