@@ -256,8 +256,8 @@ func median(_ values: [Double]) -> Double {
 /// bar is for 1M entities), and which ones it misses.
 func downloadStatus(entities: Int, network: Double, sqlite: Double, rss: Double, delta: Double) -> String {
     var missed: [String] = []
-    if network > 1.15 { missed.append(String(format: "network %.2fx > 1.15x", network)) }
-    if sqlite < 3 { missed.append(String(format: "%.2fx SQLite < 3x", sqlite)) }
+    if network > 1.15 { missed.append(String(format: "network %.3fx > 1.15x", network)) }
+    if sqlite < 3 { missed.append(String(format: "%.3fx SQLite < 3x", sqlite)) }
     if entities >= 1_000_000, rss > 64 { missed.append(String(format: "RSS %.1f > 64 MiB", rss)) }
     if delta > 0.05 { missed.append(String(format: "delta %.1f %% > 5 %%", 100 * delta)) }
     return missed.isEmpty ? "bar met" : "bar not met (" + missed.joined(separator: "; ") + ")"
