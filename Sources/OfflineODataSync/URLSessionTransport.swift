@@ -438,7 +438,7 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
 /// one is used up, so at most one piece (64 KiB) is held. Exactly `length` bytes or a failed
 /// read: a body that ends short or runs long would leave the back end waiting for bytes that
 /// never come, or take a truncated stream as the whole.
-final class BodyInputStream: InputStream, @unchecked Sendable {
+final class BodyInputStream: InputStream {
     private let reader: any HTTPBodyReader
     private let length: Int64
     private var piece: [UInt8] = []
