@@ -248,7 +248,9 @@ final class TerminalLineEditor {
         if buffer.history.count > Self.historyLimit { buffer.history.removeFirst(buffer.history.count - Self.historyLimit) }
         guard let historyFile, !line.contains("\n") else { return }
         if let handle = FileHandle(forWritingAtPath: historyFile) ?? {
-            FileManager.default.createFile(atPath: historyFile, contents: nil, attributes: [.posixPermissions: 0o600])
+            // A history file that cannot be made leaves the history to this session (the open
+            // below then finds no file).
+            _ = FileManager.default.createFile(atPath: historyFile, contents: nil, attributes: [.posixPermissions: 0o600])
             return FileHandle(forWritingAtPath: historyFile)
         }() {
             handle.seekToEndOfFile()
