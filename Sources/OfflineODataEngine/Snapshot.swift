@@ -20,14 +20,13 @@ public struct Snapshot: @unchecked Sendable {
         return try getInternal(scratch)
     }
 
-    /// `get(_:in:scratch:)` for a read that is not expected to come again soon (the stored
+    /// `get(_:in:)` for a read that is not expected to come again soon (the stored
     /// versions a delta download replaces): a leaf read from the file is decoded into memory
     /// that is reused at once and does not enter the block cache, so a burst of such reads
     /// neither evicts what readers use nor grows the cache into memory never touched before
     /// (each new page of it a page fault). A leaf already cached is used.
-    public func getUncached(_ key: [UInt8], in tree: Tree, scratch: inout [UInt8]) throws(EngineError) -> [UInt8]? {
-        tree.internalKey(key, into: &scratch)
-        return try Self.lookup(scratch, mems: mems, runs: runs, fillCache: false)
+    public func getUncached(_ key: [UInt8], in tree: Tree) throws(EngineError) -> [UInt8]? {
+        try Self.lookup(tree.internalKey(key), mems: mems, runs: runs, fillCache: false)
     }
 
     public func contains(_ key: [UInt8], in tree: Tree) throws(EngineError) -> Bool {

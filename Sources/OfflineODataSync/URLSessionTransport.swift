@@ -53,19 +53,10 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {  // URL
             // A 307 or 308 to a request with a body is followed here, the body sent again:
             // FoundationNetworking follows it without the body (observed: the new location read
             // `Content-Length: 0`), so the session's delegate declines those redirects.
-            var answer = try await send(request, url: url)
+            let answer = try await send(request, url: url)
             guard request.body != nil else { return answer }
             var again = request
-            var hops = 0
-            while answer.status == 307 || answer.status == 308, hops < 5,
-                  let location = answer.header("Location"), let next = URL(string: location, relativeTo: url)?.absoluteURL {
-                _ = try? await answer.body.collect(upTo: 1 << 20)
-                hops += 1
-                url = next
-                again.url = next.absoluteString
-                answer = try await send(again, url: url)
-            }
-            return answer
+            return try await followingRedirects(answer, of: &again, at: &url)
         }
         // A streamed body cannot be sent again by FoundationNetworking after an authentication
         // challenge (its second attempt found the stream read to its end, and the back end
@@ -78,18 +69,9 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {  // URL
         if let authorization = delegate.basicAuthorization(for: url) {
             streamed.headers.append((name: "Authorization", value: authorization))
         }
-        var answer = try await send(streamed, url: url)
         // Redirects likewise: a 307 or 308 (method and body kept) is followed here with a fresh
-        // reader, at most 5 times; other redirects of a write come back as they are.
-        var hops = 0
-        while answer.status == 307 || answer.status == 308, hops < 5,
-              let location = answer.header("Location"), let next = URL(string: location, relativeTo: url)?.absoluteURL {
-            _ = try? await answer.body.collect(upTo: 1 << 20)
-            hops += 1
-            url = next
-            streamed.url = next.absoluteString
-            answer = try await send(streamed, url: url)
-        }
+        // reader; other redirects of a write come back as they are.
+        let answer = try await followingRedirects(try await send(streamed, url: url), of: &streamed, at: &url)
         guard answer.status == 401, delegate.credential != nil,
               !streamed.headers.contains(where: { $0.name.lowercased() == "authorization" }) else { return answer }
         _ = try? await answer.body.collect(upTo: 1 << 20)
@@ -102,6 +84,23 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {  // URL
         whole.streamedBody = nil
         whole.body = try request.streamedBody?.collect()
         return try await send(whole, url: url)
+    }
+
+    /// `answer` to `request` at `url`, or, when it is a 307 or 308 (which keep the method and
+    /// the body), the answer of the request sent again, whole, to its `Location`: at most 5
+    /// times. `request` and `url` end as the last ones sent.
+    private func followingRedirects(_ answer: HTTPResponse, of request: inout HTTPRequest, at url: inout URL) async throws -> HTTPResponse {
+        var answer = answer
+        var hops = 0
+        while answer.status == 307 || answer.status == 308, hops < 5,
+              let location = answer.header("Location"), let next = URL(string: location, relativeTo: url)?.absoluteURL {
+            _ = try? await answer.body.collect(upTo: 1 << 20)
+            hops += 1
+            url = next
+            request.url = next.absoluteString
+            answer = try await send(request, url: url)
+        }
+        return answer
     }
 
     private func send(_ request: HTTPRequest, url: URL) async throws -> HTTPResponse {

@@ -297,7 +297,7 @@ import Testing
             let dir = TempDir("bulk-sort")
             defer { dir.cleanup() }
             do {
-                var db = try StorageEngine.open(path: dir.store, options: .quick())
+                let db = try StorageEngine.open(path: dir.store, options: .quick())
                 defer { try? db.close() }
                 let trees = [try db.tree("a"), try db.tree("b")]
                 let load = try db.bulkLoad(chunkBytes: 512)

@@ -71,9 +71,8 @@ import Testing
         }
         let before = db.cache.usedBytes
         let snapshot = try db.snapshot()
-        var scratch: [UInt8] = []
         for i in stride(from: 0, to: 20_000, by: 97) + [5, 6, 20_000, 30_000] {
-            #expect(try snapshot.getUncached(key(i), in: t, scratch: &scratch) == snapshot.get(key(i), in: t), "key \(i)")
+            #expect(try snapshot.getUncached(key(i), in: t) == snapshot.get(key(i), in: t), "key \(i)")
         }
         let cachedByGets = db.cache.usedBytes
         #expect(cachedByGets > before, "the plain gets cached nothing")
@@ -82,16 +81,16 @@ import Testing
         let path = dir.store + "/" + run
         func reads() -> Int { fs.reads.withLock { $0[path] ?? 0 } }
         let start = reads()
-        #expect(try snapshot.getUncached(key(19_999), in: t, scratch: &scratch) == [UInt8](repeating: UInt8(19_999 % 251), count: 100))
+        #expect(try snapshot.getUncached(key(19_999), in: t) == [UInt8](repeating: UInt8(19_999 % 251), count: 100))
         let once = reads()
         #expect(once > start)
-        #expect(try snapshot.getUncached(key(19_999), in: t, scratch: &scratch) != nil)
+        #expect(try snapshot.getUncached(key(19_999), in: t) != nil)
         #expect(reads() > once, "the second uncached read of a leaf found it cached")
         #expect(db.cache.usedBytes == cachedByGets, "uncached reads cached \(db.cache.usedBytes - cachedByGets) bytes")
         // A leaf a get cached is used: no read of the file.
         _ = try snapshot.get(key(10_001), in: t)
         let cached = reads()
-        #expect(try snapshot.getUncached(key(10_002), in: t, scratch: &scratch) == [UInt8](repeating: UInt8(10_002 % 251), count: 100))
+        #expect(try snapshot.getUncached(key(10_002), in: t) == [UInt8](repeating: UInt8(10_002 % 251), count: 100))
         #expect(reads() == cached)
     }
 }

@@ -73,7 +73,6 @@ struct DeltaApply {
             let work = Self.work(of: group, info: info)
             let ahead = StoredVersionReader(work: work, snapshot: tx.batch.snapshot, info: info)
             defer { ahead.finish() }
-            var scratch: [UInt8] = []
             for position in work.keys.indices {
                 let read = ahead.take(position)
                 let key = work.keys[position]
@@ -90,7 +89,7 @@ struct DeltaApply {
                     // entries it replaces. An entity without a valid key reads nothing; its
                     // prepare reports it.
                     old = try key.flatMap { (key: [UInt8]) throws(ODataError) -> [UInt8]? in
-                        try tx.batch.replacedCodecBytes(key, info: info, scratch: &scratch)
+                        try tx.batch.storedCodecBytes(key, info: info, uncached: true)
                     }
                     prepared = try Self.prepare(work, position, old: old, info: info)
                 }
@@ -241,12 +240,11 @@ final class StoredVersionReader: @unchecked Sendable {  // slots handed over as 
         results.initialize(repeating: nil)
         done.enter()
         DispatchQueue.global(qos: .userInitiated).async { [self] in
-            var scratch: [UInt8] = []
             var i = count - 1
             while i > position.load(ordering: .relaxed) {
                 if let key = work.keys[i] {
                     let stored: [UInt8]?
-                    do { stored = try snapshot.getUncached(key, in: info.tree, scratch: &scratch) } catch { break }
+                    do { stored = try snapshot.getUncached(key, in: info.tree) } catch { break }
                     var old: [UInt8]?
                     if var value = stored {
                         guard (try? StoredValue.split(&value, what: "")) != nil else { break }

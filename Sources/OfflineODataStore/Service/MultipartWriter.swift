@@ -65,12 +65,8 @@ enum MultipartWriter {
     /// HTTP header lines sorted by name, `Content-Length` recomputed for a body, and the blank
     /// line after them.
     static func appendHTTPHeaders(_ headers: [String: String], body: [UInt8]?, into out: inout [UInt8]) {
-        if headers.count == 1, let (name, value) = headers.first {
-            if name.lowercased() != "content-length" { appendField(name, value, into: &out) }
-        } else if !headers.isEmpty {
-            for (name, value) in headers.sorted(by: { $0.key < $1.key }) where name.lowercased() != "content-length" {
-                appendField(name, value, into: &out)
-            }
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) where name.lowercased() != "content-length" {
+            appendField(name, value, into: &out)
         }
         if let body { appendField("Content-Length", String(body.count), into: &out) }
         out += crlf

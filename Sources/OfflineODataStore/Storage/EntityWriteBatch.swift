@@ -102,15 +102,19 @@ public struct EntityWriteBatch {
 
     // MARK: internals
 
-    /// The record as this batch sees it: its own writes, else the snapshot.
-    func current(_ key: [UInt8], in tree: Tree) throws(ODataError) -> [UInt8]? {
+    /// The record as this batch sees it: its own writes, else the snapshot. `uncached`: a read
+    /// not expected to come again soon (the version a delta's entity replaces) leaves the block
+    /// cache as it is (`Snapshot.getUncached`).
+    func current(_ key: [UInt8], in tree: Tree, uncached: Bool = false) throws(ODataError) -> [UInt8]? {
         if let pending = overlay[tree]?[ByteKey(key)] {
             switch pending {
             case .put(let value): return value
             case .deleted: return nil
             }
         }
-        return try mapEngine("reading \(tree.name)") { () throws(EngineError) in try snapshot.get(key, in: tree) }
+        return try mapEngine("reading \(tree.name)") { () throws(EngineError) in
+            try uncached ? snapshot.getUncached(key, in: tree) : snapshot.get(key, in: tree)
+        }
     }
 
     mutating func stage(_ key: [UInt8], _ value: [UInt8], in tree: Tree) {
@@ -131,39 +135,20 @@ public struct EntityWriteBatch {
 
     /// The stored version as this batch sees it, split: its codec bytes and its trailer (ETag,
     /// type name, flags), nothing decoded.
-    func storedParts(_ keyBytes: [UInt8], info: SetInfo) throws(ODataError) -> (codec: [UInt8], meta: StoredValue.Meta)? {
-        guard var value = try current(keyBytes, in: info.tree) else { return nil }
+    func storedParts(_ keyBytes: [UInt8], info: SetInfo, uncached: Bool = false) throws(ODataError) -> (codec: [UInt8], meta: StoredValue.Meta)? {
+        guard var value = try current(keyBytes, in: info.tree, uncached: uncached) else { return nil }
         let meta = try StoredValue.split(&value, what: "entity of set '\(info.name)'")
         return (value, meta)
     }
 
     /// The codec bytes of the stored version as this batch sees it (trailer cut off).
-    func storedCodecBytes(_ keyBytes: [UInt8], info: SetInfo) throws(ODataError) -> [UInt8]? {
-        try storedParts(keyBytes, info: info)?.codec
+    func storedCodecBytes(_ keyBytes: [UInt8], info: SetInfo, uncached: Bool = false) throws(ODataError) -> [UInt8]? {
+        try storedParts(keyBytes, info: info, uncached: uncached)?.codec
     }
 
     /// Whether this batch has written or deleted `key` in `tree`.
     func hasPending(_ key: [UInt8], in tree: Tree) -> Bool {
         overlay[tree]?[ByteKey(key)] != nil
-    }
-
-    /// The codec bytes of the stored version that a delta download's entity replaces, as
-    /// `storedCodecBytes`, the snapshot's version read without filling the block cache
-    /// (`Snapshot.getUncached`).
-    func replacedCodecBytes(_ keyBytes: [UInt8], info: SetInfo, scratch: inout [UInt8]) throws(ODataError) -> [UInt8]? {
-        var value: [UInt8]
-        if let pending = overlay[info.tree]?[ByteKey(keyBytes)] {
-            guard case .put(let written) = pending else { return nil }
-            value = written
-        } else {
-            let snapshot = self.snapshot
-            guard let read = try mapEngine("reading \(info.tree.name)", { () throws(EngineError) in
-                try snapshot.getUncached(keyBytes, in: info.tree, scratch: &scratch)
-            }) else { return nil }
-            value = read
-        }
-        _ = try StoredValue.split(&value, what: "entity of set '\(info.name)'")
-        return value
     }
 
     mutating func put(record: EntityRecord, info: SetInfo, etag: String?, flags: EntityFlags,

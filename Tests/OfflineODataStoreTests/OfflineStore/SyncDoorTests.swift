@@ -109,6 +109,23 @@ import Testing
         #expect(try store.syncState(of: "Partners")?.url == "BusinessPartners")
     }
 
+    /// A store of the Fixtures' orders, indexed by note, and the keys of enough of them (up to
+    /// 300) for a delta of them to be read ahead on another thread (`StoredVersionReader`).
+    static func ordersForALargeDelta(_ dir: OfflineTempDir) async throws -> (OfflineStore, [String]) {
+        var parameters = Self.parameters(dir)
+        parameters.indexes = [IndexDefinition(name: "byNote", entitySet: "SalesOrders", properties: ["Note"])]
+        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: parameters)
+        do {
+            try await store.applyDownload(definingQuery: "Orders", pages: try OfflineFixtures.pages(.salesOrders))
+        } catch {
+            try? store.close()
+            throw error
+        }
+        let count = min(300, OfflineFixtures.sales.count(of: .salesOrders))
+        #expect(count >= 2 * StoredVersionReader.minimumKeys)
+        return (store, (0..<count).map { OfflineFixtures.sales.salesOrderID($0) })
+    }
+
     /// Enough changed entities that their stored versions are read ahead on another thread
     /// (`StoredVersionReader`) while the delta applies from the start: every partial entity is
     /// merged into its stored version, whichever thread read it first.
@@ -116,14 +133,9 @@ import Testing
     func largeDeltaMerges() async throws {
         let dir = OfflineTempDir()
         defer { dir.cleanup() }
-        var parameters = Self.parameters(dir)
-        parameters.indexes = [IndexDefinition(name: "byNote", entitySet: "SalesOrders", properties: ["Note"])]
-        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: parameters)
+        let (store, ids) = try await Self.ordersForALargeDelta(dir)
         defer { try? store.close() }
-        try await store.applyDownload(definingQuery: "Orders", pages: try OfflineFixtures.pages(.salesOrders))
-        let count = min(300, OfflineFixtures.sales.count(of: .salesOrders))
-        #expect(count >= 2 * StoredVersionReader.minimumKeys)
-        let ids = (0..<count).map { OfflineFixtures.sales.salesOrderID($0) }
+        let count = ids.count
         // The properties the delta leaves out, as stored before it (its entities carry no ETag,
         // so the stored one goes: the back end's version changed).
         func kept(_ id: String) throws -> String {
@@ -170,14 +182,9 @@ import Testing
     func entityTwiceInALargeDelta() async throws {
         let dir = OfflineTempDir()
         defer { dir.cleanup() }
-        var parameters = Self.parameters(dir)
-        parameters.indexes = [IndexDefinition(name: "byNote", entitySet: "SalesOrders", properties: ["Note"])]
-        let store = try await OfflineStore.open(metadata: OfflineFixtures.metadata, parameters: parameters)
+        let (store, ids) = try await Self.ordersForALargeDelta(dir)
         defer { try? store.close() }
-        try await store.applyDownload(definingQuery: "Orders", pages: try OfflineFixtures.pages(.salesOrders))
-        let count = min(300, OfflineFixtures.sales.count(of: .salesOrders))
-        #expect(count >= 2 * StoredVersionReader.minimumKeys)
-        let ids = (0..<count).map { OfflineFixtures.sales.salesOrderID($0) }
+        let count = ids.count
         let twice = ids[1]
         let oldNote = try store.execute(.get, "SalesOrders('\(twice)')?$select=Note").json()?["Note"]?.stringValue
         var entities = ids.enumerated().map { #"{"SalesOrderID":"\#($1)","Note":"delta \#($0)"}"# }
