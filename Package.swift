@@ -31,6 +31,12 @@ let package = Package(
             pkgConfig: "liblz4",
             providers: [.apt(["liblz4-dev"]), .brew(["lz4"])]
         ),
+        // libcurl, for the default transport on Linux (`CurlTransport`).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         .target(
             name: "OfflineODataEngine",
             dependencies: ["CSodium", "CLZ4"]
@@ -46,7 +52,8 @@ let package = Package(
         // The store talking to a live OData back end: download, delta, reconcile, schema upgrade.
         .target(
             name: "OfflineODataSync",
-            dependencies: ["OfflineODataStore", "OfflineODataModel", "OfflineODataQuery", "OfflineODataEngine"]
+            dependencies: ["OfflineODataStore", "OfflineODataModel", "OfflineODataQuery", "OfflineODataEngine",
+                           .target(name: "CCurl", condition: .when(platforms: [.linux]))]
         ),
         .target(name: "OfflineODataFixtures", path: "Fixtures/Generator"),
         .executableTarget(

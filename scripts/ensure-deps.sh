@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Makes sure the system libraries the package links (libsodium, liblz4) and pkg-config are
-# installed; installs them with apt-get when they are missing and we are allowed to.
+# Makes sure the system libraries the package links (libsodium, liblz4; on Linux libcurl's
+# headers, for the default transport) and pkg-config are installed; installs them with apt-get
+# when they are missing and we are allowed to.
 set -euo pipefail
 
 missing=()
@@ -8,8 +9,10 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 if command -v pkg-config >/dev/null 2>&1; then
   pkg-config --exists libsodium || missing+=(libsodium-dev)
   pkg-config --exists liblz4 || missing+=(liblz4-dev)
+  if [ "$(uname -s)" = Linux ]; then pkg-config --exists libcurl || missing+=(libcurl4-openssl-dev); fi
 else
   missing+=(libsodium-dev liblz4-dev)
+  if [ "$(uname -s)" = Linux ]; then missing+=(libcurl4-openssl-dev); fi
 fi
 for extra in "$@"; do
   dpkg -s "$extra" >/dev/null 2>&1 || missing+=("$extra")

@@ -81,9 +81,30 @@ import Glibc
                     left -= n
                     got += n
                 }
+                // Answers no HTTP client should take for one (each ends the connection).
+                switch target {
+                case "/garbage":
+                    _ = write(fd, Array("this is not HTTP\r\n\r\n".utf8), 22)
+                    return
+                case "/short":
+                    let cut = Array("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789".utf8)
+                    _ = cut.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                    return
+                case "/silent":
+                    // Reads on and never answers, until the client gives up or the server stops.
+                    while chunk.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 {}
+                    return
+                default: break
+                }
                 var answer = target == "/r"
                     ? "HTTP/1.1 307 Temporary Redirect\r\nLocation: /t\r\nContent-Length: 0\r\n\r\n"
                     : "HTTP/1.1 204 No Content\r\nX-Got: \(got)\r\nContent-Length: 0\r\n\r\n"
+                // `/cookie/set` sets a session cookie, `/cookie` says which cookies it was sent.
+                if target == "/cookie/set" {
+                    answer = "HTTP/1.1 204 No Content\r\nSet-Cookie: session=s1; Path=/\r\nContent-Length: 0\r\n\r\n"
+                } else if target == "/cookie" {
+                    answer = "HTTP/1.1 204 No Content\r\nX-Cookie: \(header("cookie") ?? "")\r\nContent-Length: 0\r\n\r\n"
+                }
                 // `/big`: 300,000 bytes (many libcurl pieces), the last of them "end".
                 if target == "/big" {
                     answer = "HTTP/1.1 200 OK\r\nX-Got: \(got)\r\nContent-Length: 300000\r\n\r\n" + String(repeating: "x", count: 299_997) + "end"
@@ -107,11 +128,11 @@ import Glibc
         }
     }
 
-    @Test("a streamed body whose kept-alive connection turns out closed is sent again on a new one, whole", .enabled(if: URLSessionTransport(timeout: 1).acceptsStreamedBodies, "URLSessionTransport streams request bodies on Linux only"))
-    func streamedBodyOnADroppedConnection() async throws {
+    @Test("a streamed body whose kept-alive connection turns out closed is sent again on a new one, whole", arguments: TransportKind.streaming)
+    func streamedBodyOnADroppedConnection(kind: TransportKind) async throws {
         let server = try RedirectingServer()
         defer { server.stop() }
-        let transport = URLSessionTransport(timeout: 20)
+        let transport = try kind.make()
         for round in 0..<3 {
             var request = HTTPRequest(method: "PUT", url: "http://127.0.0.1:\(server.port)/once",
                                       headers: [(name: "Content-Type", value: "video/mp4")], timeout: 20)
@@ -122,8 +143,8 @@ import Glibc
         }
     }
 
-    @Test("a streamed body redirected with 307 is sent again to the new location with a fresh reader, whole and not chunked", .enabled(if: URLSessionTransport(timeout: 1).acceptsStreamedBodies, "URLSessionTransport streams request bodies on Linux only"))
-    func redirectedStreamedBody() async throws {
+    @Test("a streamed body redirected with 307 is sent again to the new location with a fresh reader, whole and not chunked", arguments: TransportKind.streaming)
+    func redirectedStreamedBody(kind: TransportKind) async throws {
         let server = try RedirectingServer()
         defer { server.stop() }
         let passes = Mutex(0)
@@ -133,7 +154,7 @@ import Glibc
             passes.withLock { $0 += 1 }
             return Pieces()
         }
-        let response = try await URLSessionTransport(timeout: 20).exchange(request)
+        let response = try await kind.make().exchange(request)
         #expect(response.status == 204)
         #expect(response.header("X-Got") == "200000")
         #expect(passes.withLock { $0 } == 2)
@@ -144,11 +165,11 @@ import Glibc
     /// headers and a body of many pieces intact. Either way a write redirected with 307 reaches
     /// the new location with its body (FoundationNetworking alone sent it there without: the
     /// new location read 0 bytes, found by this test).
-    @Test("an answer taken whole (collectsBody) is the answer streamed: status, headers, body; a 307 write is sent again with its body")
-    func wholeAnswersAsStreamed() async throws {
+    @Test("an answer taken whole (collectsBody) is the answer streamed: status, headers, body; a 307 write is sent again with its body", arguments: TransportKind.allCases)
+    func wholeAnswersAsStreamed(kind: TransportKind) async throws {
         let server = try RedirectingServer()
         defer { server.stop() }
-        let transport = URLSessionTransport(timeout: 20)
+        let transport = try kind.make()
         for whole in [false, true] {
             var redirected = HTTPRequest(method: "PUT", url: "http://127.0.0.1:\(server.port)/r",
                                          headers: [(name: "Content-Type", value: "application/json")],
@@ -174,4 +195,88 @@ import Glibc
             #expect(pieces == body, "whole: \(whole)")
         }
     }
+
+    @Test("an answer that is not HTTP, a body cut short, no answer in time, a refused port: each a TransportError of its kind, never a crash or a hang", arguments: TransportKind.allCases)
+    func answersThatAreNoAnswers(kind: TransportKind) async throws {
+        let server = try RedirectingServer()
+        defer { server.stop() }
+        let transport = try kind.make(timeout: 2)
+        let root = "http://127.0.0.1:\(server.port)"
+        await #expect(throws: TransportError.self) { _ = try await transport.exchange(HTTPRequest(method: "GET", url: root + "/garbage", timeout: 2)) }
+        // The head arrived whole, the body did not: the body's reader meets the break.
+        let short = try await transport.exchange(HTTPRequest(method: "GET", url: root + "/short", timeout: 2))
+        #expect(short.status == 200)
+        let cut = await #expect(throws: TransportError.self) { _ = try await short.body.collect(upTo: 1 << 20) }
+        #expect(cut?.kind == .reset, "\(String(describing: cut))")
+        let silent = await #expect(throws: TransportError.self) {
+            _ = try await transport.exchange(HTTPRequest(method: "POST", url: root + "/silent", body: Array("{}".utf8), timeout: 1))
+        }
+        #expect(silent?.kind == .timeout, "\(String(describing: silent))")
+        // A port nobody listens on (the server's, once stopped).
+        let closed = try RedirectingServer()
+        let port = closed.port
+        closed.stop()
+        let refused = await #expect(throws: TransportError.self) {
+            _ = try await transport.exchange(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/", timeout: 2))
+        }
+        #expect(refused?.kind == .refused, "\(String(describing: refused))")
+    }
+
+    @Test("a cancelled task ends its exchange as cancelled, without waiting for the answer or the timeout", arguments: TransportKind.allCases)
+    func cancelledWhileWaiting(kind: TransportKind) async throws {
+        let server = try RedirectingServer()
+        defer { server.stop() }
+        let transport = try kind.make(timeout: 60)
+        let task = Task {
+            try await transport.exchange(HTTPRequest(method: "POST", url: "http://127.0.0.1:\(server.port)/silent", body: Array("{}".utf8), timeout: 60))
+        }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        task.cancel()
+        let result = await task.result
+        guard case .failure(let error) = result else {
+            Issue.record("a silent server answered")
+            return
+        }
+        // A timeout would say the cancel was not seen (the test would also take a minute).
+        #expect((error as? TransportError)?.kind == .cancelled || error is CancellationError, "\(error)")
+    }
+
+    @Test("an answer's body read after its transport was let go arrives whole", arguments: TransportKind.allCases)
+    func bodyOutlivesItsTransport(kind: TransportKind) async throws {
+        let server = try RedirectingServer()
+        defer { server.stop() }
+        // The transport lives only for the exchange; the body is read afterwards.
+        func fetch() async throws -> HTTPResponse {
+            try await kind.make().exchange(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(server.port)/big"))
+        }
+        let answer = try await fetch()
+        let body = try await answer.body.collect(upTo: 1 << 20)
+        #expect(body.count == 300_000 && body.suffix(3) == Array("end".utf8), "\(body.count) bytes")
+    }
+
+    @Test("cookies the back end sets are sent back on the transport's later requests", arguments: TransportKind.allCases)
+    func sessionCookies(kind: TransportKind) async throws {
+        let server = try RedirectingServer()
+        defer { server.stop() }
+        let transport = try kind.make()
+        let root = "http://127.0.0.1:\(server.port)"
+        #expect(try await transport.exchange(HTTPRequest(method: "GET", url: root + "/cookie/set")).status == 204)
+        #expect(try await transport.exchange(HTTPRequest(method: "GET", url: root + "/cookie")).header("X-Cookie") == "session=s1")
+        // Another transport is another session.
+        #expect(try await kind.make().exchange(HTTPRequest(method: "GET", url: root + "/cookie")).header("X-Cookie") == "")
+    }
+
+    #if os(Linux)
+    @Test("CurlTransport refuses what it cannot send as given: a URL that is not http(s), a header with a line break")
+    func curlRefusesMalformedRequests() async throws {
+        let transport = try CurlTransport(timeout: 2)
+        let scheme = await #expect(throws: TransportError.self) { _ = try await transport.exchange(HTTPRequest(method: "GET", url: "ftp://127.0.0.1/x")) }
+        #expect(scheme?.kind == .invalidURL)
+        let relative = await #expect(throws: TransportError.self) { _ = try await transport.exchange(HTTPRequest(method: "GET", url: "Orders?$top=1")) }
+        #expect(relative?.kind == .invalidURL)
+        await #expect(throws: TransportError.self) {
+            _ = try await transport.exchange(HTTPRequest(method: "GET", url: "http://127.0.0.1:1/", headers: [(name: "X-A", value: "1\r\nX-Injected: 2")]))
+        }
+    }
+    #endif
 }
