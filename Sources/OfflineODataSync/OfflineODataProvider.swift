@@ -48,11 +48,21 @@ public final class OfflineODataProvider: Sendable {
         if !root.hasSuffix("/") { root += "/" }
         self.serviceRoot = root
         self.parameters = parameters
-        self.transport = transport ?? URLSessionTransport(timeout: parameters.timeout)
+        self.transport = transport ?? Self.defaultTransport(timeout: parameters.timeout)
         core.withLock {
             $0.customHeaders = parameters.customHeaders
             $0.customCookies = parameters.customCookies
         }
+    }
+
+    /// The transport a provider uses when it is given none: `CurlTransport` on Linux (where
+    /// FoundationNetworking spins while it waits for the answer to a write, see there), else
+    /// `URLSessionTransport`; the latter too should libcurl fail to start.
+    public static func defaultTransport(timeout: Double) -> any Transport {
+        #if canImport(CCurl)
+        if let curl = try? CurlTransport(timeout: timeout) { return curl }
+        #endif
+        return URLSessionTransport(timeout: timeout)
     }
 
     // MARK: lifecycle

@@ -219,27 +219,27 @@ struct GatewayIntegrationTests {
         #expect(throws: ODataError.self) { try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: parameters) }
     }
 
-    @Test("a back end that asks for basic authentication: without a credential the open ends at once with the 401 as a typed error (FoundationNetworking's default handling never returns); with one it opens")
-    func basicAuthentication() async throws {
+    @Test("a back end that asks for basic authentication: without a credential the open ends at once with the 401 as a typed error (FoundationNetworking's default handling never returns); with one it opens", arguments: TransportKind.allCases)
+    func basicAuthentication(kind: TransportKind) async throws {
         let server = try MockSapServer(arguments: ["--auth", "FIELD:secret"])
         defer { server.stop() }
         let dir = SyncTempDir()
         defer { dir.cleanup() }
         let parameters = OfflineODataParameters.test(dir, queries: [DefiningQuery(name: "Orders", url: "A_SalesOrder")])
         let anonymous = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: parameters,
-                                                 transport: URLSessionTransport(timeout: 20))
+                                                 transport: try kind.make())
         let error = await #expect(throws: ODataError.self) { try await anonymous.open() }
         #expect(error?.code == SyncErrorCode.requestRejected.code)
         #expect(error?.message.contains("401") == true, "\(error?.message ?? "")")
         let signedIn = try OfflineODataProvider(serviceRoot: server.serviceRoot, parameters: parameters,
-                                                transport: URLSessionTransport(timeout: 20, credential: URLCredential(user: "FIELD", password: "secret", persistence: .forSession)))
+                                                transport: try kind.make(credential: URLCredential(user: "FIELD", password: "secret", persistence: .forSession)))
         try await signedIn.open()
         #expect(try signedIn.store.keys("A_SalesOrder", key: "SalesOrder").count > 0)
         try signedIn.close()
     }
 
-    @Test("a streamed request body is sent again after a basic-authentication challenge: the exchange ends with the back end's answer, not the 401 or a transport error", .enabled(if: URLSessionTransport(timeout: 1).acceptsStreamedBodies, "URLSessionTransport streams request bodies on Linux only"))
-    func streamedBodyAfterChallenge() async throws {
+    @Test("a streamed request body is sent again after a basic-authentication challenge: the exchange ends with the back end's answer, not the 401 or a transport error", arguments: TransportKind.streaming)
+    func streamedBodyAfterChallenge(kind: TransportKind) async throws {
         let server = try MockSapServer(arguments: ["--auth", "FIELD:secret"])
         defer { server.stop() }
         final class Pieces: HTTPBodyReader, @unchecked Sendable {
@@ -251,7 +251,7 @@ struct GatewayIntegrationTests {
             }
         }
         let passes = Mutex(0)
-        let transport = URLSessionTransport(timeout: 20, credential: URLCredential(user: "FIELD", password: "secret", persistence: .forSession))
+        let transport = try kind.make(credential: URLCredential(user: "FIELD", password: "secret", persistence: .forSession))
         var request = HTTPRequest(method: "PUT", url: server.serviceRoot + "A_SalesOrder('1')",
                                   headers: [(name: "Content-Type", value: "application/json")], timeout: 20)
         request.streamedBody = HTTPStreamedBody(length: 200_000) {
@@ -271,7 +271,7 @@ struct GatewayIntegrationTests {
         #expect(again.status == response.status)
         #expect(passes.withLock { $0 } == 3)
         // Without a credential the 401 comes back as it is.
-        let anonymous = try await URLSessionTransport(timeout: 20).exchange(request)
+        let anonymous = try await kind.make().exchange(request)
         #expect(anonymous.status == 401)
     }
 

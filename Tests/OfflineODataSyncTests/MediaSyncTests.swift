@@ -419,11 +419,11 @@ extension MediaSyncTests {
 }
 
 /// The default transport with the pieces of each streamed request body counted as it reads
-/// them: on Linux URLSessionTransport sends a stored stream as it reads it from the store
+/// them: on Linux the default transport sends a stored stream as it reads it from the store
 /// (never collected), with `Content-Length` and no chunked coding, which odatapy's server
 /// needs. Records how many pieces were read, the largest, and whether any body was collected.
 final class StreamingTransport: Transport, @unchecked Sendable {
-    let inner = URLSessionTransport(timeout: 60)
+    let inner = OfflineODataProvider.defaultTransport(timeout: 60)
     private let lock = NSLock()
     private var pieces = 0
     private var largest = 0
@@ -450,7 +450,7 @@ final class StreamingTransport: Transport, @unchecked Sendable {
 }
 
 extension MediaSyncTests {
-    @Test("the default transport sends a stored stream as it reads it, piece by piece (64 KiB at most), never whole, and the back end gets exactly its bytes", .enabled(if: URLSessionTransport(timeout: 1).acceptsStreamedBodies, "URLSessionTransport streams request bodies on Linux only"))
+    @Test("the default transport sends a stored stream as it reads it, piece by piece (64 KiB at most), never whole, and the back end gets exactly its bytes", .enabled(if: OfflineODataProvider.defaultTransport(timeout: 1).acceptsStreamedBodies, "the default transport streams request bodies on Linux only"))
     func streamedUpload() async throws {
         let server = try OdatapyServer()
         defer { server.stop() }
@@ -470,8 +470,8 @@ extension MediaSyncTests {
         try provider.close()
     }
 
-    @Test("a streamed request body that ends short of its length, runs past it or fails to read ends the exchange with an error, never a truncated upload or a hang", .enabled(if: URLSessionTransport(timeout: 1).acceptsStreamedBodies, "URLSessionTransport streams request bodies on Linux only"))
-    func streamedBodyOfWrongLength() async throws {
+    @Test("a streamed request body that ends short of its length, runs past it or fails to read ends the exchange with an error, never a truncated upload or a hang", arguments: TransportKind.streaming)
+    func streamedBodyOfWrongLength(kind: TransportKind) async throws {
         let server = try OdatapyServer()
         defer { server.stop() }
         final class Pieces: HTTPBodyReader, @unchecked Sendable {
@@ -483,7 +483,7 @@ extension MediaSyncTests {
                 return piece
             }
         }
-        let transport = URLSessionTransport(timeout: 20)
+        let transport = try kind.make()
         let before = try await Self.photo(server, 3).bytes
         for (length, pieces) in [(Int64(200_000), [[UInt8](repeating: 1, count: 65536)]),
                                  (Int64(1000), [[UInt8](repeating: 2, count: 65536)]),
