@@ -9,11 +9,11 @@ import QueryBenchKit
 // The sync benchmark (`make bench-sync`): the initial download of one defining query with
 // `$expand` (`SalesOrders?$expand=ToItems`, Fixtures data, about 4 items per order) from a
 // loopback HTTP server, by
-//   ours-net   the provider (URLSession transport, received pages spooled, applied at once)
+//   ours-net   the provider (its default transport: CurlTransport on Linux; pages spooled, applied at once)
 //   ours-mem   `applyDownload` of the same pages from memory (the store without the network)
 //   sqlite     a straightforward SQLite client: URLSession, JSONSerialization, typed inserts,
 //              one transaction per page, WAL + synchronous=FULL, the same indexes
-//   fetch-only the same HTTP exchanges with nothing done with the bodies (the server alone)
+//   fetch-only the same HTTP exchanges through the same transport, nothing done with the bodies
 // and a 1 % delta of a plain `SalesOrders` query after its initial download (ours-delta).
 // The parent process is the server; every peer runs in its own worker process, rounds
 // alternate, medians are reported. Ours: encrypted (raw key), durability .full.
@@ -55,7 +55,7 @@ func runPeer(_ name: String) async throws {
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     switch name {
     case "fetch-only":
-        let transport = URLSessionTransport(timeout: 600)
+        let transport = OfflineODataProvider.defaultTransport(timeout: 600)
         var next: String? = url + "SalesOrders?$expand=ToItems"
         var bytes = 0
         let start = now()
@@ -282,7 +282,7 @@ func runBenchmark() async throws {
                      + "Fixtures data), then `upload()` to a loopback HTTP server that answers every write at once (201 or 204 with "
                      + "an ETag; a `$batch` with one change set answer per change set), in `$batch` requests of "
                      + option("batch", "100") + " and one request at a time. Client CPU: user + system time of the client's "
-                     + "process during the upload, its background threads included (engine flushes, URLSession), per request; "
+                     + "process during the upload, its background threads included (engine flushes, the transport's thread), per request; "
                      + "server CPU: the serving process over the whole client run (its initial download too), per request: a "
                      + "bound. The no-network row runs the same upload against the same answers made in the client's process "
                      + "(`InProcessTransport`, their CPU measured per thread and taken off): the client's own code, with no HTTP stack "
