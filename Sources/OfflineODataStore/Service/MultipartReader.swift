@@ -44,6 +44,32 @@ struct MultipartReader {
     static func mediaType(_ text: String, at location: @autoclosure () -> String?) throws(ODataError) -> (type: String, parameters: [String: String]) {
         // No parameters (`application/http`): the type alone.
         if !text.utf8.contains(UInt8(ascii: ";")) { return (trim(text).lowercased(), [:]) }
+        // No quoted value (the usual `multipart/mixed; boundary=b`): split on `;` and `=`, as
+        // the loop below reads such a text, without a string built scalar by scalar (a
+        // `$batch` answer has one such Content-Type per change set).
+        if !text.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            // Split on the bytes (ASCII `;` and `=` never occur inside another character's
+            // UTF-8), as the loop below does on scalars.
+            let pieces = text.utf8.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false)
+            let string = { (bytes: Substring.UTF8View.SubSequence) in String(decoding: bytes, as: UTF8.self) }
+            var parameters: [String: String] = [:]
+            for piece in pieces.dropFirst() {
+                guard let equals = piece.firstIndex(of: UInt8(ascii: "=")) else {
+                    let name = trim(string(piece)).lowercased()
+                    if name.isEmpty { continue }
+                    throw .serviceInvalidBatch("Content-Type parameter '\(name)' has no value in '\(text)'", location())
+                }
+                let name = trim(string(piece[..<equals])).lowercased()
+                guard !name.isEmpty else { throw .serviceInvalidBatch("a Content-Type parameter without a name in '\(text)'", location()) }
+                parameters[name] = trim(string(piece[piece.index(after: equals)...]))
+            }
+            return (trim(pieces.first.map(string) ?? "").lowercased(), parameters)
+        }
+        return try mediaTypeByScalars(text, at: location())
+    }
+
+    /// `mediaType` read scalar by scalar: any text, quoted values too.
+    static func mediaTypeByScalars(_ text: String, at location: @autoclosure () -> String?) throws(ODataError) -> (type: String, parameters: [String: String]) {
         let location = location()
         let scalars = Array(text.unicodeScalars)
         var i = 0
