@@ -135,6 +135,8 @@ final class CurlLoop: @unchecked Sendable {
     private var incoming: [CurlTransfer] = []
     private var cancelling: [CurlTransfer] = []
     private var stopping = false
+    /// The thread has ended or is ending: no more wake-ups (under `lock`).
+    private var closed = false
     /// Transfers in the multi handle, by easy handle (loop thread only).
     private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
 
@@ -155,26 +157,42 @@ final class CurlLoop: @unchecked Sendable {
         thread.start()
     }
 
+    // The wake-ups are made under `lock`, and the thread frees the multi handle only after it
+    // set `closed` under it: none can reach a freed handle (a body's reader that stops late).
+
     func submit(_ transfer: CurlTransfer) {
-        lock.withLock { incoming.append(transfer) }
-        curl_multi_wakeup(multi)
+        let refused = lock.withLock { () -> Bool in
+            guard !closed else { return true }
+            incoming.append(transfer)
+            curl_multi_wakeup(multi)
+            return false
+        }
+        if refused { transfer.complete(failure: TransportError(.cancelled, "\(transfer.description): the transport was released")) }
     }
 
     func cancel(_ transfer: CurlTransfer) {
-        lock.withLock { cancelling.append(transfer) }
-        curl_multi_wakeup(multi)
+        lock.withLock {
+            guard !closed else { return }
+            cancelling.append(transfer)
+            curl_multi_wakeup(multi)
+        }
     }
 
     /// Ends the thread once the transfers under way are done.
     func stop() {
-        lock.withLock { stopping = true }
-        curl_multi_wakeup(multi)
+        lock.withLock {
+            guard !closed else { return }
+            stopping = true
+            curl_multi_wakeup(multi)
+        }
     }
 
     private func run() {
         while true {
             let (added, cancelled, stop) = lock.withLock { () -> ([CurlTransfer], [CurlTransfer], Bool) in
                 defer { incoming = []; cancelling = [] }
+                // Released, nothing under way and nothing handed over: closed from here on.
+                if stopping, running.isEmpty, incoming.isEmpty { closed = true }
                 return (incoming, cancelling, stopping)
             }
             for transfer in added {
@@ -201,10 +219,10 @@ final class CurlLoop: @unchecked Sendable {
                 remove(transfer)
                 transfer.complete(failure: TransportError(.cancelled, "\(transfer.description) was cancelled"))
             }
-            if stop, running.isEmpty {
+            if stop, running.isEmpty, added.isEmpty {
                 // Released with nothing left to carry (a body still being read when the
                 // transport was let go is carried to its end, as URLSession's
-                // `finishTasksAndInvalidate`).
+                // `finishTasksAndInvalidate`). `closed` was set with this batch.
                 curl_multi_cleanup(multi)
                 curl_share_cleanup(share)
                 return
