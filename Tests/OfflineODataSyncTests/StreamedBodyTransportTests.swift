@@ -266,6 +266,24 @@ import Glibc
         #expect(try await kind.make().exchange(HTTPRequest(method: "GET", url: root + "/cookie")).header("X-Cookie") == "")
     }
 
+    @Test("a back end whose certificate is not trusted is a TLS failure: nothing is sent to it, nothing it answers is read", .enabled(if: OdatapyServer.available, OdatapyServer.skipReason), arguments: TransportKind.allCases)
+    func untrustedCertificate(kind: TransportKind) async throws {
+        let process = Process()
+        let port = try OdatapyServer.launch(process, script: OdatapyServer.packageRoot + "/Tests/Backends/tls/server.py", arguments: [], name: "tls")
+        defer { OdatapyServer.reap(process) }
+        let error = await #expect(throws: TransportError.self) {
+            _ = try await kind.make(timeout: 10).exchange(HTTPRequest(method: "GET", url: "https://127.0.0.1:\(port)/", timeout: 10))
+        }
+        // FoundationNetworking reports a failed certificate check as an unknown URL error
+        // (-1) with libcurl's text only ("SSL certificate problem: …"), so URLSessionTransport
+        // on Linux can only say `other`; libcurl's own code says `tls`.
+        var expected = TransportError.Kind.tls
+        #if canImport(FoundationNetworking)
+        if kind == .urlSession { expected = .other }
+        #endif
+        #expect(error?.kind == expected, "\(String(describing: error))")
+    }
+
     #if os(Linux)
     @Test("CurlTransport refuses what it cannot send as given: a URL that is not http(s), a header with a line break")
     func curlRefusesMalformedRequests() async throws {
