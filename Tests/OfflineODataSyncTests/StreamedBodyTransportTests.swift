@@ -254,6 +254,34 @@ import Glibc
         #expect(body.count == 300_000 && body.suffix(3) == Array("end".utf8), "\(body.count) bytes")
     }
 
+    @Test("exchanges made at once on one transport each get their own whole answer", arguments: TransportKind.allCases)
+    func concurrentExchanges(kind: TransportKind) async throws {
+        let server = try RedirectingServer()
+        defer { server.stop() }
+        let transport = try kind.make()
+        let root = "http://127.0.0.1:\(server.port)"
+        let answers = try await withThrowingTaskGroup(of: (Int, String?, Int).self) { group in
+            for i in 0..<16 {
+                group.addTask {
+                    // Each body has its own length, which the server says back (`X-Got`).
+                    let body = [UInt8](repeating: UInt8(ascii: "c"), count: 1_000 + i)
+                    var request = HTTPRequest(method: i % 2 == 0 ? "POST" : "PUT", url: root + (i % 4 == 0 ? "/big" : "/t"), body: body)
+                    request.collectsBody = i % 3 == 0
+                    let answer = try await transport.exchange(request)
+                    return (i, answer.header("X-Got"), try await answer.body.collect(upTo: 1 << 20).count)
+                }
+            }
+            var all: [(Int, String?, Int)] = []
+            for try await answer in group { all.append(answer) }
+            return all
+        }
+        #expect(answers.count == 16)
+        for (i, got, length) in answers {
+            #expect(got == String(1_000 + i), "exchange \(i)")
+            #expect(length == (i % 4 == 0 ? 300_000 : 0), "exchange \(i)")
+        }
+    }
+
     @Test("cookies the back end sets are sent back on the transport's later requests", arguments: TransportKind.allCases)
     func sessionCookies(kind: TransportKind) async throws {
         let server = try RedirectingServer()
