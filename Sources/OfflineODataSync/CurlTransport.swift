@@ -467,7 +467,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         let n = min(capacity, piece.count - offset)
         piece.withUnsafeBytes { source in
-            UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress! + offset, byteCount: n)
+            if let base = source.baseAddress { UnsafeMutableRawPointer(buffer).copyMemory(from: base + offset, byteCount: n) }
         }
         offset += n
         sent += Int64(n)
