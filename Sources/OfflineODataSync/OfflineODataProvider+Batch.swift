@@ -77,6 +77,7 @@ extension OfflineODataProvider {
         run.jsonBatch = json
         // Recorded before the send: after a crash these requests go alone, with their proofs.
         try store.beginUploadAttempts(attempts)
+        for attempt in attempts { run.preBegun.removeValue(forKey: attempt.requestID) }   // superseded by these
         var http = HTTPRequest(method: "POST", url: serviceRoot + "$batch",
                                headers: requestHeaders((json ? [("Content-Type", "application/json"), ("Accept", "application/json")]
                                                              : [("Content-Type", batch.contentType), ("Accept", "multipart/mixed")])

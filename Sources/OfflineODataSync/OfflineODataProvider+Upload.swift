@@ -57,6 +57,11 @@ extension OfflineODataProvider {
         var hints: [Int64: QueueHint] = [:]
         /// Whether batches go in the JSON form, decided at the first batch of the upload.
         var jsonBatch: Bool?
+        /// Attempts this upload recorded for requests about to be sent one at a time, in the
+        /// commit that settled the request before them (`settle(…, next:)`), and not sent yet.
+        /// A request here was not sent before unless its attempt says so; once the upload ends,
+        /// what is left stays recorded as possibly sent.
+        var preBegun: [Int64: UploadAttempt] = [:]
 
         /// The hints of a queue snapshot: each request's next request of the same entity.
         mutating func learn(_ queue: ArraySlice<QueuedRequest>) {
@@ -130,19 +135,24 @@ extension OfflineODataProvider {
             }
             if !sentInBatch {
                 handled = []
-                for request in units.joined() {
+                let sequence = Array(units.joined())
+                for (position, request) in sequence.enumerated() {
                     try checkCancelled("the upload was cancelled; what the back end acknowledged is confirmed, the rest stays queued")
                     handled.insert(request.requestID)
                     if let entity = request.entityIdentity, run.failedEntities.contains(entity) {
                         try store.failUpload(requestID: request.requestID, httpStatus: 424, code: "dependencyFailed",
                                              message: "not sent: an earlier request of \(entity) failed", innerError: nil)
+                        run.preBegun.removeValue(forKey: request.requestID)
                         run.summary.failed += 1
                         continue
                     }
+                    // The request after this one, when it too goes alone as JSON: its attempt is
+                    // recorded in the commit that settles this one.
+                    let next = position + 1 < sequence.count && sequence[position + 1].mediaContentType == nil ? sequence[position + 1] : nil
                     // A confirmation that re-keyed later requests: read the queue again.
                     let rekeyedNow = request.mediaContentType != nil
                         ? try await sendMedia(request, run: &run, store: store)
-                        : try await sendSingle(request, run: &run, store: store)
+                        : try await sendSingle(request, next: next, run: &run, store: store)
                     if rekeyedNow {
                         rekeyed = true
                         break
@@ -219,7 +229,13 @@ extension OfflineODataProvider {
                 continue
             }
             var sentBefore = false
-            for member in unit where try store.uploadAttempt(requestID: member.requestID) != nil { sentBefore = true }
+            for member in unit {
+                if let begun = run.preBegun[member.requestID] {
+                    if begun.previouslySent { sentBefore = true }
+                } else if try store.uploadAttempt(requestID: member.requestID) != nil {
+                    sentBefore = true
+                }
+            }
             // A create with a temporary key: the back end's key must be known before anything
             // else names it (in this change set by Content-ID where the back end resolves it).
             var temporaryKey = false
@@ -244,10 +260,17 @@ extension OfflineODataProvider {
 
     /// Sends one queued request alone and confirms or archives it; true when its confirmation
     /// re-keyed later requests (the queue must be read again).
-    func sendSingle(_ request: QueuedRequest, run: inout UploadRun, store: OfflineStore) async throws(ODataError) -> Bool {
+    /// `next`: the request to be sent alone after it, whose attempt is recorded with this one's
+    /// outcome (one commit per request instead of two).
+    func sendSingle(_ request: QueuedRequest, next: QueuedRequest? = nil, run: inout UploadRun, store: OfflineStore) async throws(ODataError) -> Bool {
         let entity = request.entityIdentity ?? ""
-        var attempt = try store.beginUploadAttempt(requestID: request.requestID, repeatabilityID: Self.randomUUID(),
+        var attempt: UploadAttempt
+        if let begun = run.preBegun.removeValue(forKey: request.requestID) {
+            attempt = begun
+        } else {
+            attempt = try store.beginUploadAttempt(requestID: request.requestID, repeatabilityID: Self.randomUUID(),
                                                    firstSent: Self.imfDate(Date()))
+        }
         // The entity's ETag now: a request queued while an earlier one was pending carries the
         // ETag of that moment, which the earlier request's confirmation has since replaced.
         let current = request.isAction ? nil : try? store.currentServerETag(of: request.affectedEntitySet, key: request.affectedEntityKey)
@@ -274,17 +297,22 @@ extension OfflineODataProvider {
                 break
             }
         }
-        let rekeyed = try settle(request, status: response.status, header: { response.header($0) }, body: body, run: &run, store: store)
+        let rekeyed = try settle(request, status: response.status, header: { response.header($0) }, body: body, next: next,
+                                 run: &run, store: store)
         publishSent(run)
         return rekeyed
     }
 
     /// Confirms (2xx) or archives (another status) one request by its answer; true when the
     /// confirmation re-keyed later requests.
-    func settle(_ request: QueuedRequest, status: Int, header: (String) -> String?, body: [UInt8],
+    /// `next`: the request to be sent alone after this one; its attempt is recorded in the
+    /// same commit (`run.preBegun`).
+    func settle(_ request: QueuedRequest, status: Int, header: (String) -> String?, body: [UInt8], next: QueuedRequest? = nil,
                 run: inout UploadRun, store: OfflineStore) throws(ODataError) -> Bool {
         let outcome = try self.outcome(request, status: status, header: header, body: body, run: run, store: store)
-        let confirmations = try store.settleUploads([outcome])
+        let begin = next.map { (requestID: $0.requestID, repeatabilityID: Self.randomUUID(), firstSent: Self.imfDate(Date())) }
+        let (confirmations, begun) = try store.settleUploads([outcome], thenBegin: begin)
+        if let next, let begun { run.preBegun[next.requestID] = begun }
         return record(outcome, request: request, confirmation: confirmations.first ?? nil, run: &run)
     }
 

@@ -16,6 +16,8 @@ struct SyncCrashWorkerCommand: AsyncParsableCommand {
     @Flag var upload = false
     /// First round number (keys of created orders are `U<round>`).
     @Option var roundBase = 0
+    /// Uploads one request at a time (`uploadBatching = .never`) instead of in `$batch`.
+    @Flag var single = false
 
     /// The parameters the test reopens the store with (same key, full durability).
     static func parameters(path: String, pageSize: Int) -> OfflineODataParameters {
@@ -28,7 +30,9 @@ struct SyncCrashWorkerCommand: AsyncParsableCommand {
     func run() async throws {
         say("OPENING")
         do {
-            let provider = try OfflineODataProvider(serviceRoot: service, parameters: Self.parameters(path: path, pageSize: pageSize))
+            var parameters = Self.parameters(path: path, pageSize: pageSize)
+            if single { parameters.uploadBatching = .never }
+            let provider = try OfflineODataProvider(serviceRoot: service, parameters: parameters)
             try await provider.open()
             say("READY")
             if upload {

@@ -193,8 +193,10 @@ extension SyncCrashTests {
         try first.close()
         var interrupted = 0
         for round in 0..<kills {
+            // Every other worker uploads one request at a time (each request's attempt recorded
+            // in the commit that settles the one before it), the others in `$batch`.
             let lines = try runUntilKilled(binary, ["sync-crash-worker", dir.path, "--service", server.serviceRoot, "--upload",
-                                                    "--round-base", String(round * 1000)],
+                                                    "--round-base", String(round * 1000)] + (round % 2 == 1 ? ["--single"] : []),
                                            afterFirstLineMs: Int.random(in: 0...40, using: &rng), waitFor: "READY")
             #expect(lines.contains("READY"), "round \(round): the worker did not get ready: \(lines.prefix(3))")
             if lines.last?.hasPrefix("QUEUED") == true { interrupted += 1 }

@@ -156,6 +156,41 @@ struct UploadBatchTests {
         try provider.close()
     }
 
+    @Test("one request at a time: each request's attempt is recorded in the commit that settles the one before it (n + 1 durable commits, not 2n); cut off, the next upload sends the rest, each applied once")
+    func singleRequestsShareCommits() async throws {
+        let server = try OdatapyServer()
+        defer { server.stop() }
+        let dir = SyncTempDir()
+        defer { dir.cleanup() }
+        let faults = FaultInjectingTransport(URLSessionTransport(timeout: 20))
+        let (provider, store) = try await Self.open(server, dir, faults) {
+            $0.uploadBatching = .never
+            $0.durability = .full
+        }
+        for id in ["SO001", "SO002", "SO003", "SO004"] {
+            _ = try store.execute(.patch, "SalesOrders('\(id)')", body: #"{"Note":"one \#(id)"}"#)
+        }
+        let syncs = try store.stats().logSyncs
+        #expect(try await provider.upload() == UploadSummary(succeeded: 4, failed: 0, remaining: 0))
+        // The first attempt, then one commit per request (its outcome and the next one's
+        // attempt), then the upload's EventLog row: at most 6. Two commits a request were 9.
+        let used = try store.stats().logSyncs - syncs
+        #expect(used <= 6, "\(used) durable commits for 4 requests")
+        for id in ["SO001", "SO002", "SO003", "SO004"] { #expect(try await UploadIntegrationTests.note(server, id) == "one \(id)") }
+        // Cut off at the second request (no answer): the first is confirmed; the second, whose
+        // attempt the first's commit recorded, stays queued with the rest.
+        for id in ["SO001", "SO002", "SO003"] {
+            _ = try store.execute(.patch, "SalesOrders('\(id)')", body: #"{"Note":"two \#(id)"}"#)
+        }
+        faults.inject(.fail(.reset), whenURLContains: "SO002")
+        await #expect(throws: ODataError.self) { try await provider.upload() }
+        #expect(try store.requestQueue().map(\.url) == ["SalesOrders('SO002')", "SalesOrders('SO003')"])
+        #expect(try await provider.upload() == UploadSummary(succeeded: 2, failed: 0, remaining: 0))
+        #expect(try store.errorArchive().isEmpty)
+        for id in ["SO001", "SO002", "SO003"] { #expect(try await UploadIntegrationTests.note(server, id) == "two \(id)") }
+        try provider.close()
+    }
+
     @Test("a batch's answer lost after the back end applied it: the next upload sends each request alone and proves its earlier success (409, 412, 404)")
     func lostBatchAnswer() async throws {
         let server = try OdatapyServer()

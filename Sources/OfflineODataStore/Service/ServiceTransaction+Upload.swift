@@ -337,24 +337,48 @@ extension OfflineStore {
     /// EventLog row; one commit instead of one per request. The confirmations, in order (nil for
     /// a failure).
     package func settleUploads(_ outcomes: [UploadOutcome]) throws(ODataError) -> [UploadConfirmation?] {
+        try settleUploads(outcomes, thenBegin: nil).confirmations
+    }
+
+    /// `settleUploads`, and in the same commit `beginUploadAttempt` for the request to be sent
+    /// next (`next`: its ID, a new repeatability ID and first-sent time, kept if it has an
+    /// attempt already): requests sent one at a time then cost one durable commit each instead
+    /// of two. The next request's record is durable before it is sent, as with
+    /// `beginUploadAttempt`; if the upload stops before sending it, it stays marked as possibly
+    /// sent, which only makes the next upload check its answer (docs/Sync.md §6).
+    package func settleUploads(_ outcomes: [UploadOutcome], thenBegin next: (requestID: Int64, repeatabilityID: String, firstSent: String)?)
+        throws(ODataError) -> (confirmations: [UploadConfirmation?], next: UploadAttempt?) {
         try ensureOpen()
-        return try service.perform { (tx: inout ServiceTransaction) throws(ODataError) -> [UploadConfirmation?] in
-            var out: [UploadConfirmation?] = []
-            for outcome in outcomes {
-                switch outcome {
-                case .confirmed(let requestID, let etag, let serverKey, let hint, let message):
-                    try tx.batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: Self.attemptKey(requestID))
-                    out.append(try tx.confirmUploaded(requestID: requestID, etag: etag, serverKey: serverKey, hint: hint))
-                    if let message { _ = try tx.logEvent(type: "BackEndMessage", details: message) }
-                case .failed(let requestID, let status, let code, let message, let innerError):
-                    try tx.batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: Self.attemptKey(requestID))
-                    _ = try tx.markFailed(requestID: requestID, httpStatus: status, code: code, message: message,
-                                          innerError: innerError, domain: nil)
-                    out.append(nil)
-                }
+        return try service.perform { (tx: inout ServiceTransaction) throws(ODataError) -> ([UploadConfirmation?], UploadAttempt?) in
+            let confirmations = try Self.settle(outcomes, &tx)
+            guard let next else { return (confirmations, nil) }
+            let key = Self.attemptKey(next.requestID)
+            if let value = try tx.batch.systemValue(tree: OfflineStoreFormat.storeTree, key: key),
+               let text = String(validating: value, as: UTF8.self), let tab = text.firstIndex(of: "\t") {
+                return (confirmations, UploadAttempt(requestID: String(text[..<tab]), firstSent: String(text[text.index(after: tab)...]),
+                                                     previouslySent: true))
             }
-            return out
+            try tx.batch.putSystem(tree: OfflineStoreFormat.storeTree, key: key, value: Array((next.repeatabilityID + "\t" + next.firstSent).utf8))
+            return (confirmations, UploadAttempt(requestID: next.repeatabilityID, firstSent: next.firstSent, previouslySent: false))
         }
+    }
+
+    private static func settle(_ outcomes: [UploadOutcome], _ tx: inout ServiceTransaction) throws(ODataError) -> [UploadConfirmation?] {
+        var out: [UploadConfirmation?] = []
+        for outcome in outcomes {
+            switch outcome {
+            case .confirmed(let requestID, let etag, let serverKey, let hint, let message):
+                try tx.batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: Self.attemptKey(requestID))
+                out.append(try tx.confirmUploaded(requestID: requestID, etag: etag, serverKey: serverKey, hint: hint))
+                if let message { _ = try tx.logEvent(type: "BackEndMessage", details: message) }
+            case .failed(let requestID, let status, let code, let message, let innerError):
+                try tx.batch.deleteSystem(tree: OfflineStoreFormat.storeTree, key: Self.attemptKey(requestID))
+                _ = try tx.markFailed(requestID: requestID, httpStatus: status, code: code, message: message,
+                                      innerError: innerError, domain: nil)
+                out.append(nil)
+            }
+        }
+        return out
     }
 
     /// The back end refused a request: it moves to the ErrorArchive (door for upload).
