@@ -39,9 +39,7 @@ public final class CurlTransport: Transport, @unchecked Sendable {  // state beh
     public let defaultTimeout: Double
     private let credential: (user: String, password: String)?
     private let loop: CurlLoop
-    private let lock = NSLock()
-    /// Hosts (`host:port`) that asked for Basic authentication.
-    private var basicHosts: Set<String> = []
+    private let basicHosts = BasicAuthHosts()
 
     /// `credential`: a user and password for Basic authentication, as `URLSessionTransport`'s.
     public init(timeout: Double = 60, credential: URLCredential? = nil) throws {
@@ -62,13 +60,13 @@ public final class CurlTransport: Transport, @unchecked Sendable {  // state beh
         var current = request
         var url = try Self.parse(request.url)
         if let authorization = basicAuthorization(for: url) { current.headers.append((name: "Authorization", value: authorization)) }
-        var answer = try await send(current)
+        var answer = try await send(current, to: url)
         if answer.status == 401, credential != nil, current.header("Authorization") == nil,
            answer.header("WWW-Authenticate")?.lowercased().hasPrefix("basic") == true,
            let authorization = basicAuthorization(for: url, asked: true) {
             _ = try? await answer.body.collect(upTo: 1 << 20)
             current.headers.append((name: "Authorization", value: authorization))
-            answer = try await send(current)
+            answer = try await send(current, to: url)
         }
         var hops = 0
         let safe = current.method == "GET" || current.method == "HEAD"
@@ -77,12 +75,12 @@ public final class CurlTransport: Transport, @unchecked Sendable {  // state beh
               next.scheme == "http" || next.scheme == "https", next.host != nil {
             _ = try? await answer.body.collect(upTo: 1 << 20)
             hops += 1
-            if Self.hostKey(next) != Self.hostKey(url) {
+            if BasicAuthHosts.key(next) != BasicAuthHosts.key(url) {
                 current.headers.removeAll { $0.name.lowercased() == "authorization" }
             }
             url = next
             current.url = next.absoluteString
-            answer = try await send(current)
+            answer = try await send(current, to: url)
         }
         return answer
     }
@@ -95,26 +93,17 @@ public final class CurlTransport: Transport, @unchecked Sendable {  // state beh
         return url
     }
 
-    static func hostKey(_ url: URL) -> String {
-        "\((url.host ?? "").lowercased()):\(url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80))"
-    }
-
     /// `Authorization: Basic …` for `url` when there is a credential and its host asked for
     /// Basic before (or `asked`: it just did).
     private func basicAuthorization(for url: URL, asked: Bool = false) -> String? {
         guard let credential else { return nil }
-        let key = Self.hostKey(url)
-        let known = lock.withLock { () -> Bool in
-            if asked { basicHosts.insert(key) }
-            return basicHosts.contains(key)
-        }
-        guard known else { return nil }
-        return "Basic " + Data("\(credential.user):\(credential.password)".utf8).base64EncodedString()
+        return basicHosts.authorization(for: url, user: credential.user, password: credential.password, asked: asked)
     }
 
     /// One request, one answer (no redirect or challenge followed).
-    private func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let transfer = try CurlTransfer(request, timeout: request.timeout ?? defaultTimeout, loop: loop)
+    /// `url`: the request's URL as `parse` read it.
+    private func send(_ request: HTTPRequest, to url: URL) async throws -> HTTPResponse {
+        let transfer = try CurlTransfer(request, url: url, timeout: request.timeout ?? defaultTimeout, loop: loop)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                 transfer.continuation = continuation
@@ -295,10 +284,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// The size of the pieces a streamed answer is handed over in (the last may be shorter).
     static let pieceBytes = 256 << 10
 
-    init(_ request: HTTPRequest, timeout: Double, loop: CurlLoop) throws {
-        // The URL as Foundation reads it (which escapes what a URL may not hold as it is, the
-        // blanks of a `$filter`): libcurl takes only a well-formed one.
-        let url = try CurlTransport.parse(request.url).absoluteString
+    /// `url`: `request.url` as `CurlTransport.parse` read it. Its text is what libcurl gets:
+    /// Foundation escapes what a URL may not hold as it is (the blanks of a `$filter`), and
+    /// libcurl takes only a well-formed URL.
+    init(_ request: HTTPRequest, url: URL, timeout: Double, loop: CurlLoop) throws {
         for (name, value) in request.headers where name.isEmpty || (name + value).utf8.contains(where: { $0 == 13 || $0 == 10 }) {
             throw TransportError(.other, "the header '\(name)' of \(request.method) \(request.url) has an empty name or a line break")
         }
@@ -310,7 +299,7 @@ final class CurlTransfer: @unchecked Sendable {
         streamed = request.streamedBody
         errorBuffer.initialize(to: 0)
         let me = Unmanaged.passUnretained(self).toOpaque()
-        _ = oo_easy_setopt_string(easy, CURLOPT_URL, url)
+        _ = oo_easy_setopt_string(easy, CURLOPT_URL, url.absoluteString)
         if Self.verbose { _ = oo_easy_setopt_long(easy, CURLOPT_VERBOSE, 1) }
         _ = oo_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         _ = oo_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)

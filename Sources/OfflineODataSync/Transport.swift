@@ -210,3 +210,35 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
 
     public var description: String { "\(kind.rawValue): \(message)" }
 }
+
+/// The hosts that asked one transport for Basic authentication, and the header to send them:
+/// both shipped transports answer a Basic challenge once, then send the credential to that
+/// host up front.
+final class BasicAuthHosts: @unchecked Sendable {  // `hosts` behind `lock`
+    private let lock = NSLock()
+    private var hosts: Set<String> = []
+
+    /// `host:port`, the port the scheme's default when the URL names none.
+    static func key(host: String, port: Int) -> String { "\(host.lowercased()):\(port)" }
+    static func key(_ url: URL) -> String {
+        key(host: url.host ?? "", port: url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80))
+    }
+
+    /// Remembers that `host:port` asked for Basic.
+    func insert(host: String, port: Int) {
+        let key = Self.key(host: host, port: port)
+        lock.withLock { _ = hosts.insert(key) }
+    }
+
+    /// `Basic …` for a request to `url` when its host asked for Basic before (or `asked`: it
+    /// just did); nil otherwise.
+    func authorization(for url: URL, user: String, password: String, asked: Bool = false) -> String? {
+        let key = Self.key(url)
+        let known = lock.withLock { () -> Bool in
+            if asked { hosts.insert(key) }
+            return hosts.contains(key)
+        }
+        guard known else { return nil }
+        return "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+    }
+}

@@ -248,23 +248,14 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
 
     init(credential: URLCredential?) { self.credential = credential }
 
-    /// Hosts (`host:port`) that asked for Basic authentication in this session.
-    private var basicHosts: Set<String> = []
-
-    static func hostKey(host: String, port: Int) -> String { "\(host.lowercased()):\(port)" }
-    static func hostKey(_ url: URL) -> String { hostKey(host: url.host ?? "", port: url.port ?? (url.scheme == "https" ? 443 : 80)) }
+    /// Hosts that asked for Basic authentication in this session.
+    private let basicHosts = BasicAuthHosts()
 
     /// `Authorization: Basic …` for a request to `url` when there is a user and password and the
     /// host asked for Basic before in this session (or `asked`: it just did); nil otherwise.
     func basicAuthorization(for url: URL, asked: Bool = false) -> String? {
         guard let credential, let user = credential.user, let password = credential.password else { return nil }
-        let key = Self.hostKey(url)
-        let known = lock.withLock { () -> Bool in
-            if asked { basicHosts.insert(key) }
-            return basicHosts.contains(key)
-        }
-        guard known else { return nil }
-        return "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+        return basicHosts.authorization(for: url, user: user, password: password, asked: asked)
     }
 
     func register(_ task: URLSessionDataTask, continuation: CheckedContinuation<HTTPResponse, any Error>, description: String,
@@ -301,11 +292,9 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         }
         #endif
         let id = task.taskIdentifier
+        if space.authenticationMethod == NSURLAuthenticationMethodHTTPBasic { basicHosts.insert(host: space.host, port: space.port) }
         let (first, streamed) = lock.withLock { () -> (Bool, Bool) in
-            if space.authenticationMethod == NSURLAuthenticationMethodHTTPBasic {
-                basicHosts.insert(Self.hostKey(host: space.host, port: space.port))
-            }
-            return (answered.insert(id).inserted, exchanges[id]?.newBodyStream != nil)
+            (answered.insert(id).inserted, exchanges[id]?.newBodyStream != nil)
         }
         // A streamed body is not answered here: the transport sends it again itself (`exchange`).
         if let credential, first, !streamed, challenge.previousFailureCount == 0 {

@@ -263,17 +263,26 @@ package struct UploadAttempt: Sendable, Hashable {
 extension OfflineStore {
     static func attemptKey(_ requestID: Int64) -> [UInt8] { Array("attempt".utf8) + [0] + OfflineStoreFormat.be64(UInt64(bitPattern: requestID)) }
 
+    /// An attempt record's value: `id` TAB `first-sent` (docs/Sync.md §6, step 3).
+    static func attemptValue(_ repeatabilityID: String, _ firstSent: String) -> [UInt8] { Array((repeatabilityID + "\t" + firstSent).utf8) }
+
+    /// A stored attempt record: one made before, so the request may have been sent (nil when the
+    /// value is not one).
+    static func storedAttempt(_ value: [UInt8]) -> UploadAttempt? {
+        guard let text = String(validating: value, as: UTF8.self), let tab = text.firstIndex(of: "\t") else { return nil }
+        return UploadAttempt(requestID: String(text[..<tab]), firstSent: String(text[text.index(after: tab)...]), previouslySent: true)
+    }
+
     /// Records, durably and before the request is sent, that it is about to be sent with this
     /// repeatability ID and first-sent time; a request sent before keeps its first ones.
     package func beginUploadAttempt(requestID: Int64, repeatabilityID: String, firstSent: String) throws(ODataError) -> UploadAttempt {
         try ensureOpen()
         let key = Self.attemptKey(requestID)
-        if let value = try storage.reader().systemValue(tree: OfflineStoreFormat.storeTree, key: key),
-           let text = String(validating: value, as: UTF8.self), let tab = text.firstIndex(of: "\t") {
-            return UploadAttempt(requestID: String(text[..<tab]), firstSent: String(text[text.index(after: tab)...]), previouslySent: true)
+        if let value = try storage.reader().systemValue(tree: OfflineStoreFormat.storeTree, key: key), let earlier = Self.storedAttempt(value) {
+            return earlier
         }
         try storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
-            try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: key, value: Array((repeatabilityID + "\t" + firstSent).utf8))
+            try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: key, value: Self.attemptValue(repeatabilityID, firstSent))
         }
         return UploadAttempt(requestID: repeatabilityID, firstSent: firstSent, previouslySent: false)
     }
@@ -281,9 +290,8 @@ extension OfflineStore {
     /// The repeatability a request was sent with before, if it may have been sent (nil: never).
     package func uploadAttempt(requestID: Int64) throws(ODataError) -> UploadAttempt? {
         try ensureOpen()
-        guard let value = try storage.reader().systemValue(tree: OfflineStoreFormat.storeTree, key: Self.attemptKey(requestID)),
-              let text = String(validating: value, as: UTF8.self), let tab = text.firstIndex(of: "\t") else { return nil }
-        return UploadAttempt(requestID: String(text[..<tab]), firstSent: String(text[text.index(after: tab)...]), previouslySent: true)
+        guard let value = try storage.reader().systemValue(tree: OfflineStoreFormat.storeTree, key: Self.attemptKey(requestID)) else { return nil }
+        return Self.storedAttempt(value)
     }
 
     /// `beginUploadAttempt` for the requests of one `$batch`, in one commit: the requests
@@ -293,7 +301,7 @@ extension OfflineStore {
         try storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
             for attempt in attempts {
                 try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: Self.attemptKey(attempt.requestID),
-                                    value: Array((attempt.repeatabilityID + "\t" + attempt.firstSent).utf8))
+                                    value: Self.attemptValue(attempt.repeatabilityID, attempt.firstSent))
             }
         }
     }
@@ -316,7 +324,7 @@ extension OfflineStore {
         try ensureOpen()
         try storage.write { (batch: inout EntityWriteBatch) throws(ODataError) in
             try batch.putSystem(tree: OfflineStoreFormat.storeTree, key: Self.attemptKey(requestID),
-                                value: Array((repeatabilityID + "\t" + firstSent).utf8))
+                                value: Self.attemptValue(repeatabilityID, firstSent))
         }
         return UploadAttempt(requestID: repeatabilityID, firstSent: firstSent, previouslySent: false)
     }
@@ -353,12 +361,10 @@ extension OfflineStore {
             let confirmations = try Self.settle(outcomes, &tx)
             guard let next else { return (confirmations, nil) }
             let key = Self.attemptKey(next.requestID)
-            if let value = try tx.batch.systemValue(tree: OfflineStoreFormat.storeTree, key: key),
-               let text = String(validating: value, as: UTF8.self), let tab = text.firstIndex(of: "\t") {
-                return (confirmations, UploadAttempt(requestID: String(text[..<tab]), firstSent: String(text[text.index(after: tab)...]),
-                                                     previouslySent: true))
+            if let value = try tx.batch.systemValue(tree: OfflineStoreFormat.storeTree, key: key), let earlier = Self.storedAttempt(value) {
+                return (confirmations, earlier)
             }
-            try tx.batch.putSystem(tree: OfflineStoreFormat.storeTree, key: key, value: Array((next.repeatabilityID + "\t" + next.firstSent).utf8))
+            try tx.batch.putSystem(tree: OfflineStoreFormat.storeTree, key: key, value: Self.attemptValue(next.repeatabilityID, next.firstSent))
             return (confirmations, UploadAttempt(requestID: next.repeatabilityID, firstSent: next.firstSent, previouslySent: false))
         }
     }
